@@ -1,0 +1,97 @@
+# backfilld: one make for the daemon, clients, tests and benchmarks.
+# Targets: all (default), check, asan, bench, run, install, clean.
+
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+BUILD    ?= build
+CC       ?= cc
+OPT      ?= -O2 -g
+SAN      ?=
+WARN     := -std=c11 -Wall -Wextra -Wshadow -Wmissing-prototypes \
+            -Wstrict-prototypes -Wformat=2 -Wvla -Werror
+# Libraries in use so far (found with pkg-config): zlib reads .gz traces.
+PKGS     := zlib
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CPPFLAGS += -D_GNU_SOURCE -Icommon -Idaemon -Itests $(PKG_CFLAGS)
+CFLAGS   := $(OPT) $(SAN) $(WARN) $(EXTRA_CFLAGS)
+LDFLAGS  += $(SAN)
+LDLIBS   := $(PKG_LIBS) -lm
+
+COMMON_SRC := $(wildcard common/*.c)
+DAEMON_SRC := $(wildcard daemon/*.c)
+TEST_SRC   := $(wildcard tests/unit/test_*.c)
+BENCH_SRC  := $(wildcard bench/*.c)
+
+COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
+DAEMON_OBJ := $(DAEMON_SRC:%.c=$(BUILD)/%.o)
+# Tests may drive daemon code too (the replay driver), so everything but main.
+DAEMON_LIB_OBJ := $(filter-out $(BUILD)/daemon/main.o,$(DAEMON_OBJ))
+TEST_BIN   := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+BENCH_BIN  := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+LIBCOMMON  := $(BUILD)/libcommon.a
+LIBDAEMON  := $(BUILD)/libdaemon.a
+
+.PHONY: all deps check test asan bench run install clean
+all: $(BUILD)/backfilld $(TEST_BIN) $(BENCH_BIN)
+
+deps:
+	@sh mk/deps.sh
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIBCOMMON): $(COMMON_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(LIBDAEMON): $(DAEMON_LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/backfilld: $(BUILD)/daemon/main.o $(LIBDAEMON) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBDAEMON) $(LIBCOMMON)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIBDAEMON) $(LIBCOMMON)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# Every test: unit binaries and replay scripts, ending in "N passed, N failed".
+check: deps
+	@$(MAKE) --no-print-directory all
+	@sh tests/run.sh $(BUILD)
+
+# The same tests under AddressSanitizer and UBSan, in their own build tree.
+asan: deps
+	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+	    SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" all
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	    BACKFILLD_TEST_QUICK=1 sh tests/run.sh build-asan
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@sh bench/run.sh $(BUILD)
+
+# The main job (until the live daemon exists): replay a small sample trace
+# that the project generates itself, under each policy.
+run: deps
+	@$(MAKE) --no-print-directory all
+	@sh mk/sample-trace.sh > $(BUILD)/sample.swf
+	@for p in fcfs easy conservative; do \
+	    $(BUILD)/backfilld --replay $(BUILD)/sample.swf --policy $$p --check || exit 1; \
+	done
+
+install: $(BUILD)/backfilld
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 755 $(BUILD)/backfilld $(DESTDIR)$(PREFIX)/sbin/backfilld
+	install -m 644 man/backfilld.8 $(DESTDIR)$(PREFIX)/share/man/man8/backfilld.8
+
+clean:
+	rm -rf build build-asan
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,68 @@
+/* The reservation profile: free nodes as a step function of future time.
+ *
+ * Representation: an ordered set of breakpoints, each carrying the change
+ * (delta) of free nodes at that instant; free(t) = capacity + the sum of the
+ * deltas at keys <= t. A reservation of n nodes over [t, t+d) is two point
+ * updates (-n at t, +n at t+d), and a breakpoint whose delta returns to zero
+ * is deleted, so the set holds at most two keys per job in the system.
+ *
+ * The set is a treap (randomised balanced BST, fixed-seed so runs are
+ * deterministic) where every node also keeps, for its subtree, the sum of
+ * deltas and the minimum and maximum prefix sum. That answers "first time
+ * >= t with at least n free" and "first time in (s, s+d) with fewer than n
+ * free" by one descent each, O(log B) for B breakpoints, instead of the
+ * O(B) scan of the classic linked list of periods. anchor() is a sequence of
+ * such descents, one per hole too short for the job. Point updates (not
+ * range updates) keep it free of lazy propagation.
+ *
+ * Nodes live in one array with a free list: no allocation per operation
+ * once the array has grown to the working size. */
+#ifndef BF_PROFILE_H
+#define BF_PROFILE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "bf_time.h"
+
+struct profile_node;
+
+struct profile {
+	struct profile_node *n;	/* n[0] is the nil sentinel */
+	uint32_t cap;		/* allocated nodes */
+	uint32_t used;		/* high-water mark of n[] */
+	uint32_t free_head;	/* free list through .left */
+	uint32_t root;
+	uint32_t count;		/* live breakpoints */
+	uint64_t rng;		/* treap priorities */
+	int64_t capacity;	/* free nodes with nothing reserved */
+};
+
+int     profile_init(struct profile *p, int64_t capacity);
+void    profile_destroy(struct profile *p);
+/* An independent copy (for what-if planning). 0 or -1. */
+int     profile_copy(struct profile *dst, const struct profile *src);
+
+/* Subtract (reserve) or add back (release) n nodes over [t, t+d), d > 0.
+ * Returns 0, or -1 if memory ran out (then the profile is unchanged). */
+int     profile_reserve(struct profile *p, bf_time t, int64_t n, bf_time d);
+int     profile_release(struct profile *p, bf_time t, int64_t n, bf_time d);
+
+/* Make sure the next k new breakpoints need no allocation, so a caller can
+ * release and re-reserve without a failure in between. 0 or -1. */
+int     profile_prepare(struct profile *p, uint32_t k);
+
+/* Free nodes at instant t. */
+int64_t profile_free_at(const struct profile *p, bf_time t);
+/* Earliest s >= from with free(s) >= n, or BF_NEVER. */
+bf_time profile_first_fit(const struct profile *p, int64_t n, bf_time from);
+/* Earliest t >= from with at least n free during all of [t, t+d);
+ * BF_NEVER if n exceeds what the profile ever has free. */
+bf_time profile_anchor(const struct profile *p, int64_t n, bf_time d, bf_time from);
+/* Earliest t in [from, until) with fewer than n free, or BF_NEVER. */
+bf_time profile_first_below(const struct profile *p, int64_t n, bf_time from, bf_time until);
+/* The first breakpoint strictly after t, or BF_NEVER: for walking the steps. */
+bf_time profile_next_change(const struct profile *p, bf_time t);
+/* Number of breakpoints (for statistics and tests). */
+static inline uint32_t profile_size(const struct profile *p) { return p->count; }
+
+#endif

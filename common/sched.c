@@ -1,0 +1,649 @@
+/* The scheduler core: job table, queue, events and actions. The policies
+ * live in sched_easy.c (FCFS, EASY) and sched_cons.c (conservative). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sched_internal.h"
+
+static const char *const policy_names[] = {
+	[SCHED_FCFS] = "fcfs", [SCHED_EASY] = "easy", [SCHED_CONSERVATIVE] = "conservative",
+};
+
+const char *sched_policy_name(enum sched_policy p)
+{
+	return (unsigned)p < sizeof policy_names / sizeof *policy_names ? policy_names[p] : "?";
+}
+
+int sched_policy_parse(const char *name, enum sched_policy *out)
+{
+	for (size_t i = 0; i < sizeof policy_names / sizeof *policy_names; i++) {
+		if (strcmp(name, policy_names[i]) == 0) {
+			*out = (enum sched_policy)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *sched_strerror(int err)
+{
+	switch (err) {
+	case SCHED_OK: return "ok";
+	case SCHED_E_NOMEM: return "out of memory";
+	case SCHED_E_INVAL: return "invalid argument";
+	case SCHED_E_TOOBIG: return "more nodes than the partition has";
+	case SCHED_E_DUP: return "job id already in use";
+	case SCHED_E_NOJOB: return "no such job";
+	case SCHED_E_TIME: return "time went backwards";
+	}
+	return "unknown error";
+}
+
+void sched_violation(struct sched *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->violations++ == 0) {
+		va_start(ap, fmt);
+		vsnprintf(s->violation, sizeof s->violation, fmt, ap);
+		va_end(ap);
+	}
+}
+
+int sched_new(struct sched **out, const struct sched_params *prm)
+{
+	struct sched *s;
+
+	*out = NULL;
+	if (prm->nodes == 0 || prm->nodes > UINT32_MAX / 4 || prm->kill_grace < 0 ||
+	    prm->kill_grace > BF_MAX_DURATION || (unsigned)prm->policy > SCHED_CONSERVATIVE)
+		return SCHED_E_INVAL;
+	s = calloc(1, sizeof *s);
+	if (!s)
+		return SCHED_E_NOMEM;
+	s->prm = *prm;
+	s->qhead = s->qtail = s->free_slot = NONE;
+	s->last_head = UINT64_MAX;
+	s->next_due = BF_NEVER;
+	s->now = INT64_MIN;
+	s->down_since = malloc((size_t)prm->nodes * sizeof *s->down_since);
+	if (!s->down_since || profile_init(&s->prof, prm->nodes) < 0 ||
+	    nodeset_init(&s->ns, prm->nodes) < 0 || idmap_init(&s->ids, 1024) < 0) {
+		sched_free(s);
+		return SCHED_E_NOMEM;
+	}
+	for (uint32_t i = 0; i < prm->nodes; i++)
+		s->down_since[i] = BF_NEVER;
+	*out = s;
+	return SCHED_OK;
+}
+
+void sched_free(struct sched *s)
+{
+	if (!s)
+		return;
+	profile_destroy(&s->prof);
+	nodeset_destroy(&s->ns);
+	idmap_destroy(&s->ids);
+	free(s->jobs);
+	free(s->heap);
+	free(s->ready);
+	free(s->down_since);
+	free(s->acts);
+	free(s);
+}
+
+/* ---- time and memory ---- */
+
+static int advance(struct sched *s, bf_time now)
+{
+	if (now < s->now)
+		return SCHED_E_TIME;
+	if (now < 0 || now >= BF_NEVER)
+		return SCHED_E_INVAL;
+	s->now = now;
+	return SCHED_OK;
+}
+
+static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
+{
+	uint32_t n = *cap ? *cap : 64;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need) {
+		if (n > UINT32_MAX / 2)
+			return -1;
+		n *= 2;
+	}
+	q = realloc(*p, (size_t)n * size);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+/* One more job slot. The heap and the ready list hold at most one entry
+ * per slot, so they grow with the table and never need to grow later. */
+static int grow_job_table(struct sched *s)
+{
+	uint32_t cap = s->jobs_cap, hcap = s->jobs_cap, rcap = s->jobs_cap;
+
+	if (grow((void **)&s->jobs, &cap, s->jobs_used + 1, sizeof *s->jobs) < 0 ||
+	    grow((void **)&s->heap, &hcap, cap, sizeof *s->heap) < 0 ||
+	    grow((void **)&s->ready, &rcap, cap, sizeof *s->ready) < 0)
+		return -1;	/* the larger arrays that did grow are kept */
+	s->jobs_cap = cap;
+	return 0;
+}
+
+/* Room for k more actions, so a pass never fails halfway. */
+static int need_actions(struct sched *s, size_t k)
+{
+	uint32_t cap = (uint32_t)s->acts_cap;
+
+	if (s->nacts + k > UINT32_MAX / 2)
+		return -1;
+	if (grow((void **)&s->acts, &cap, (uint32_t)(s->nacts + k), sizeof *s->acts) < 0)
+		return -1;
+	s->acts_cap = cap;
+	return 0;
+}
+
+void sched_emit(struct sched *s, enum sched_action_kind kind, uint8_t why, uint64_t job, bf_time t)
+{
+	/* Room was made by need_actions() before the event began. */
+	s->acts[s->nacts++] = (struct sched_action){ .kind = kind, .why = why, .job = job, .t = t };
+}
+
+const struct sched_action *sched_actions(const struct sched *s, size_t *count)
+{
+	*count = s->nacts;
+	return s->acts;
+}
+
+void sched_clear_actions(struct sched *s)
+{
+	s->nacts = 0;
+}
+
+/* ---- the deadline heap of running jobs: key start + estimate ---- */
+
+static bf_time heap_key(const struct sched *s, uint32_t slot)
+{
+	return s->jobs[slot].start + s->jobs[slot].estimate;
+}
+
+static bool heap_less(const struct sched *s, uint32_t a, uint32_t b)
+{
+	bf_time ka = heap_key(s, a), kb = heap_key(s, b);
+
+	return ka < kb || (ka == kb && s->jobs[a].seq < s->jobs[b].seq);
+}
+
+static void heap_set(struct sched *s, uint32_t i, uint32_t slot)
+{
+	s->heap[i] = slot;
+	s->jobs[slot].heap = i;
+}
+
+static void heap_up(struct sched *s, uint32_t i)
+{
+	uint32_t x = s->heap[i];
+
+	while (i > 0 && heap_less(s, x, s->heap[(i - 1) / 2])) {
+		heap_set(s, i, s->heap[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	heap_set(s, i, x);
+}
+
+static void heap_down(struct sched *s, uint32_t i)
+{
+	uint32_t x = s->heap[i];
+
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= s->heap_len)
+			break;
+		if (c + 1 < s->heap_len && heap_less(s, s->heap[c + 1], s->heap[c]))
+			c++;
+		if (!heap_less(s, s->heap[c], x))
+			break;
+		heap_set(s, i, s->heap[c]);
+		i = c;
+	}
+	heap_set(s, i, x);
+}
+
+static void heap_remove(struct sched *s, uint32_t slot)
+{
+	uint32_t i = s->jobs[slot].heap, last;
+
+	if (i == NONE)
+		return;
+	s->jobs[slot].heap = NONE;
+	last = s->heap[--s->heap_len];
+	if (i == s->heap_len)
+		return;
+	heap_set(s, i, last);
+	heap_up(s, i);
+	heap_down(s, s->jobs[last].heap);
+}
+
+/* ---- queue ---- */
+
+static void queue_append(struct sched *s, uint32_t slot)
+{
+	struct job *j = &s->jobs[slot];
+
+	j->prev = s->qtail;
+	j->next = NONE;
+	if (s->qtail == NONE)
+		s->qhead = slot;
+	else
+		s->jobs[s->qtail].next = slot;
+	s->qtail = slot;
+	if (++s->qlen > s->st.max_queue)
+		s->st.max_queue = s->qlen;
+}
+
+static void queue_remove(struct sched *s, uint32_t slot)
+{
+	struct job *j = &s->jobs[slot];
+
+	if (j->prev == NONE)
+		s->qhead = j->next;
+	else
+		s->jobs[j->prev].next = j->next;
+	if (j->next == NONE)
+		s->qtail = j->prev;
+	else
+		s->jobs[j->next].prev = j->prev;
+	j->prev = j->next = NONE;
+	s->qlen--;
+}
+
+static void slot_free(struct sched *s, uint32_t slot)
+{
+	idmap_del(&s->ids, s->jobs[slot].id);
+	s->jobs[slot].state = SLOT_FREE;
+	s->jobs[slot].next = s->free_slot;
+	s->free_slot = slot;
+}
+
+static uint32_t lookup(const struct sched *s, uint64_t id, enum slot_state want)
+{
+	uint32_t slot = idmap_get(&s->ids, id);
+
+	return slot != IDMAP_NONE && s->jobs[slot].state == want ? slot : NONE;
+}
+
+/* ---- events ---- */
+
+int sched_submit(struct sched *s, bf_time now, uint64_t id, uint32_t nodes, bf_time estimate)
+{
+	struct job *j;
+	uint32_t slot;
+	int rc;
+
+	if ((rc = advance(s, now)) < 0)
+		return rc;
+	if (nodes == 0 || estimate < 0 || estimate > BF_MAX_DURATION)
+		return SCHED_E_INVAL;
+	if (nodes > s->prm.nodes)
+		return SCHED_E_TOOBIG;
+	if (idmap_get(&s->ids, id) != IDMAP_NONE)
+		return SCHED_E_DUP;
+	/* Everything that can fail comes before the first change. */
+	if (s->free_slot == NONE && grow_job_table(s) < 0)
+		return SCHED_E_NOMEM;
+	/* Ends come before arrivals: a hole opened at this instant is closed
+	 * before the newcomer joins the queue and looks for its place. */
+	if (s->prm.policy == SCHED_CONSERVATIVE && s->need_compress &&
+	    (rc = cons_compress(s, now)) < 0)
+		return rc;
+	if (profile_prepare(&s->prof, 2) < 0)
+		return SCHED_E_NOMEM;
+	if (s->free_slot != NONE) {
+		slot = s->free_slot;
+		s->free_slot = s->jobs[slot].next;
+	} else {
+		slot = s->jobs_used++;
+	}
+	if (idmap_put(&s->ids, id, slot) < 0) {
+		s->jobs[slot].state = SLOT_FREE;
+		s->jobs[slot].next = s->free_slot;
+		s->free_slot = slot;
+		return SCHED_E_NOMEM;
+	}
+	j = &s->jobs[slot];
+	*j = (struct job){
+		.id = id, .seq = s->next_seq++, .submit = now, .estimate = estimate,
+		.hold = estimate + s->prm.kill_grace, .start = BF_NEVER, .resv = BF_NEVER,
+		.first_guarantee = BF_NEVER, .nodes = nodes, .first_node = NODESET_NONE,
+		.heap = NONE, .state = SLOT_QUEUED,
+	};
+	if (j->hold < 1)
+		j->hold = 1;	/* a job needs its nodes at least for an instant */
+	queue_append(s, slot);
+	s->dirty = true;
+	if (s->prm.policy == SCHED_CONSERVATIVE)
+		cons_arrive(s, slot, now);
+	return SCHED_OK;
+}
+
+/* A job's nodes that went down while it held them have a "down" reservation
+ * from its planned end on; now that the job is gone, it starts now. */
+static void move_down_reservations(struct sched *s, struct job *j, bf_time now)
+{
+	for (uint32_t i = j->first_node; i != NODESET_NONE; i = s->ns.next[i]) {
+		if (s->ns.down[i] && s->down_since[i] > now) {
+			profile_release(&s->prof, s->down_since[i], 1, BF_NEVER - s->down_since[i]);
+			profile_reserve(&s->prof, now, 1, BF_NEVER - now);
+			s->down_since[i] = now;
+		}
+	}
+}
+
+int sched_end(struct sched *s, bf_time now, uint64_t id, enum sched_end_how how)
+{
+	uint32_t slot = lookup(s, id, SLOT_RUNNING);
+	struct job *j;
+	int rc;
+
+	if ((rc = advance(s, now)) < 0)
+		return rc;
+	if (slot == NONE)
+		return SCHED_E_NOJOB;
+	if ((unsigned)how > END_NODE_FAILED)
+		return SCHED_E_INVAL;
+	if (profile_prepare(&s->prof, 2 * s->ns.ndown + 2) < 0)
+		return SCHED_E_NOMEM;
+	j = &s->jobs[slot];
+	if (s->ns.ndown)
+		move_down_reservations(s, j, now);
+	profile_release(&s->prof, j->start, j->nodes, j->hold);
+	nodeset_release(&s->ns, j->first_node);
+	heap_remove(s, slot);
+	/* Freed before its planned end: conservative compresses the plan. */
+	if (now < j->start + j->hold)
+		s->need_compress = true;
+	s->nrunning--;
+	s->st.ended++;
+	slot_free(s, slot);
+	s->dirty = true;
+	return SCHED_OK;
+}
+
+int sched_cancel(struct sched *s, bf_time now, uint64_t id)
+{
+	uint32_t slot = idmap_get(&s->ids, id);
+	struct job *j;
+	int rc;
+
+	if ((rc = advance(s, now)) < 0)
+		return rc;
+	if (slot == IDMAP_NONE)
+		return SCHED_E_NOJOB;
+	j = &s->jobs[slot];
+	if (j->state == SLOT_RUNNING) {
+		if (need_actions(s, 1) < 0)
+			return SCHED_E_NOMEM;
+		if (!(j->flags & JF_KILL_SENT)) {
+			j->flags |= JF_KILL_SENT;
+			heap_remove(s, slot);
+			sched_emit(s, SA_KILL, KILL_CANCELLED, j->id, now);
+		}
+		return 1;
+	}
+	if (s->prm.policy == SCHED_CONSERVATIVE)
+		cons_forget(s, slot);
+	queue_remove(s, slot);
+	s->st.cancelled_queued++;
+	slot_free(s, slot);
+	s->dirty = true;
+	return SCHED_OK;
+}
+
+int sched_node_down(struct sched *s, bf_time now, uint32_t node)
+{
+	uint32_t owner;
+	bf_time from;
+	int rc;
+
+	if ((rc = advance(s, now)) < 0)
+		return rc;
+	if (node >= s->prm.nodes)
+		return SCHED_E_INVAL;
+	if (s->ns.down[node])
+		return SCHED_OK;
+	if (profile_prepare(&s->prof, 2) < 0 || need_actions(s, 1 + s->qlen) < 0)
+		return SCHED_E_NOMEM;
+	owner = nodeset_set_down(&s->ns, node);
+	/* The node is gone for good (until it is up again): a reservation to
+	 * the end of time, from now, or from the holding job's planned end. */
+	from = owner == NODESET_NONE ? now : s->jobs[owner].start + s->jobs[owner].hold;
+	if (from < now)
+		from = now;
+	profile_reserve(&s->prof, from, 1, BF_NEVER - from);
+	s->down_since[node] = from;
+	if (owner != NODESET_NONE && !(s->jobs[owner].flags & JF_KILL_SENT)) {
+		s->jobs[owner].flags |= JF_KILL_SENT;
+		heap_remove(s, owner);
+		sched_emit(s, SA_KILL, KILL_NODE_FAILED, s->jobs[owner].id, now);
+	}
+	s->dirty = true;
+	if (s->prm.policy == SCHED_CONSERVATIVE)
+		return cons_repair(s, now);
+	return SCHED_OK;
+}
+
+int sched_node_up(struct sched *s, bf_time now, uint32_t node)
+{
+	int rc;
+
+	if ((rc = advance(s, now)) < 0)
+		return rc;
+	if (node >= s->prm.nodes)
+		return SCHED_E_INVAL;
+	if (!s->ns.down[node])
+		return SCHED_OK;
+	profile_release(&s->prof, s->down_since[node], 1, BF_NEVER - s->down_since[node]);
+	s->down_since[node] = BF_NEVER;
+	nodeset_set_up(&s->ns, node);
+	s->need_compress = true;
+	s->dirty = true;
+	return SCHED_OK;
+}
+
+void sched_start_job(struct sched *s, uint32_t slot, bf_time now)
+{
+	struct job *j = &s->jobs[slot];
+	uint32_t first;
+
+	if (nodeset_alloc(&s->ns, j->nodes, slot, &first) < 0) {
+		/* Callers check free nodes first; never start on too few. */
+		sched_violation(s, "job %llu: started with %u nodes free, needs %u",
+		                (unsigned long long)j->id, s->ns.nfree, j->nodes);
+		return;
+	}
+	if (s->qhead != slot) {
+		j->flags |= JF_BACKFILLED;
+		s->st.backfilled++;
+	}
+	if (now < j->submit)
+		sched_violation(s, "job %llu started before it arrived", (unsigned long long)j->id);
+	if (s->prm.policy == SCHED_CONSERVATIVE && now > j->first_guarantee)
+		sched_violation(s, "job %llu started at %lld, after its guarantee %lld",
+		                (unsigned long long)j->id, (long long)now, (long long)j->first_guarantee);
+	queue_remove(s, slot);
+	if (j->flags & JF_RESERVED) {
+		/* Its reservation becomes its hold (moved if it starts late:
+		 * only a job overrunning its plan can make it wait). */
+		if (j->resv != now) {
+			if (s->ns.ndown == 0)
+				sched_violation(s, "job %llu started at %lld, reserved at %lld",
+				                (unsigned long long)j->id, (long long)now, (long long)j->resv);
+			profile_release(&s->prof, j->resv, j->nodes, j->hold);
+			profile_reserve(&s->prof, now, j->nodes, j->hold);
+		}
+		j->flags &= ~JF_RESERVED;
+	} else {
+		profile_reserve(&s->prof, now, j->nodes, j->hold);
+	}
+	j->first_node = first;
+	j->start = now;
+	j->state = SLOT_RUNNING;
+	j->heap = NONE;
+	heap_set(s, s->heap_len++, slot);
+	heap_up(s, s->heap_len - 1);
+	s->nrunning++;
+	s->st.started++;
+	sched_emit(s, SA_START, 0, j->id, now);
+}
+
+int sched_run(struct sched *s, bf_time now)
+{
+	int rc;
+
+	if ((rc = advance(s, now)) < 0)
+		return rc;
+	/* Room for a start or kill per job, and for reservations moved by
+	 * late starts, before anything changes. */
+	if (need_actions(s, s->qlen + s->nrunning + 1) < 0 ||
+	    profile_prepare(&s->prof, 2 * s->qlen + 2) < 0)
+		return SCHED_E_NOMEM;
+	while (s->heap_len && heap_key(s, s->heap[0]) <= now) {
+		uint32_t slot = s->heap[0];
+
+		heap_remove(s, slot);
+		s->jobs[slot].flags |= JF_KILL_SENT;
+		s->st.kills_sent++;
+		sched_emit(s, SA_KILL, KILL_OVERRUN, s->jobs[slot].id, now);
+	}
+	/* Conservative: a reservation can fall due at an instant no event
+	 * marks (compression is one pass in arrival order, so a later job that
+	 * moved up can leave an earlier one anchored at the moved job's old
+	 * end); sched_next_wakeup() names that instant. */
+	if (!s->dirty && s->next_due > now)
+		return SCHED_OK;
+	s->dirty = false;
+	switch (s->prm.policy) {
+	case SCHED_FCFS:
+		easy_pass(s, now, false);
+		break;
+	case SCHED_EASY:
+		easy_pass(s, now, true);
+		break;
+	case SCHED_CONSERVATIVE:
+		if (s->need_compress && (rc = cons_compress(s, now)) < 0)
+			return rc;
+		cons_pass(s, now);
+		break;
+	}
+	return SCHED_OK;
+}
+
+bf_time sched_next_wakeup(const struct sched *s)
+{
+	bf_time t = s->heap_len ? heap_key(s, s->heap[0]) : BF_NEVER;
+
+	return s->next_due < t ? s->next_due : t;
+}
+
+/* ---- queries ---- */
+
+static void fill_info(const struct job *j, struct sched_job_info *o)
+{
+	*o = (struct sched_job_info){
+		.id = j->id, .nodes = j->nodes,
+		.state = j->state == SLOT_RUNNING ? JOB_RUNNING : JOB_QUEUED,
+		.submit = j->submit, .estimate = j->estimate,
+		.start = j->state == SLOT_RUNNING ? j->start : BF_NEVER,
+		.guarantee = j->state == SLOT_QUEUED ? j->resv : BF_NEVER,
+		.first_guarantee = j->first_guarantee,
+		.backfilled = j->flags & JF_BACKFILLED,
+		.kill_sent = j->flags & JF_KILL_SENT,
+	};
+}
+
+int sched_job_info(const struct sched *s, uint64_t id, struct sched_job_info *out)
+{
+	uint32_t slot = idmap_get(&s->ids, id);
+
+	if (slot == IDMAP_NONE)
+		return SCHED_E_NOJOB;
+	fill_info(&s->jobs[slot], out);
+	return SCHED_OK;
+}
+
+uint32_t sched_job_nodes(const struct sched *s, uint64_t id, uint32_t *out, uint32_t cap)
+{
+	uint32_t slot = lookup(s, id, SLOT_RUNNING), k = 0;
+
+	if (slot == NONE)
+		return 0;
+	for (uint32_t i = s->jobs[slot].first_node; i != NODESET_NONE; i = s->ns.next[i], k++)
+		if (k < cap)
+			out[k] = i;
+	return k;
+}
+
+void sched_foreach_queued(const struct sched *s,
+                          int (*visit)(const struct sched_job_info *, void *), void *arg)
+{
+	struct sched_job_info info;
+
+	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
+		fill_info(&s->jobs[i], &info);
+		if (visit(&info, arg))
+			break;
+	}
+}
+
+size_t sched_predict(const struct sched *s, bf_time now, bf_time *out, size_t cap)
+{
+	struct profile what_if;
+	bf_time from = now;
+	size_t k = 0;
+
+	if (s->prm.policy == SCHED_CONSERVATIVE) {
+		for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next, k++)
+			if (k < cap)
+				out[k] = s->jobs[i].resv;
+		return k;
+	}
+	/* EASY and FCFS promise nothing past the head; predict by planning
+	 * every queued job in queue order on a copy of the running holds, as
+	 * if each ran for its whole estimate. FCFS keeps the order. */
+	if (profile_copy(&what_if, &s->prof) < 0) {
+		for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next, k++)
+			if (k < cap)
+				out[k] = BF_NEVER;
+		return k;
+	}
+	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next, k++) {
+		const struct job *j = &s->jobs[i];
+		bf_time t = profile_anchor(&what_if, j->nodes, j->hold, from);
+
+		if (t != BF_NEVER && profile_reserve(&what_if, t, j->nodes, j->hold) < 0)
+			t = BF_NEVER;
+		if (s->prm.policy == SCHED_FCFS && t != BF_NEVER)
+			from = t;
+		if (k < cap)
+			out[k] = t;
+	}
+	profile_destroy(&what_if);
+	return k;
+}
+
+uint32_t sched_free_nodes(const struct sched *s) { return s->ns.nfree; }
+uint32_t sched_queue_len(const struct sched *s) { return s->qlen; }
+uint32_t sched_running_len(const struct sched *s) { return s->nrunning; }
+const struct sched_stats *sched_get_stats(const struct sched *s) { return &s->st; }
+const struct sched_params *sched_get_params(const struct sched *s) { return &s->prm; }

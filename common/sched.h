@@ -1,0 +1,156 @@
+/* The scheduler core: a pure state machine shared by the live daemon and the
+ * trace replay. It never reads a clock and never does I/O: every call takes
+ * the current time, and everything it decides comes out as actions.
+ *
+ * Driving it (live and replay alike), at each instant `now`:
+ *   1. report every job end at `now`        sched_end()
+ *   2. report every arrival at `now`, in order  sched_submit()
+ *      (and cancels, node changes, whenever they happen)
+ *   3. run the scheduling pass              sched_run()
+ *   4. act on sched_actions(), then sched_clear_actions()
+ *   5. sleep until the next event or sched_next_wakeup(), then call
+ *      sched_run() at that time even if nothing else happened.
+ * `now` must never decrease between calls.
+ *
+ * Policies: FCFS, EASY and conservative backfilling, as stated in
+ * SCHEDULING.md. Queue order is arrival (submission) order.
+ *
+ * Holding time: a job holds its nodes, in the plan, from its start until
+ * start + estimate + kill_grace (the grace covers SIGTERM-to-exit time in the
+ * live daemon; the replay uses 0), and at least one microsecond. Conservative
+ * guarantees are computed with that holding time. */
+#ifndef BF_SCHED_H
+#define BF_SCHED_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "bf_time.h"
+
+enum sched_policy { SCHED_FCFS, SCHED_EASY, SCHED_CONSERVATIVE };
+
+const char *sched_policy_name(enum sched_policy p);
+/* Returns 0 and sets *out, or -1 for an unknown name. */
+int sched_policy_parse(const char *name, enum sched_policy *out);
+
+enum sched_state { JOB_QUEUED, JOB_RUNNING };
+
+/* Why a running job ended, as the driver reports it. */
+enum sched_end_how {
+	END_EXITED,		/* the job finished by itself */
+	END_KILLED,		/* killed at its limit (overran its estimate) */
+	END_CANCELLED,		/* cancelled by a user while running */
+	END_NODE_FAILED,	/* killed because a node it held went down */
+};
+
+enum sched_error {
+	SCHED_OK = 0,
+	SCHED_E_NOMEM = -1,	/* out of memory: state unchanged */
+	SCHED_E_INVAL = -2,	/* bad argument (0 nodes, bad estimate, ...) */
+	SCHED_E_TOOBIG = -3,	/* more nodes than the partition has */
+	SCHED_E_DUP = -4,	/* job id already in the system */
+	SCHED_E_NOJOB = -5,	/* no such job (or not in the needed state) */
+	SCHED_E_TIME = -6,	/* now is earlier than a previous call's now */
+};
+const char *sched_strerror(int err);
+
+struct sched_params {
+	enum sched_policy policy;
+	uint32_t nodes;		/* partition size, >= 1 */
+	bf_time kill_grace;	/* >= 0 */
+};
+
+enum sched_action_kind {
+	/* Start job: its nodes are sched_job_nodes(); t = now. */
+	SA_START,
+	/* Job reached start + estimate: signal it now; when it has exited the
+	 * driver reports sched_end(END_KILLED). Also for END_NODE_FAILED (a
+	 * node it holds went down) and for cancelling a running job. */
+	SA_KILL,
+	/* Conservative: a lost node or a job overrunning its plan left no room
+	 * at this job's guarantee; t is its new, later guaranteed start. */
+	SA_BROKEN,
+};
+
+enum sched_kill_why { KILL_OVERRUN, KILL_CANCELLED, KILL_NODE_FAILED };
+
+struct sched_action {
+	enum sched_action_kind kind;
+	uint8_t why;		/* SA_KILL: enum sched_kill_why */
+	uint64_t job;
+	bf_time t;
+};
+
+/* A read-only view of one job in the system. */
+struct sched_job_info {
+	uint64_t id;
+	uint32_t nodes;
+	enum sched_state state;
+	bf_time submit, estimate;
+	bf_time start;		/* running: actual start; else BF_NEVER */
+	/* Queued: the start the core promises (conservative: every job; EASY and
+	 * FCFS: the head job's shadow time) or BF_NEVER when there is none. */
+	bf_time guarantee;
+	bf_time first_guarantee;	/* the first promise made; BF_NEVER if none */
+	bool backfilled;	/* started while an earlier arrival still waited */
+	bool kill_sent;
+};
+
+/* Counters the core keeps for reports and --check. */
+struct sched_stats {
+	uint64_t started, backfilled, ended, cancelled_queued;
+	uint64_t compressions, reanchors, kills_sent, broken;
+	uint64_t max_queue;
+};
+
+struct sched;
+
+int  sched_new(struct sched **out, const struct sched_params *params);
+void sched_free(struct sched *s);
+
+/* A job arrives. Conservative: it gets its reservation at once. */
+int  sched_submit(struct sched *s, bf_time now, uint64_t id, uint32_t nodes, bf_time estimate);
+/* A running job ended. */
+int  sched_end(struct sched *s, bf_time now, uint64_t id, enum sched_end_how how);
+/* Cancel: a queued job leaves at once (returns 0); for a running job an
+ * SA_KILL(KILL_CANCELLED) is emitted and the driver reports its end later
+ * (returns 1). */
+int  sched_cancel(struct sched *s, bf_time now, uint64_t id);
+/* A node goes down or comes back. Jobs on a lost node get SA_KILL; queued
+ * guarantees that no longer fit are moved later with SA_BROKEN. */
+int  sched_node_down(struct sched *s, bf_time now, uint32_t node);
+int  sched_node_up(struct sched *s, bf_time now, uint32_t node);
+/* The scheduling pass: compress if needed, start what can start, signal
+ * jobs at their limit. Cheap when nothing changed. */
+int  sched_run(struct sched *s, bf_time now);
+/* When the core wants sched_run() called even if no event comes
+ * (a kill deadline), or BF_NEVER. */
+bf_time sched_next_wakeup(const struct sched *s);
+
+/* Actions produced since the last clear, in order. */
+const struct sched_action *sched_actions(const struct sched *s, size_t *count);
+void sched_clear_actions(struct sched *s);
+
+/* Queries. */
+int  sched_job_info(const struct sched *s, uint64_t id, struct sched_job_info *out);
+/* A running job's nodes (ascending indices); returns the count and writes
+ * at most `cap` of them. */
+uint32_t sched_job_nodes(const struct sched *s, uint64_t id, uint32_t *out, uint32_t cap);
+/* Visit queued jobs in queue order; stop early if visit returns non-zero. */
+void sched_foreach_queued(const struct sched *s,
+                          int (*visit)(const struct sched_job_info *, void *), void *arg);
+/* Predicted start of every queued job in queue order, assuming each job
+ * runs for its full estimate (conservative: the guarantees). Written to
+ * out[i] for the i-th queued job, at most cap; returns the queue length. */
+size_t sched_predict(const struct sched *s, bf_time now, bf_time *out, size_t cap);
+uint32_t sched_free_nodes(const struct sched *s);
+uint32_t sched_queue_len(const struct sched *s);
+uint32_t sched_running_len(const struct sched *s);
+const struct sched_stats *sched_get_stats(const struct sched *s);
+const struct sched_params *sched_get_params(const struct sched *s);
+
+/* Full consistency check (O(nodes + jobs)): nodes held once, free counts
+ * agree with the profile, guarantees kept. Returns 0, or -1 with a message
+ * in buf. The cheap per-start checks run always; violations are counted. */
+int  sched_check(const struct sched *s, bf_time now, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,205 @@
+/* Conservative backfilling, as in SCHEDULING.md: every job gets a
+ * reservation when it arrives (its guaranteed start); when a hole opens the
+ * plan is compressed (each queued job, in arrival order, re-anchored no
+ * later than before), never re-planned from scratch. */
+#include "sched_internal.h"
+
+static void ready_push(struct sched *s, uint32_t slot)
+{
+	/* The ready array is as large as the job table: no allocation here. */
+	if (!(s->jobs[slot].flags & JF_READY)) {
+		s->jobs[slot].flags |= JF_READY;
+		s->ready[s->ready_len++] = slot;
+	}
+}
+
+static void ready_remove(struct sched *s, uint32_t slot)
+{
+	if (!(s->jobs[slot].flags & JF_READY))
+		return;
+	s->jobs[slot].flags &= ~JF_READY;
+	for (uint32_t k = 0; k < s->ready_len; k++) {
+		if (s->ready[k] == slot) {
+			s->ready[k] = s->ready[--s->ready_len];
+			return;
+		}
+	}
+}
+
+/* Reserve for a job that has no reservation, from `now`; false if it
+ * cannot be placed at all (more nodes than are up). */
+static bool place(struct sched *s, uint32_t slot, bf_time now)
+{
+	struct job *j = &s->jobs[slot];
+	bf_time a = profile_anchor(&s->prof, j->nodes, j->hold, now);
+
+	if (a == BF_NEVER) {
+		j->resv = BF_NEVER;
+		return false;
+	}
+	profile_reserve(&s->prof, a, j->nodes, j->hold);
+	j->resv = a;
+	j->flags |= JF_RESERVED;
+	if (j->first_guarantee == BF_NEVER)
+		j->first_guarantee = a;
+	if (a <= now)
+		ready_push(s, slot);
+	else if (a < s->next_due)
+		s->next_due = a;
+	return true;
+}
+
+void cons_arrive(struct sched *s, uint32_t slot, bf_time now)
+{
+	place(s, slot, now);	/* room was prepared by sched_submit */
+}
+
+/* A reserved job's place is settled for this pass: due now, or note when. */
+static void settle(struct sched *s, uint32_t slot, bf_time now, bf_time *due)
+{
+	if (s->jobs[slot].resv <= now)
+		ready_push(s, slot);
+	else if (s->jobs[slot].resv < *due)
+		*due = s->jobs[slot].resv;
+}
+
+int cons_compress(struct sched *s, bf_time now)
+{
+	bf_time due = BF_NEVER;
+
+	s->st.compressions++;
+	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
+		struct job *j = &s->jobs[i];
+		bf_time a;
+
+		if (profile_prepare(&s->prof, 2) < 0) {
+			/* The rest keep their places; keep what is known of due. */
+			s->next_due = due < s->next_due ? due : s->next_due;
+			return SCHED_E_NOMEM;
+		}
+		if (!(j->flags & JF_RESERVED)) {
+			if (place(s, i, now))	/* unplaced: nodes may be back */
+				settle(s, i, now, &due);
+			continue;
+		}
+		/* Already due, or no instant before its reservation with its
+		 * nodes free (its own reservation lies after that, so it does
+		 * not count): it cannot move. One descent, no change. */
+		if (j->resv > now && profile_first_fit(&s->prof, j->nodes, now) < j->resv) {
+			profile_release(&s->prof, j->resv, j->nodes, j->hold);
+			a = profile_anchor(&s->prof, j->nodes, j->hold, now);
+			profile_reserve(&s->prof, a, j->nodes, j->hold);
+			s->st.reanchors++;
+			if (a > j->resv)
+				sched_violation(s, "job %llu: compression moved it later, %lld -> %lld",
+				                (unsigned long long)j->id, (long long)j->resv,
+				                (long long)a);
+			j->resv = a;
+		}
+		settle(s, i, now, &due);
+	}
+	s->next_due = due;
+	s->need_compress = false;
+	return SCHED_OK;
+}
+
+/* Collect the jobs whose reservation has come (when a job ended exactly as
+ * planned, nothing was compressed, yet the next one is due). */
+static void collect_due(struct sched *s, bf_time now)
+{
+	bf_time due = BF_NEVER;
+
+	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next)
+		if ((s->jobs[i].flags & (JF_RESERVED | JF_READY)) == JF_RESERVED)
+			settle(s, i, now, &due);
+	s->next_due = due;
+}
+
+void cons_pass(struct sched *s, bf_time now)
+{
+	uint32_t k = 0;
+
+	if (s->next_due <= now)
+		collect_due(s, now);
+	/* Start due jobs in arrival order (insertion sort: the list is short). */
+	for (uint32_t a = 1; a < s->ready_len; a++) {
+		uint32_t x = s->ready[a], b = a;
+
+		for (; b > 0 && s->jobs[s->ready[b - 1]].seq > s->jobs[x].seq; b--)
+			s->ready[b] = s->ready[b - 1];
+		s->ready[b] = x;
+	}
+	for (uint32_t r = 0; r < s->ready_len; r++) {
+		uint32_t slot = s->ready[r];
+
+		/* A job overrunning its plan may still hold nodes the plan
+		 * counted free: then the due job waits for them. */
+		if (s->jobs[slot].nodes <= s->ns.nfree) {
+			s->jobs[slot].flags &= ~JF_READY;
+			sched_start_job(s, slot, now);
+		} else {
+			s->ready[k++] = slot;
+		}
+	}
+	s->ready_len = k;
+}
+
+void cons_forget(struct sched *s, uint32_t slot)
+{
+	struct job *j = &s->jobs[slot];
+
+	ready_remove(s, slot);
+	if (j->flags & JF_RESERVED) {
+		profile_release(&s->prof, j->resv, j->nodes, j->hold);
+		j->flags &= ~JF_RESERVED;
+		s->need_compress = true;
+	}
+}
+
+/* A node was lost: where the plan now needs more nodes than exist, take
+ * back the reservations of the latest arrivals that cover that instant
+ * (earlier arrivals keep theirs), then place those jobs again in arrival
+ * order. A job placed later than promised gets SA_BROKEN. */
+int cons_repair(struct sched *s, bf_time now)
+{
+	bool evicted = false;
+
+	for (;;) {
+		bf_time t = profile_first_below(&s->prof, 0, now, BF_NEVER);
+		uint32_t i;
+
+		if (t == BF_NEVER)
+			break;
+		for (i = s->qtail; i != NONE; i = s->jobs[i].prev) {
+			struct job *j = &s->jobs[i];
+
+			if ((j->flags & JF_RESERVED) && j->resv <= t && t < j->resv + j->hold)
+				break;
+		}
+		if (i == NONE)
+			break;	/* only running jobs there: they end on their own */
+		cons_forget(s, i);	/* resv keeps the promise to compare */
+		s->jobs[i].flags |= JF_EVICTED;
+		evicted = true;
+	}
+	if (!evicted)
+		return SCHED_OK;
+	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
+		struct job *j = &s->jobs[i];
+		bf_time promised;
+
+		if (!(j->flags & JF_EVICTED))
+			continue;
+		if (profile_prepare(&s->prof, 2) < 0)
+			return SCHED_E_NOMEM;
+		j->flags &= ~JF_EVICTED;
+		promised = j->resv;
+		place(s, i, now);
+		if (j->resv > promised) {
+			j->first_guarantee = j->resv;	/* the new promise */
+			s->st.broken++;
+			sched_emit(s, SA_BROKEN, 0, j->id, j->resv);
+		}
+	}
+	return SCHED_OK;
+}

@@ -1,0 +1,97 @@
+/* Internals of the scheduler core, shared by sched*.c only. */
+#ifndef BF_SCHED_INTERNAL_H
+#define BF_SCHED_INTERNAL_H
+#include "idmap.h"
+#include "nodeset.h"
+#include "profile.h"
+#include "sched.h"
+
+#define NONE UINT32_MAX
+
+enum job_flag {
+	JF_RESERVED = 1 << 0,	/* conservative: holds a reservation in the profile */
+	JF_KILL_SENT = 1 << 1,
+	JF_BACKFILLED = 1 << 2,
+	JF_READY = 1 << 3,	/* on the ready list (reservation reached) */
+	JF_EVICTED = 1 << 4,	/* lost its reservation to a lost node, to be placed again */
+};
+
+enum slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_RUNNING };
+
+struct job {
+	uint64_t id;
+	uint64_t seq;		/* arrival order */
+	bf_time submit, estimate;
+	bf_time hold;		/* planned holding time: estimate + grace, >= 1 us */
+	bf_time start;		/* running: actual start */
+	bf_time resv;		/* queued: reserved/promised start, BF_NEVER if none */
+	bf_time first_guarantee;
+	uint32_t nodes;
+	uint32_t first_node;	/* running: head of its list in the node set */
+	uint32_t prev, next;	/* queue links; next also links free slots */
+	uint32_t heap;		/* running: index in the deadline heap, NONE if out */
+	uint8_t state;
+	uint8_t flags;
+};
+
+struct sched {
+	struct sched_params prm;
+	struct profile prof;	/* running holds (+ conservative reservations) */
+	struct nodeset ns;
+	struct idmap ids;
+
+	struct job *jobs;
+	uint32_t jobs_cap, jobs_used, free_slot;
+	uint32_t qhead, qtail, qlen, nrunning;
+	uint64_t next_seq;
+
+	uint32_t *heap;		/* running jobs by kill deadline (start + estimate) */
+	uint32_t heap_len;
+
+	uint32_t *ready;	/* conservative: queued jobs whose reservation is now */
+	uint32_t ready_len;
+	/* Conservative: no reservation outside the ready list starts before
+	 * this (it may be earlier than the true minimum, never later). */
+	bf_time next_due;
+
+	bf_time *down_since;	/* per node: start of its "down" reservation, or BF_NEVER */
+
+	struct sched_action *acts;
+	size_t nacts, acts_cap;
+
+	bf_time now;
+	bool dirty;		/* something happened since the last pass */
+	bool need_compress;	/* conservative: a hole opened */
+
+	/* EASY/FCFS: the head job's shadow at the last pass, to check it never
+	 * moves later while that job stays at the head. */
+	uint64_t last_head;
+	bf_time last_shadow;
+
+	struct sched_stats st;
+	uint64_t violations;
+	char violation[200];	/* the first one */
+};
+
+static inline struct job *qfirst(struct sched *s)
+{
+	return s->qhead == NONE ? NULL : &s->jobs[s->qhead];
+}
+
+/* sched.c */
+void sched_start_job(struct sched *s, uint32_t slot, bf_time now);
+void sched_emit(struct sched *s, enum sched_action_kind kind, uint8_t why, uint64_t job, bf_time t);
+void sched_violation(struct sched *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* sched_easy.c: FCFS and EASY passes. */
+void easy_pass(struct sched *s, bf_time now, bool backfill);
+bf_time easy_shadow(const struct sched *s, const struct job *head, bf_time now, int64_t *extra);
+
+/* sched_cons.c: conservative backfilling. */
+void cons_arrive(struct sched *s, uint32_t slot, bf_time now);
+int  cons_compress(struct sched *s, bf_time now);
+void cons_pass(struct sched *s, bf_time now);
+int  cons_repair(struct sched *s, bf_time now);
+void cons_forget(struct sched *s, uint32_t slot);
+
+#endif

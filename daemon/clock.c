@@ -1,0 +1,10 @@
+#include <time.h>
+#include "clock.h"
+
+bf_time clock_monotonic(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (bf_time)ts.tv_sec * BF_SEC + ts.tv_nsec / 1000;
+}

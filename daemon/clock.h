@@ -1,0 +1,10 @@
+/* The only place the daemon reads a clock. The scheduler core never does:
+ * it is handed the time. */
+#ifndef BF_CLOCK_H
+#define BF_CLOCK_H
+#include "bf_time.h"
+
+/* Monotonic time in microseconds, for measuring how long something took. */
+bf_time clock_monotonic(void);
+
+#endif

@@ -1,0 +1,249 @@
+/* The replay's report: a readable text summary, or one JSON object whose
+ * key names and order are a stable interface (documented in backfilld(8)).
+ *
+ * Every format string here is a literal (-Wformat=2): variable text goes
+ * through fputs or an escaping writer, never through a format. */
+#include <math.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include "replay.h"
+
+const char *replay_skip_name(enum replay_skip why)
+{
+	/* No default: the compiler flags a reason added without a name. */
+	switch (why) {
+	case SKIP_NO_SIZE:	return "no_size";
+	case SKIP_NO_RUNTIME:	return "no_runtime";
+	case SKIP_BAD_SUBMIT:	return "bad_submit";
+	case SKIP_BAD_TIME:	return "bad_time";
+	case SKIP_TOO_LARGE:	return "too_large";
+	case SKIP_MALFORMED:	return "malformed";
+	case SKIP_NREASONS:	break;
+	}
+	return "unknown";
+}
+
+static uint64_t skipped_total(const struct replay_result *r)
+{
+	uint64_t total = 0;
+
+	for (int i = 0; i < SKIP_NREASONS; i++)
+		total += r->skipped[i];
+	return total;
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+/* A JSON string: quote and backslash escaped, control characters (< 0x20)
+ * as \u00XX, everything else (UTF-8 or not) passed through byte for byte.
+ * NULL becomes null. */
+static void json_string(FILE *out, const char *s)
+{
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
+	putc('"', out);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\') {
+			putc('\\', out);
+			putc(*p, out);
+		} else if (*p < 0x20) {
+			fprintf(out, "\\u%04x", (unsigned)*p);
+		} else {
+			putc(*p, out);
+		}
+	}
+	putc('"', out);
+}
+
+/* A pretty-printing writer: two spaces per level, one key per line. */
+struct jw {
+	FILE *out;
+	int depth;
+	bool first;	/* no member written yet at this level */
+};
+
+static void jw_indent(struct jw *w)
+{
+	for (int i = 0; i < w->depth; i++)
+		fputs("  ", w->out);
+}
+
+/* Starts a member: the comma after the previous one, a new line, the key.
+ * Keys are fixed identifiers, so they need no escaping. */
+static void jw_key(struct jw *w, const char *key)
+{
+	fputs(w->first ? "\n" : ",\n", w->out);
+	w->first = false;
+	jw_indent(w);
+	putc('"', w->out);
+	fputs(key, w->out);
+	fputs("\": ", w->out);
+}
+
+static void jw_open(struct jw *w)
+{
+	putc('{', w->out);
+	w->depth++;
+	w->first = true;
+}
+
+static void jw_close(struct jw *w)
+{
+	w->depth--;
+	putc('\n', w->out);
+	jw_indent(w);
+	putc('}', w->out);
+	w->first = false;
+}
+
+static void jw_str(struct jw *w, const char *key, const char *val)
+{
+	jw_key(w, key);
+	json_string(w->out, val);
+}
+
+static void jw_u64(struct jw *w, const char *key, uint64_t val)
+{
+	jw_key(w, key);
+	fprintf(w->out, "%" PRIu64, val);
+}
+
+/* Seconds and ratios, to the microsecond. JSON has no NaN or infinity
+ * (say, events per second of a replay too fast to time): null instead. */
+static void jw_f64(struct jw *w, const char *key, double val)
+{
+	jw_key(w, key);
+	if (isfinite(val))
+		fprintf(w->out, "%.6f", val);
+	else
+		fputs("null", w->out);
+}
+
+static void report_json(FILE *out, const struct replay_result *r)
+{
+	struct jw w = { .out = out, .depth = 0, .first = true };
+
+	jw_open(&w);
+	jw_str(&w, "trace", r->trace);
+	jw_str(&w, "policy", sched_policy_name(r->policy));
+	jw_u64(&w, "nodes", r->nodes);
+	jw_str(&w, "nodes_source", r->nodes_source);
+	jw_u64(&w, "jobs_read", r->jobs_read);
+	jw_u64(&w, "jobs_simulated", r->m.jobs);
+	jw_key(&w, "skipped");
+	jw_open(&w);
+	jw_u64(&w, "total", skipped_total(r));
+	for (int i = 0; i < SKIP_NREASONS; i++)
+		jw_u64(&w, replay_skip_name((enum replay_skip)i), r->skipped[i]);
+	jw_close(&w);
+	jw_u64(&w, "reordered", r->reordered);
+	jw_u64(&w, "killed", r->m.killed);
+	jw_u64(&w, "backfilled", r->m.backfilled);
+	jw_f64(&w, "makespan_s", r->m.makespan);
+	jw_f64(&w, "utilization", r->m.utilization);
+	jw_f64(&w, "wait_avg_s", r->m.avg_wait);
+	jw_f64(&w, "wait_max_s", r->m.max_wait);
+	jw_f64(&w, "response_avg_s", r->m.avg_response);
+	jw_f64(&w, "bounded_slowdown_avg", r->m.avg_bsld);
+	jw_u64(&w, "events", r->events);
+	jw_u64(&w, "checks", r->checks);
+	jw_u64(&w, "compressions", r->stats.compressions);
+	jw_u64(&w, "max_queue", r->stats.max_queue);
+	jw_f64(&w, "wall_s", r->wall_seconds);
+	jw_f64(&w, "events_per_s", r->events_per_second);
+	jw_close(&w);
+	putc('\n', out);
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+/* Free text for a terminal: control characters shown as \xHH so a strange
+ * file name cannot break the layout. NULL shows as "?". */
+static void text_string(FILE *out, const char *s)
+{
+	if (!s) {
+		putc('?', out);
+		return;
+	}
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			fprintf(out, "\\x%02x", (unsigned)*p);
+		else
+			putc(*p, out);
+	}
+}
+
+/* Labels are padded to one column so the values line up. */
+#define LABEL "%-14s"
+
+static void report_text(FILE *out, const struct replay_result *r)
+{
+	const struct metrics_summary *m = &r->m;
+	uint64_t skipped = skipped_total(r);
+
+	fputs("backfilld replay: ", out);
+	if (r->trace && r->trace[0] == '-' && r->trace[1] == '\0')
+		fputs("(standard input)", out);
+	else
+		text_string(out, r->trace);
+	putc('\n', out);
+
+	fprintf(out, LABEL, "policy");
+	text_string(out, sched_policy_name(r->policy));
+	fprintf(out, "\n" LABEL "%" PRIu32 " (from ", "nodes", r->nodes);
+	text_string(out, r->nodes_source);
+	fputs(")\n", out);
+	fprintf(out, LABEL "%" PRIu64 " read, %" PRIu64 " simulated, %" PRIu64 " skipped\n",
+	        "jobs", r->jobs_read, m->jobs, skipped);
+	if (skipped > 0) {
+		fprintf(out, LABEL, "skipped");
+		for (int i = 0; i < SKIP_NREASONS; i++)
+			fprintf(out, "%s%s %" PRIu64, i ? ", " : "",
+			        replay_skip_name((enum replay_skip)i), r->skipped[i]);
+		putc('\n', out);
+	}
+	if (r->reordered > 0)
+		fprintf(out, LABEL "%" PRIu64 " lines before an earlier submit time"
+		        " (stably sorted by submit)\n", "reordered", r->reordered);
+	fprintf(out, LABEL "%" PRIu64 " (ran past their estimate; cut at it)\n",
+	        "killed", m->killed);
+	fprintf(out, LABEL "%" PRIu64 " (started while an earlier arrival still waited)\n",
+	        "backfilled", m->backfilled);
+	fprintf(out, LABEL "%.0f s (%.2f days)\n", "makespan", m->makespan, m->makespan / 86400.0);
+	fprintf(out, LABEL "%.2f %%\n", "utilization", m->utilization * 100.0);
+	fprintf(out, LABEL "avg %.1f s, max %.0f s\n", "wait", m->avg_wait, m->max_wait);
+	fprintf(out, LABEL "avg %.1f s\n", "response", m->avg_response);
+	fprintf(out, LABEL "avg %.3f (threshold %d s)\n", "bounded sld", m->avg_bsld,
+	        (int)(METRICS_BSLD_THRESHOLD / BF_SEC));
+	fprintf(out, LABEL "max %" PRIu64 " jobs waiting", "queue", r->stats.max_queue);
+	if (r->policy == SCHED_CONSERVATIVE)
+		fprintf(out, "; %" PRIu64 " compressions", r->stats.compressions);
+	putc('\n', out);
+	fprintf(out, LABEL "%" PRIu64 " (%.0f per second), replay took %.3f s\n",
+	        "events", r->events, r->events_per_second, r->wall_seconds);
+	if (r->checks > 0)
+		fprintf(out, LABEL "%" PRIu64 " (invariants checked after every event)\n",
+		        "checks", r->checks);
+	/* The input rules, so a report says how the trace was read. */
+	fprintf(out, LABEL "%s\n", "rules",
+	        "size = field 8 if > 0, else field 5; runtime = field 4;");
+	fprintf(out, LABEL "%s\n", "",
+	        "estimate = field 9 if > 0, else the runtime; a job past its estimate is killed at it;");
+	fprintf(out, LABEL "%s\n", "",
+	        "same-instant events: ends, then arrivals in file order; queue in arrival order;");
+	fprintf(out, LABEL "%s\n", "",
+	        "skipped: no size, runtime < 0, submit < 0, a time over 100 years, too many nodes;");
+	fprintf(out, LABEL "%s\n", "",
+	        "a trace not sorted by submit time is stably sorted by it");
+}
+
+void report_print(FILE *out, const struct replay_result *r, enum report_format f)
+{
+	if (f == REPORT_JSON)
+		report_json(out, r);
+	else
+		report_text(out, r);
+}

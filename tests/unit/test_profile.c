@@ -1,0 +1,130 @@
+/* The profile against a brute-force model: an array of free nodes per
+ * instant over a small time range, checked after random reserve/release. */
+#include <stdlib.h>
+#include <string.h>
+#include "profile.h"
+#include "tap.h"
+
+#define T 200			/* model instants 0..T-1; later instants are free */
+#define CAP 16
+
+static int64_t model[T + 64];
+
+static int64_t m_free(bf_time t) { return t < T + 64 ? model[t] : CAP; }
+
+static bf_time m_anchor(int64_t n, bf_time d, bf_time from)
+{
+	for (bf_time t = from; t < T + 64; t++) {
+		bf_time u;
+
+		for (u = t; u < t + d && m_free(u) >= n; u++)
+			;
+		if (u == t + d)
+			return t;
+	}
+	return BF_NEVER;
+}
+
+struct resv { bf_time t, d; int64_t n; };
+
+static void hand_cases(void)
+{
+	struct profile p;
+
+	profile_init(&p, 10);
+	ok_eq(profile_free_at(&p, 0), 10, "empty profile is all free");
+	ok_eq(profile_anchor(&p, 10, 100, 5), 5, "empty profile anchors at from");
+	ok_eq(profile_anchor(&p, 11, 1, 0), BF_NEVER, "more than capacity never fits");
+	profile_reserve(&p, 0, 6, 100);		/* 4 free on [0,100) */
+	profile_reserve(&p, 100, 8, 50);	/* 2 free on [100,150) */
+	ok_eq(profile_free_at(&p, 99), 4, "free before a breakpoint");
+	ok_eq(profile_free_at(&p, 100), 2, "free at a breakpoint (half-open)");
+	ok_eq(profile_free_at(&p, 150), 10, "free after the last reservation");
+	ok_eq(profile_anchor(&p, 4, 100, 0), 0, "a hole exactly as long as the job fits");
+	ok_eq(profile_anchor(&p, 4, 101, 0), 150, "a hole one unit too short is skipped");
+	ok_eq(profile_anchor(&p, 4, 101, 0), 150, "anchor does not change the profile");
+	ok_eq(profile_anchor(&p, 2, 1000, 0), 0, "small job fits from the start");
+	ok_eq(profile_anchor(&p, 3, 101, 0), 150, "3 nodes: the [100,150) step is too low");
+	ok_eq(profile_anchor(&p, 2, 101, 0), 0, "2 nodes: the low step is enough");
+	ok_eq(profile_anchor(&p, 4, 50, 60), 150, "from inside a period");
+	ok_eq(profile_anchor(&p, 4, 40, 60), 60, "fits exactly before the drop at 100");
+	ok_eq(profile_first_fit(&p, 5, 0), 150, "first fit");
+	ok_eq(profile_first_below(&p, 3, 0, 1000), 100, "first below");
+	ok_eq(profile_first_below(&p, 3, 0, 100), BF_NEVER, "first below is bounded");
+	ok_eq(profile_size(&p), 3, "two reservations sharing a breakpoint: 3 keys");
+	profile_release(&p, 100, 8, 50);
+	profile_release(&p, 0, 6, 100);
+	ok_eq(profile_size(&p), 0, "releasing everything removes every breakpoint");
+	ok_eq(profile_next_change(&p, 0), BF_NEVER, "no change left");
+	profile_destroy(&p);
+}
+
+static void random_cases(void)
+{
+	struct profile p;
+	struct resv *rs = calloc(4096, sizeof *rs);
+	int nr = 0, bad_free = 0, bad_anchor = 0, bad_below = 0, bad_fit = 0, ops = 0;
+	unsigned seed = 12345;
+
+	profile_init(&p, CAP);
+	for (int i = 0; i < T + 64; i++)
+		model[i] = CAP;
+	for (int step = 0; step < 20000; step++) {
+		seed = seed * 1103515245 + 12345;
+		unsigned r = seed >> 8;
+		if ((r % 3 != 0 || nr == 0) && nr < 4096) {
+			/* Reserve where the model says it fits, like the scheduler. */
+			int64_t n = 1 + (r >> 4) % CAP;
+			bf_time d = 1 + (r >> 9) % 40, from = (r >> 15) % 150;
+			bf_time a = m_anchor(n, d, from);
+			bf_time b = profile_anchor(&p, n, d, from);
+
+			bad_anchor += a != b;
+			if (a == BF_NEVER || a + d > T)
+				continue;
+			profile_reserve(&p, a, n, d);
+			for (bf_time t = a; t < a + d; t++)
+				model[t] -= n;
+			rs[nr++] = (struct resv){ a, d, n };
+		} else {
+			int k = (r >> 4) % nr;
+
+			profile_release(&p, rs[k].t, rs[k].n, rs[k].d);
+			for (bf_time t = rs[k].t; t < rs[k].t + rs[k].d; t++)
+				model[t] += rs[k].n;
+			rs[k] = rs[--nr];
+		}
+		ops++;
+		for (bf_time t = 0; t < T; t += 7)
+			bad_free += profile_free_at(&p, t) != m_free(t);
+		for (int64_t n = 1; n <= CAP; n += 5) {
+			bf_time from = (r >> 3) % T, fb = BF_NEVER, ff = BF_NEVER;
+
+			for (bf_time t = from; t < from + 30; t++)
+				if (m_free(t) < n) { fb = t; break; }
+			for (bf_time t = from; t < T + 64; t++)
+				if (m_free(t) >= n) { ff = t; break; }
+			bad_below += profile_first_below(&p, n, from, from + 30) != fb;
+			bad_fit += profile_first_fit(&p, n, from) != ff;
+		}
+	}
+	ok(ops > 10000, "random operations ran (%d)", ops);
+	ok_eq(bad_free, 0, "free_at agrees with the model");
+	ok_eq(bad_anchor, 0, "anchor agrees with the model");
+	ok_eq(bad_below, 0, "first_below agrees with the model");
+	ok_eq(bad_fit, 0, "first_fit agrees with the model");
+	while (nr > 0) {
+		nr--;
+		profile_release(&p, rs[nr].t, rs[nr].n, rs[nr].d);
+	}
+	ok_eq(profile_size(&p), 0, "all released: no breakpoints left");
+	profile_destroy(&p);
+	free(rs);
+}
+
+int main(void)
+{
+	hand_cases();
+	random_cases();
+	return tap_done();
+}

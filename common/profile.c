@@ -283,23 +283,25 @@ static bf_time first_in(const struct profile_node *n, uint32_t i, int64_t acc,
 	return BF_NEVER;
 }
 
-/* The same, restricted to keys > after. Walks the path towards `after`;
- * every subtree hanging off it to the right is wholly eligible, and the
- * first of those that passes the subtree test holds the answer. */
-static bf_time first_after(const struct profile_node *n, uint32_t i, int64_t acc,
-                           bf_time after, int64_t target, bool ge)
+/* The first instant t >= from whose free count passes the test: `from`
+ * itself, or a later key. Walks the path towards `from`; at its bottom acc
+ * is the prefix at `from` (tested before any later key, as order wants);
+ * every subtree hanging off the path to the right is wholly after `from`,
+ * and the first of those that passes the subtree test holds the answer. */
+static bf_time first_from(const struct profile_node *n, uint32_t i, int64_t acc,
+                          bf_time from, int64_t target, bool ge)
 {
 	while (i) {
 		const struct profile_node *x = &n[i];
 		bf_time r;
 		int64_t here;
 
-		if (x->key <= after) {
+		if (x->key <= from) {
 			acc += n[x->left].sum + x->delta;
 			i = x->right;
 			continue;
 		}
-		r = first_after(n, x->left, acc, after, target, ge);
+		r = first_from(n, x->left, acc, from, target, ge);
 		if (r != BF_NEVER)
 			return r;
 		here = acc + n[x->left].sum + x->delta;
@@ -307,53 +309,52 @@ static bf_time first_after(const struct profile_node *n, uint32_t i, int64_t acc
 			return x->key;
 		return first_in(n, x->right, here, target, ge);
 	}
-	return BF_NEVER;
+	return (ge ? acc >= target : acc < target) ? from : BF_NEVER;
 }
 
 bf_time profile_first_fit(const struct profile *p, int64_t n, bf_time from)
 {
-	int64_t target = n - p->capacity;
-
-	if (prefix(p, from) >= target)
-		return from;
-	return first_after(p->n, p->root, 0, from, target, true);
+	return first_from(p->n, p->root, 0, from, n - p->capacity, true);
 }
 
 bf_time profile_first_below(const struct profile *p, int64_t n, bf_time from, bf_time until)
 {
-	int64_t target = n - p->capacity;
 	bf_time k;
 
 	if (from >= until)
 		return BF_NEVER;
-	if (prefix(p, from) < target)
-		return from;
-	k = first_after(p->n, p->root, 0, from, target, false);
+	k = first_from(p->n, p->root, 0, from, n - p->capacity, false);
 	return k < until ? k : BF_NEVER;
 }
 
-bf_time profile_anchor(const struct profile *p, int64_t n, bf_time d, bf_time from)
+bf_time profile_anchor_before(const struct profile *p, int64_t n, bf_time d, bf_time from,
+                              bf_time limit)
 {
 	bf_time t = from;
 
 	if (n <= 0)
-		return from;
+		return from < limit ? from : BF_NEVER;
 	if (n > p->capacity)
 		return BF_NEVER;
 	for (;;) {
 		/* Earliest instant with n free, then the first drop below n
-		 * inside [s, s + d); if there is none, s is the anchor, else
-		 * resume the search from the drop. Each round passes at least
-		 * one breakpoint, so the loop ends. */
+		 * inside [s, s + d) (cut at the limit); if there is none, s is
+		 * the anchor, else resume the search from the drop. Each round
+		 * passes at least one breakpoint, so the loop ends. */
 		bf_time s = profile_first_fit(p, n, t), k;
 
-		if (s >= BF_NEVER)
+		if (s >= limit || s >= BF_NEVER)
 			return BF_NEVER;
-		k = profile_first_below(p, n, s, s + d);
+		k = profile_first_below(p, n, s, s + d < limit ? s + d : limit);
 		if (k == BF_NEVER)
 			return s;
 		t = k;
 	}
+}
+
+bf_time profile_anchor(const struct profile *p, int64_t n, bf_time d, bf_time from)
+{
+	return profile_anchor_before(p, n, d, from, BF_NEVER);
 }
 
 bf_time profile_next_change(const struct profile *p, bf_time t)

@@ -82,18 +82,16 @@ int cons_compress(struct sched *s, bf_time now)
 				settle(s, i, now, &due);
 			continue;
 		}
-		/* Already due, or no instant before its reservation with its
-		 * nodes free (its own reservation lies after that, so it does
-		 * not count): it cannot move. One descent, no change. */
-		if (j->resv > now && profile_first_fit(&s->prof, j->nodes, now) < j->resv) {
+		/* Re-anchor from now. The earliest start before the current
+		 * reservation is found without releasing it (see
+		 * profile_anchor_before), so a job that cannot move, the common
+		 * case, costs searches only and no change to the profile. */
+		a = j->resv > now ? profile_anchor_before(&s->prof, j->nodes, j->hold, now, j->resv)
+		                  : BF_NEVER;
+		if (a != BF_NEVER) {
 			profile_release(&s->prof, j->resv, j->nodes, j->hold);
-			a = profile_anchor(&s->prof, j->nodes, j->hold, now);
 			profile_reserve(&s->prof, a, j->nodes, j->hold);
 			s->st.reanchors++;
-			if (a > j->resv)
-				sched_violation(s, "job %llu: compression moved it later, %lld -> %lld",
-				                (unsigned long long)j->id, (long long)j->resv,
-				                (long long)a);
 			j->resv = a;
 		}
 		settle(s, i, now, &due);

@@ -1,0 +1,425 @@
+/* Policy tests on hand-built scenarios, and a randomized stress test that
+ * checks the invariants after every event. Times here are in seconds and
+ * converted; N is small so each scenario can be followed by hand. */
+#include <stdlib.h>
+#include <string.h>
+#include "sched.h"
+#include "tap.h"
+
+#define S(x) ((bf_time)(x) * BF_SEC)
+#define MAXJ 64
+
+/* A tiny driver: starts are logged; ends and arrivals are given by hand. */
+struct drv {
+	struct sched *s;
+	bf_time start[MAXJ];	/* by job id; -1 while not started */
+	int kills[MAXJ];
+	int broken[MAXJ];
+	int checks_failed;
+	char msg[300];
+};
+
+static void drv_init(struct drv *d, enum sched_policy p, uint32_t nodes, bf_time grace)
+{
+	struct sched_params prm = { .policy = p, .nodes = nodes, .kill_grace = grace };
+
+	memset(d, 0, sizeof *d);
+	for (int i = 0; i < MAXJ; i++)
+		d->start[i] = -1;
+	if (sched_new(&d->s, &prm) != SCHED_OK)
+		abort();
+}
+
+static void drv_take(struct drv *d, bf_time now)
+{
+	size_t n;
+	const struct sched_action *a = sched_actions(d->s, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		if (a[i].job >= MAXJ)
+			abort();
+		if (a[i].kind == SA_START)
+			d->start[a[i].job] = a[i].t;
+		else if (a[i].kind == SA_KILL)
+			d->kills[a[i].job]++;
+		else
+			d->broken[a[i].job]++;
+	}
+	sched_clear_actions(d->s);
+	if (sched_check(d->s, now, d->msg, sizeof d->msg) != 0) {
+		if (!d->checks_failed++)
+			printf("# check failed: %s\n", d->msg);
+	}
+}
+
+static int submit(struct drv *d, bf_time t, uint64_t id, uint32_t n, bf_time est)
+{
+	int rc = sched_submit(d->s, t, id, n, est);
+
+	if (rc == SCHED_OK)
+		rc = sched_run(d->s, t);
+	drv_take(d, t);
+	return rc;
+}
+
+static int end(struct drv *d, bf_time t, uint64_t id)
+{
+	int rc = sched_end(d->s, t, id, END_EXITED);
+
+	if (rc == SCHED_OK)
+		rc = sched_run(d->s, t);
+	drv_take(d, t);
+	return rc;
+}
+
+static void run(struct drv *d, bf_time t)
+{
+	sched_run(d->s, t);
+	drv_take(d, t);
+}
+
+static bf_time guarantee(struct drv *d, uint64_t id)
+{
+	struct sched_job_info info;
+
+	if (sched_job_info(d->s, id, &info) != SCHED_OK)
+		return -2;
+	return info.guarantee;
+}
+
+static bool backfilled(struct drv *d, uint64_t id)
+{
+	struct sched_job_info info;
+
+	return sched_job_info(d->s, id, &info) == SCHED_OK && info.backfilled;
+}
+
+/* Conservative: the first queued job gets a reservation; a later small job
+ * is backfilled into the hole before it; on an early end, compression moves
+ * jobs earlier, never later. */
+static void conservative_hole_and_compression(void)
+{
+	struct drv d;
+
+	drv_init(&d, SCHED_CONSERVATIVE, 10, 0);
+	submit(&d, S(0), 1, 6, S(100));		/* A runs [0,100), 4 nodes free */
+	ok_eq(d.start[1], S(0), "cons: A starts at once");
+	submit(&d, S(1), 2, 8, S(100));		/* B needs 8: reserved at 100 */
+	ok_eq(d.start[2], -1, "cons: B waits");
+	ok_eq(guarantee(&d, 2), S(100), "cons: B is guaranteed 100, when A's estimate ends");
+	submit(&d, S(2), 3, 4, S(50));		/* C fits the hole [2,52) */
+	ok_eq(d.start[3], S(2), "cons: C is backfilled into the hole at once");
+	ok(backfilled(&d, 3), "cons: C counts as backfilled");
+	ok_eq(guarantee(&d, 2), S(100), "cons: B's guarantee unchanged by C");
+	submit(&d, S(3), 4, 4, S(200));		/* D: 2 free under B, so after B */
+	ok_eq(guarantee(&d, 4), S(200), "cons: D is guaranteed 200, after B");
+
+	/* A ends early at 50: B moves up to 52 (C's planned end), D to 152. */
+	end(&d, S(50), 1);
+	ok_eq(guarantee(&d, 2), S(52), "cons: compression moves B earlier (100 -> 52)");
+	ok_eq(guarantee(&d, 4), S(152), "cons: compression moves D earlier (200 -> 152)");
+	end(&d, S(52), 3);
+	ok_eq(d.start[2], S(52), "cons: B starts at its new guarantee");
+	ok_eq(d.checks_failed, 0, "cons: invariants held throughout");
+	sched_free(d.s);
+}
+
+/* Re-planning from scratch after an early end would push a backfilled job
+ * past its guarantee; compression keeps every job at or before it. */
+static void compression_is_not_replanning(void)
+{
+	struct drv d, scratch;
+
+	drv_init(&d, SCHED_CONSERVATIVE, 10, 0);
+	submit(&d, S(0), 1, 6, S(100));		/* R1 [0,100) */
+	submit(&d, S(0), 2, 4, S(50));		/* R2 [0,50) */
+	submit(&d, S(1), 3, 10, S(100));	/* E: whole machine at 100 */
+	submit(&d, S(2), 4, 4, S(50));		/* K: backfilled into [50,100) */
+	ok_eq(guarantee(&d, 3), S(100), "replan: E guaranteed 100");
+	ok_eq(guarantee(&d, 4), S(50), "replan: K guaranteed 50, in the hole before E");
+	end(&d, S(10), 1);			/* R1 ends early */
+	ok(d.start[4] >= 0 && d.start[4] <= S(50), "replan: compression starts K no later than 50 (at %lld)",
+	   (long long)d.start[4]);
+	ok_eq(d.start[4], S(10), "replan: K in fact moves up to now");
+	ok(guarantee(&d, 3) <= S(100), "replan: E no later than its guarantee");
+
+	/* The same state planned from scratch, in arrival order: E takes
+	 * the machine at 50 and K lands at 150, past its guarantee of 50. */
+	drv_init(&scratch, SCHED_CONSERVATIVE, 10, 0);
+	submit(&scratch, S(0), 2, 4, S(50));
+	submit(&scratch, S(10), 3, 10, S(100));
+	submit(&scratch, S(10), 4, 4, S(50));
+	ok_eq(guarantee(&scratch, 3), S(50), "replan: from scratch E would take 50");
+	ok_eq(guarantee(&scratch, 4), S(150), "replan: from scratch K would start at 150 > 50");
+	ok_eq(d.checks_failed + scratch.checks_failed, 0, "replan: invariants held");
+	sched_free(d.s);
+	sched_free(scratch.s);
+}
+
+/* EASY backfills a job that delays the second queued job, never the first;
+ * conservative refuses the same job; FCFS lets nobody pass. */
+static void easy_delays_second_not_first(void)
+{
+	struct drv d;
+	bf_time pred[8];
+
+	drv_init(&d, SCHED_EASY, 10, 0);
+	submit(&d, S(0), 1, 8, S(100));		/* R [0,100), 2 free */
+	submit(&d, S(1), 2, 4, S(100));		/* Q1: head, shadow 100, extra 6 */
+	submit(&d, S(2), 3, 6, S(100));		/* Q2: would start at 100 beside Q1 */
+	ok_eq(guarantee(&d, 2), S(100), "easy: the head is promised its shadow time 100");
+	ok_eq(guarantee(&d, 3), BF_NEVER, "easy: the second job has no guarantee");
+	ok_eq(sched_predict(d.s, S(2), pred, 8), 2, "easy: predictions for both queued jobs");
+	ok_eq(pred[1], S(100), "easy: Q2 predicted at 100 before B arrives");
+	submit(&d, S(3), 4, 2, S(1000));	/* B: long, fits the extra nodes */
+	ok_eq(d.start[4], S(3), "easy: B is backfilled at once into the extra nodes");
+	ok(backfilled(&d, 4), "easy: B counts as backfilled");
+	ok_eq(guarantee(&d, 2), S(100), "easy: the head's shadow is unchanged");
+	end(&d, S(100), 1);
+	ok_eq(d.start[2], S(100), "easy: the head starts at its shadow time");
+	ok_eq(d.start[3], -1, "easy: Q2 is delayed past 100 by B");
+	end(&d, S(200), 2);
+	ok_eq(d.start[3], S(200), "easy: Q2 starts when Q1 ends");
+	ok_eq(d.checks_failed, 0, "easy: invariants held");
+	sched_free(d.s);
+
+	drv_init(&d, SCHED_CONSERVATIVE, 10, 0);
+	submit(&d, S(0), 1, 8, S(100));
+	submit(&d, S(1), 2, 4, S(100));
+	submit(&d, S(2), 3, 6, S(100));
+	submit(&d, S(3), 4, 2, S(1000));
+	ok_eq(d.start[4], -1, "cons: B is not backfilled (it would delay Q2)");
+	ok_eq(guarantee(&d, 3), S(100), "cons: Q2 keeps 100");
+	ok_eq(guarantee(&d, 4), S(200), "cons: B is guaranteed 200");
+	ok_eq(d.checks_failed, 0, "cons: invariants held");
+	sched_free(d.s);
+
+	drv_init(&d, SCHED_FCFS, 10, 0);
+	submit(&d, S(0), 1, 8, S(100));
+	submit(&d, S(1), 2, 4, S(100));
+	submit(&d, S(3), 4, 2, S(10));		/* fits and ends early, still waits */
+	ok_eq(d.start[4], -1, "fcfs: nobody passes the head");
+	end(&d, S(100), 1);
+	ok(d.start[2] == S(100) && d.start[4] == S(100), "fcfs: both start in order at 100");
+	ok(!backfilled(&d, 4) && d.checks_failed == 0, "fcfs: nothing backfilled, invariants held");
+	sched_free(d.s);
+}
+
+/* Real nodes, kills at the limit, the grace in the plan, cancels, errors. */
+static void mechanics(void)
+{
+	struct drv d;
+	uint32_t nodes[16];
+	struct sched_job_info info;
+
+	drv_init(&d, SCHED_CONSERVATIVE, 8, S(5));
+	submit(&d, S(0), 1, 3, S(10));
+	submit(&d, S(0), 2, 2, S(10));
+	ok_eq(sched_job_nodes(d.s, 1, nodes, 16), 3, "nodes: job 1 holds 3 nodes");
+	ok(nodes[0] == 0 && nodes[1] == 1 && nodes[2] == 2, "nodes: lowest free first (0,1,2)");
+	ok_eq(sched_job_nodes(d.s, 2, nodes, 16), 2, "nodes: job 2 holds 2 nodes");
+	ok(nodes[0] == 3 && nodes[1] == 4, "nodes: job 2 gets 3,4");
+	ok_eq(sched_free_nodes(d.s), 3, "nodes: 3 free");
+	submit(&d, S(1), 3, 8, S(10));
+	ok_eq(guarantee(&d, 3), S(15), "grace: the plan holds nodes until estimate + grace (15)");
+	ok_eq(sched_next_wakeup(d.s), S(10), "kill: the core wants waking at the limit");
+	run(&d, S(10));
+	ok(d.kills[1] == 1 && d.kills[2] == 1, "kill: both jobs are signalled at their limit");
+	run(&d, S(11));
+	ok(d.kills[1] == 1, "kill: only once");
+	ok_eq(sched_end(d.s, S(12), 1, END_KILLED), SCHED_OK, "kill: the killed job's end is taken");
+	ok_eq(sched_end(d.s, S(12), 2, END_KILLED), SCHED_OK, "kill: and the other");
+	run(&d, S(12));
+	ok_eq(d.start[3], S(12), "grace: ending inside the grace compresses; job 3 starts at 12");
+	sched_job_nodes(d.s, 3, nodes, 16);
+	ok(nodes[0] == 0 && nodes[7] == 7, "nodes: the freed nodes are reused");
+
+	/* cancel */
+	submit(&d, S(13), 4, 8, S(10));
+	ok_eq(guarantee(&d, 4), S(12 + 15), "cancel: job 4 queued behind job 3");
+	ok_eq(sched_cancel(d.s, S(14), 4), SCHED_OK, "cancel: a queued job leaves at once");
+	ok_eq(sched_job_info(d.s, 4, &info), SCHED_E_NOJOB, "cancel: and is gone");
+	ok_eq(sched_cancel(d.s, S(14), 3), 1, "cancel: a running job is signalled");
+	drv_take(&d, S(14));
+	ok_eq(d.kills[3], 1, "cancel: SA_KILL for the running job");
+	ok_eq(sched_end(d.s, S(15), 3, END_CANCELLED), SCHED_OK, "cancel: its end is taken");
+
+	/* errors */
+	ok_eq(sched_submit(d.s, S(16), 5, 9, S(1)), SCHED_E_TOOBIG, "error: more nodes than the partition");
+	ok_eq(sched_submit(d.s, S(16), 5, 0, S(1)), SCHED_E_INVAL, "error: zero nodes");
+	ok_eq(sched_submit(d.s, S(16), 5, 1, -1), SCHED_E_INVAL, "error: negative estimate");
+	ok_eq(sched_submit(d.s, S(16), 5, 1, S(1)), SCHED_OK, "submit ok");
+	ok_eq(sched_submit(d.s, S(16), 5, 1, S(1)), SCHED_E_DUP, "error: duplicate id");
+	ok_eq(sched_submit(d.s, S(15), 6, 1, S(1)), SCHED_E_TIME, "error: time going backwards");
+	ok_eq(sched_end(d.s, S(16), 99, END_EXITED), SCHED_E_NOJOB, "error: end of an unknown job");
+	ok_eq(sched_cancel(d.s, S(16), 99), SCHED_E_NOJOB, "error: cancel of an unknown job");
+	ok_eq(sched_node_down(d.s, S(16), 8), SCHED_E_INVAL, "error: no such node");
+	drv_take(&d, S(16));
+	ok_eq(d.checks_failed, 0, "mechanics: invariants held");
+	sched_free(d.s);
+}
+
+/* A lost node breaks the guarantees that no longer fit, latest arrival
+ * first, and says so; a job on a lost node is killed. */
+static void node_failure(void)
+{
+	struct drv d;
+
+	drv_init(&d, SCHED_CONSERVATIVE, 4, 0);
+	submit(&d, S(0), 1, 2, S(100));		/* nodes 0,1 [0,100) */
+	submit(&d, S(1), 2, 4, S(100));		/* [100,200) */
+	submit(&d, S(2), 3, 2, S(50));		/* nodes 2,3 now: [2,52) */
+	ok_eq(d.start[3], S(2), "down: job 3 backfilled");
+	ok_eq(sched_node_down(d.s, S(10), 0), SCHED_OK, "down: node 0 goes down while job 1 holds it");
+	drv_take(&d, S(10));
+	ok_eq(d.kills[1], 1, "down: job 1 is killed (node failure)");
+	ok_eq(d.broken[2], 1, "down: job 2 (needs all 4 nodes) loses its guarantee, and is told");
+	ok_eq(guarantee(&d, 2), BF_NEVER, "down: job 2 cannot be placed with 3 nodes up");
+	sched_end(d.s, S(11), 1, END_NODE_FAILED);
+	run(&d, S(11));
+	ok_eq(sched_free_nodes(d.s), 1, "down: node 0 stays out; node 1 is free");
+	ok_eq(sched_node_up(d.s, S(20), 0), SCHED_OK, "up: node 0 is back");
+	run(&d, S(20));
+	ok_eq(guarantee(&d, 2), S(52), "up: job 2 is placed again, after job 3");
+	ok_eq(d.checks_failed, 0, "down/up: invariants held");
+	sched_free(d.s);
+}
+
+static void take_stress_action(const struct sched_action *a, bf_time now, enum sched_policy pol,
+                               int *state, bf_time *started, bf_time *end_at,
+                               const bf_time *run_for, const bf_time *est, bf_time *promised,
+                               int *late_start)
+{
+	uint64_t id = a->job;
+
+	if (a->kind == SA_START) {
+		state[id] = 2;
+		started[id] = now;
+		end_at[id] = now + (run_for[id] < est[id] ? run_for[id] : est[id]);
+		if (pol == SCHED_CONSERVATIVE && promised[id] != BF_NEVER && now > promised[id])
+			(*late_start)++;
+	} else if (a->kind == SA_KILL) {
+		end_at[id] = now;	/* dies at once */
+	} else {
+		promised[id] = a->t;	/* a broken promise, renewed */
+	}
+}
+
+/* Random workloads: every policy, random early ends, cancels and node
+ * changes; invariants after every event, and under conservative no queued
+ * job's guarantee ever moves later unless the core said SA_BROKEN. */
+static void stress(enum sched_policy pol, unsigned seed)
+{
+	enum { N = 32, J = 400 };
+	struct sched *s;
+	struct sched_params prm = { .policy = pol, .nodes = N, .kill_grace = S(pol == SCHED_EASY ? 0 : 3) };
+	bf_time est[J], run_for[J], started[J], promised[J], end_at[J];
+	int state[J];	/* 0 unborn, 1 queued, 2 running, 3 gone */
+	char msg[300];
+	int bad_check = 0, later = 0, late_start = 0, events = 0, node_events = 0;
+	bf_time now = 0;
+	uint64_t next = 0;
+
+	sched_new(&s, &prm);
+	for (int i = 0; i < J; i++) {
+		seed = seed * 1103515245 + 12345;
+		est[i] = S(1 + (seed >> 8) % 500);
+		seed = seed * 1103515245 + 12345;
+		run_for[i] = (seed >> 8) % 4 == 0 ? est[i] + S(1) : (bf_time)((seed >> 8) % (uint64_t)est[i]);
+		state[i] = 0;
+		promised[i] = BF_NEVER;
+		started[i] = end_at[i] = BF_NEVER;
+	}
+	while (events < 4000) {
+		size_t na;
+		const struct sched_action *a;
+		int r;
+		bf_time ext, t;
+
+		seed = seed * 1103515245 + 12345;
+		r = (int)((seed >> 8) % 100);
+		ext = now + S((seed >> 16) % 7);	/* the next outside event */
+		/* Like a real driver: the ends and wake-ups before it happen on
+		 * time, each followed by a pass. */
+		for (;;) {
+			t = sched_next_wakeup(s);
+			for (int i = 0; i < J; i++)
+				if (state[i] == 2 && end_at[i] < t)
+					t = end_at[i];
+			if (t > ext)
+				break;
+			now = t;
+			for (int i = 0; i < J; i++) {
+				if (state[i] == 2 && end_at[i] == now) {
+					sched_end(s, now, (uint64_t)i, END_EXITED);
+					state[i] = 3;
+				}
+			}
+			sched_run(s, now);
+			a = sched_actions(s, &na);
+			for (size_t k = 0; k < na; k++)
+				take_stress_action(&a[k], now, pol, state, started, end_at, run_for, est,
+				                   promised, &late_start);
+			sched_clear_actions(s);
+		}
+		now = ext;
+		if (r < 45 && next < J) {
+			sched_submit(s, now, next, 1 + (uint32_t)((seed >> 12) % (N / 2 + 1)) +
+			             ((seed >> 20) % 9 == 0 ? N / 2 - 1 : 0), est[next]);
+			state[next++] = 1;
+		} else if (r < 50 && next > 0) {
+			uint64_t v = (seed >> 12) % next;
+
+			if (state[v] == 1 && sched_cancel(s, now, v) == SCHED_OK)
+				state[v] = 3;
+		} else if (r < 53) {
+			sched_node_down(s, now, (uint32_t)((seed >> 12) % N));
+			node_events++;
+		} else if (r < 58) {
+			sched_node_up(s, now, (uint32_t)((seed >> 12) % N));
+			node_events++;
+		}
+		sched_run(s, now);
+		a = sched_actions(s, &na);
+		for (size_t k = 0; k < na; k++)
+			take_stress_action(&a[k], now, pol, state, started, end_at, run_for, est,
+			                   promised, &late_start);
+		sched_clear_actions(s);
+		if (pol == SCHED_CONSERVATIVE) {
+			for (uint64_t i = 0; i < next; i++) {
+				struct sched_job_info info;
+
+				if (state[i] != 1 || sched_job_info(s, i, &info) != SCHED_OK)
+					continue;
+				if (info.guarantee > promised[i])
+					later++;
+				promised[i] = info.guarantee;
+			}
+		}
+		if (sched_check(s, now, msg, sizeof msg) != 0 && !bad_check++)
+			printf("# %s: %s\n", sched_policy_name(pol), msg);
+		events++;
+	}
+	ok_eq(bad_check, 0, "stress %s: invariants after every one of %d events (%d node changes)",
+	      sched_policy_name(pol), events, node_events);
+	if (pol == SCHED_CONSERVATIVE) {
+		ok_eq(later, 0, "stress conservative: no guarantee moved later unless announced");
+		ok_eq(late_start, 0, "stress conservative: no job started after its guarantee");
+	}
+	sched_free(s);
+}
+
+int main(void)
+{
+	conservative_hole_and_compression();
+	compression_is_not_replanning();
+	easy_delays_second_not_first();
+	mechanics();
+	node_failure();
+	for (unsigned seed = 1; seed <= 3; seed++) {
+		stress(SCHED_FCFS, seed);
+		stress(SCHED_EASY, seed);
+		stress(SCHED_CONSERVATIVE, seed);
+	}
+	return tap_done();
+}

@@ -33,6 +33,8 @@ LIBCOMMON  := $(BUILD)/libcommon.a
 LIBDAEMON  := $(BUILD)/libdaemon.a
 
 .PHONY: all deps check test asan bench run install clean
+# Keep object files of tests and benchmarks (make would delete them as intermediates).
+.SECONDARY:
 all: $(BUILD)/backfilld $(TEST_BIN) $(BENCH_BIN)
 
 deps:

@@ -11,7 +11,6 @@
 #define BF_SWF_H
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #define SWF_FIELDS    18
 #define SWF_MAX_LINE  4096	/* longer lines are malformed, not truncated */
@@ -24,15 +23,16 @@ enum swf_field {
 };
 
 struct swf_job {
-	int64_t f[SWF_FIELDS];	/* f[SWF_AVGCPU] is unused: see avg_cpu */
-	double avg_cpu;		/* field 6, the only fractional one */
+	int64_t f[SWF_FIELDS];	/* f[SWF_AVGCPU] holds field 6 truncated */
+	double avg_cpu;		/* field 6, the only fractional one; swf_format
+				 * writes field 6 from here, not from f[] */
 };
 
 struct swf_header {
 	int64_t max_nodes;	/* "; MaxNodes:", -1 if absent */
 	int64_t max_procs;	/* "; MaxProcs:", -1 if absent */
 	int64_t unix_start;	/* "; UnixStartTime:", -1 if absent */
-	char *text;		/* every header line seen, '\n'-terminated */
+	char *text;		/* header lines seen, '\n'-terminated, up to 1 MiB */
 	size_t text_len;
 };
 
@@ -50,10 +50,12 @@ struct swf_reader;
 /* Open a trace ("-" is standard input). Returns NULL with the reason in err. */
 struct swf_reader *swf_open(const char *path, char *err, size_t errlen);
 /* Read the next job. Returns 1 (a job), 0 (end of file), -1 (a malformed
- * line: err has "file:line: reason"; call again to go on), -2 (I/O or
- * decompression error: err says why; stop). */
+ * line: err has "file:line: reason", *job may be partly filled; call again
+ * to go on), -2 (I/O or decompression error: err has "file: read error after
+ * line N: reason"; stop). */
 int  swf_next(struct swf_reader *r, struct swf_job *job, char *err, size_t errlen);
-/* Header lines read so far (all of them once the first job is returned). */
+/* Header lines read so far (comment lines after the first job are added
+ * as they are read, so all of them once swf_next has returned 0). */
 const struct swf_header *swf_get_header(const struct swf_reader *r);
 /* 1-based number of the line last read. */
 unsigned long swf_lineno(const struct swf_reader *r);

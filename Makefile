@@ -32,7 +32,7 @@ BENCH_BIN  := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 LIBCOMMON  := $(BUILD)/libcommon.a
 LIBDAEMON  := $(BUILD)/libdaemon.a
 
-.PHONY: all deps check test asan bench run install clean
+.PHONY: all deps check test asan bench run install clean fuzz
 # Keep object files of tests and benchmarks (make would delete them as intermediates).
 .SECONDARY:
 all: $(BUILD)/backfilld $(TEST_BIN) $(BENCH_BIN)
@@ -87,6 +87,14 @@ run: deps
 	@for p in fcfs easy conservative; do \
 	    $(BUILD)/backfilld --replay $(BUILD)/sample.swf --policy $$p --check || exit 1; \
 	done
+
+# Fuzz the SWF reader for FUZZ_SECONDS (libFuzzer with clang; see tests/fuzz/README.md).
+FUZZ_SECONDS ?= 60
+fuzz:
+	@mkdir -p $(BUILD)/fuzz-corpus
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Icommon \
+	    tests/fuzz/fuzz_swf.c common/swf.c $(PKG_LIBS) -o $(BUILD)/fuzz_swf
+	$(BUILD)/fuzz_swf -max_total_time=$(FUZZ_SECONDS) -max_len=20000 $(BUILD)/fuzz-corpus tests/fuzz/corpus
 
 install: $(BUILD)/backfilld
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8

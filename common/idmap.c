@@ -18,6 +18,8 @@ static int alloc_table(struct idmap *m, uint32_t buckets)
 	if (!m->keys || !m->vals) {
 		free(m->keys);
 		free(m->vals);
+		m->keys = NULL;
+		m->vals = NULL;
 		return -1;
 	}
 	for (uint32_t i = 0; i < buckets; i++)

@@ -64,7 +64,6 @@ int sched_new(struct sched **out, const struct sched_params *prm)
 		return SCHED_E_NOMEM;
 	s->prm = *prm;
 	s->qhead = s->qtail = s->free_slot = NONE;
-	s->last_head = UINT64_MAX;
 	s->next_due = BF_NEVER;
 	s->now = INT64_MIN;
 	s->down_since = malloc((size_t)prm->nodes * sizeof *s->down_since);
@@ -362,7 +361,7 @@ int sched_end(struct sched *s, bf_time now, uint64_t id, enum sched_end_how how)
 		return SCHED_E_NOJOB;
 	if ((unsigned)how > END_NODE_FAILED)
 		return SCHED_E_INVAL;
-	if (profile_prepare(&s->prof, 2 * s->ns.ndown + 2) < 0)
+	if (profile_prepare(&s->prof, 4 * s->ns.ndown + 2) < 0)
 		return SCHED_E_NOMEM;
 	j = &s->jobs[slot];
 	if (s->ns.ndown)
@@ -401,8 +400,12 @@ int sched_cancel(struct sched *s, bf_time now, uint64_t id)
 		}
 		return 1;
 	}
+	if (profile_prepare(&s->prof, 2) < 0)
+		return SCHED_E_NOMEM;
 	if (s->prm.policy == SCHED_CONSERVATIVE)
 		cons_forget(s, slot);
+	if (s->has_last_head && s->last_head == j->id)
+		s->has_last_head = false;
 	queue_remove(s, slot);
 	s->st.cancelled_queued++;
 	slot_free(s, slot);
@@ -422,7 +425,8 @@ int sched_node_down(struct sched *s, bf_time now, uint32_t node)
 		return SCHED_E_INVAL;
 	if (s->ns.down[node])
 		return SCHED_OK;
-	if (profile_prepare(&s->prof, 2) < 0 || need_actions(s, 1 + s->qlen) < 0)
+	/* The repair may move every queued reservation: room for all first. */
+	if (profile_prepare(&s->prof, 4 * s->qlen + 2) < 0 || need_actions(s, 1 + s->qlen) < 0)
 		return SCHED_E_NOMEM;
 	owner = nodeset_set_down(&s->ns, node);
 	/* The node is gone for good (until it is up again): a reservation to
@@ -453,6 +457,8 @@ int sched_node_up(struct sched *s, bf_time now, uint32_t node)
 		return SCHED_E_INVAL;
 	if (!s->ns.down[node])
 		return SCHED_OK;
+	if (profile_prepare(&s->prof, 2) < 0)
+		return SCHED_E_NOMEM;
 	profile_release(&s->prof, s->down_since[node], 1, BF_NEVER - s->down_since[node]);
 	s->down_since[node] = BF_NEVER;
 	nodeset_set_up(&s->ns, node);
@@ -482,6 +488,8 @@ void sched_start_job(struct sched *s, uint32_t slot, bf_time now)
 		sched_violation(s, "job %llu started at %lld, after its guarantee %lld",
 		                (unsigned long long)j->id, (long long)now, (long long)j->first_guarantee);
 	queue_remove(s, slot);
+	if (s->has_last_head && s->last_head == j->id)
+		s->has_last_head = false;
 	if (j->flags & JF_RESERVED) {
 		/* Its reservation becomes its hold (moved if it starts late:
 		 * only a job overrunning its plan can make it wait). */
@@ -516,7 +524,7 @@ int sched_run(struct sched *s, bf_time now)
 	/* Room for a start or kill per job, and for reservations moved by
 	 * late starts, before anything changes. */
 	if (need_actions(s, s->qlen + s->nrunning + 1) < 0 ||
-	    profile_prepare(&s->prof, 2 * s->qlen + 2) < 0)
+	    profile_prepare(&s->prof, 4 * s->qlen + 4) < 0)
 		return SCHED_E_NOMEM;
 	while (s->heap_len && heap_key(s, s->heap[0]) <= now) {
 		uint32_t slot = s->heap[0];
@@ -553,6 +561,8 @@ bf_time sched_next_wakeup(const struct sched *s)
 {
 	bf_time t = s->heap_len ? heap_key(s, s->heap[0]) : BF_NEVER;
 
+	if (s->dirty)
+		return s->now;	/* an event came in without a pass after it */
 	return s->next_due < t ? s->next_due : t;
 }
 

@@ -66,8 +66,12 @@ enum sched_action_kind {
 	 * driver reports sched_end(END_KILLED). Also for END_NODE_FAILED (a
 	 * node it holds went down) and for cancelling a running job. */
 	SA_KILL,
-	/* Conservative: a lost node or a job overrunning its plan left no room
-	 * at this job's guarantee; t is its new, later guaranteed start. */
+	/* Conservative: a lost node left no room at this job's guarantee; t is
+	 * its new, later guaranteed start, or BF_NEVER if it cannot be placed
+	 * with the nodes that are up (it is placed again when nodes return).
+	 * A job that holds its nodes past its planned end (live: exit later
+	 * than estimate + grace) is not yet covered: the due jobs wait for its
+	 * nodes and start late. */
 	SA_BROKEN,
 };
 
@@ -122,8 +126,9 @@ int  sched_node_up(struct sched *s, bf_time now, uint32_t node);
 /* The scheduling pass: compress if needed, start what can start, signal
  * jobs at their limit. Cheap when nothing changed. */
 int  sched_run(struct sched *s, bf_time now);
-/* When the core wants sched_run() called even if no event comes
- * (a kill deadline), or BF_NEVER. */
+/* When the core wants sched_run() called even if no event comes (a kill
+ * deadline, a reservation falling due at an instant no end marks; `now` of
+ * the last event if no pass followed it), or BF_NEVER. */
 bf_time sched_next_wakeup(const struct sched *s);
 
 /* Actions produced since the last clear, in order. */

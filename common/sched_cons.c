@@ -39,7 +39,7 @@ static bool place(struct sched *s, uint32_t slot, bf_time now)
 	}
 	profile_reserve(&s->prof, a, j->nodes, j->hold);
 	j->resv = a;
-	j->flags |= JF_RESERVED;
+	j->flags = (uint8_t)((j->flags | JF_RESERVED) & ~JF_EVICTED);
 	if (j->first_guarantee == BF_NEVER)
 		j->first_guarantee = a;
 	if (a <= now)
@@ -72,7 +72,9 @@ int cons_compress(struct sched *s, bf_time now)
 		struct job *j = &s->jobs[i];
 		bf_time a;
 
-		if (profile_prepare(&s->prof, 2) < 0) {
+		/* A release can re-create two breakpoints that had merged
+		 * with neighbours, and the reserve adds two. */
+		if (profile_prepare(&s->prof, 4) < 0) {
 			/* The rest keep their places; keep what is known of due. */
 			s->next_due = due < s->next_due ? due : s->next_due;
 			return SCHED_E_NOMEM;
@@ -161,9 +163,10 @@ void cons_forget(struct sched *s, uint32_t slot)
 int cons_repair(struct sched *s, bf_time now)
 {
 	bool evicted = false;
+	bf_time from = now;
 
 	for (;;) {
-		bf_time t = profile_first_below(&s->prof, 0, now, BF_NEVER);
+		bf_time t = profile_first_below(&s->prof, 0, from, BF_NEVER);
 		uint32_t i;
 
 		if (t == BF_NEVER)
@@ -174,8 +177,11 @@ int cons_repair(struct sched *s, bf_time now)
 			if ((j->flags & JF_RESERVED) && j->resv <= t && t < j->resv + j->hold)
 				break;
 		}
-		if (i == NONE)
-			break;	/* only running jobs there: they end on their own */
+		if (i == NONE) {
+			/* Only running jobs there: they end on their own. */
+			from = profile_next_change(&s->prof, t);
+			continue;
+		}
 		cons_forget(s, i);	/* resv keeps the promise to compare */
 		s->jobs[i].flags |= JF_EVICTED;
 		evicted = true;
@@ -188,10 +194,7 @@ int cons_repair(struct sched *s, bf_time now)
 
 		if (!(j->flags & JF_EVICTED))
 			continue;
-		if (profile_prepare(&s->prof, 2) < 0)
-			return SCHED_E_NOMEM;
-		j->flags &= ~JF_EVICTED;
-		promised = j->resv;
+		promised = j->resv;	/* room was prepared by sched_node_down */
 		place(s, i, now);
 		if (j->resv > promised) {
 			j->first_guarantee = j->resv;	/* the new promise */

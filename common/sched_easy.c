@@ -18,15 +18,20 @@ bf_time easy_shadow(const struct sched *s, const struct job *head, bf_time now, 
 
 /* Promise the head its shadow time; check that the promise made to the
  * same head at the previous pass has not moved later. */
-static void promise_head(struct sched *s, struct job *head, bf_time shadow)
+static void promise_head(struct sched *s, struct job *head, bf_time shadow, bf_time now)
 {
 	if (head->first_guarantee == BF_NEVER)
 		head->first_guarantee = shadow;
-	if (s->last_head == head->id && shadow > s->last_shadow && s->ns.ndown == 0)
+	/* A promise already in the past was kept from by a job overrunning
+	 * its plan (live only), not by backfilling; a lost node may also
+	 * move it. */
+	if (s->has_last_head && s->last_head == head->id && shadow > s->last_shadow &&
+	    s->last_shadow >= now && s->ns.ndown == 0)
 		sched_violation(s, "head job %llu: shadow time moved later, %lld -> %lld",
 		                (unsigned long long)head->id, (long long)s->last_shadow,
 		                (long long)shadow);
 	head->resv = shadow;
+	s->has_last_head = true;
 	s->last_head = head->id;
 	s->last_shadow = shadow;
 }
@@ -45,7 +50,7 @@ void easy_pass(struct sched *s, bf_time now, bool backfill)
 		return;
 	/* 2. The head's shadow time and the extra nodes. */
 	shadow = easy_shadow(s, head, now, &extra);
-	promise_head(s, head, shadow);
+	promise_head(s, head, shadow, now);
 	if (!backfill)
 		return;
 	/* 3. Backfill in queue order: jobs that end by the shadow time, or

@@ -65,6 +65,7 @@ struct sched {
 
 	/* EASY/FCFS: the head job's shadow at the last pass, to check it never
 	 * moves later while that job stays at the head. */
+	bool has_last_head;
 	uint64_t last_head;
 	bf_time last_shadow;
 

@@ -286,15 +286,21 @@ static int simulate(struct sim *sm)
 	size_t next = 0;
 	int rc;
 
-	while (next < sm->n || sm->ends.len) {
+	while (next < sm->n || sm->ends.len || sched_queue_len(sm->s)) {
 		/* The next instant: an end, an arrival, or a time the core
-		 * asked to be woken at (as the live daemon's timer would). */
+		 * asked to be woken at (as the live daemon's timer would); a
+		 * queued job can fall due after the last end. */
 		bf_time now = sched_next_wakeup(sm->s);
 
 		if (sm->ends.len && sm->ends.t[0] < now)
 			now = sm->ends.t[0];
 		if (next < sm->n && sm->jobs[next].submit < now)
 			now = sm->jobs[next].submit;
+		if (now == BF_NEVER) {
+			fprintf(stderr, "backfilld: internal error: %u jobs queued, nothing to wait for\n",
+			        sched_queue_len(sm->s));
+			return -1;
+		}
 		/* Same instant: every end first, then every arrival in order. */
 		while (sm->ends.len && sm->ends.t[0] == now) {
 			uint32_t id = ends_pop(&sm->ends);
@@ -319,6 +325,13 @@ static int simulate(struct sim *sm)
 			return core_error(rc, "scheduling pass after", next);
 		if (take_actions(sm, now) < 0 || check(sm, now, "the scheduling pass") < 0)
 			return -1;
+	}
+	for (size_t k = 0; k < sm->n; k++) {
+		if (sm->jobs[k].start == BF_NEVER) {
+			fprintf(stderr, "backfilld: internal error: job on line %u never started\n",
+			        sm->jobs[k].line + 1);
+			return -1;
+		}
 	}
 	return 0;
 }

@@ -1,0 +1,233 @@
+#!/bin/sh
+# Benchmarks: replay speed on real traces and on a synthetic 1M-job trace,
+# then the core's per-event cost against the queue length (bench_queue).
+# Prints figures only: timing never fails the run. The exit status is
+# non-zero only if a replay or bench_queue fails (or cannot run at all).
+#
+# Usage: sh bench/run.sh [BUILD]      (make bench runs it with BUILD=build)
+# Traces: ../shared/traces beside the checkout (BF_TRACES overrides); they are
+# read in place. The synthetic trace goes to a temporary directory that is
+# removed at the end.
+set -u
+LC_ALL=C
+export LC_ALL
+
+build=${1:-build}
+top=$(cd "$(dirname "$0")/.." && pwd)
+case $build in
+/*) bdir=$build ;;
+*) bdir=$top/$build ;;
+esac
+bin=$bdir/backfilld
+bq=$bdir/bench/bench_queue
+traces=${BF_TRACES:-$top/../shared/traces}
+policies="fcfs easy conservative"
+status=0
+
+for f in "$bin" "$bq"; do
+	if [ ! -x "$f" ]; then
+		echo "bench: $f is missing: build first (make bench does)" >&2
+		exit 1
+	fi
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/backfilld-bench.XXXXXX") || {
+	echo "bench: cannot make a temporary directory" >&2
+	exit 1
+}
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# ---- clocks and meters -------------------------------------------------------
+
+# Nanoseconds from GNU date if it has %N; otherwise whole seconds.
+if ns=$(date +%s%N 2>/dev/null) && case $ns in '' | *[!0-9]*) false ;; esac; then
+	have_ns=1
+else
+	have_ns=0
+fi
+now_ns() {
+	if [ "$have_ns" = 1 ]; then
+		date +%s%N
+	else
+		echo "$(date +%s)000000000"
+	fi
+}
+# Seconds between two now_ns readings, 3 decimals.
+secs() {
+	awk -v d="$(($2 - $1))" 'BEGIN { printf "%.3f", d / 1e9 }'
+}
+
+# GNU time for the peak RSS (and the process time when date has no %N).
+timebin=
+if [ -x /usr/bin/time ] &&
+	/usr/bin/time -f '%e %M' -o "$tmp/probe" true 2>/dev/null &&
+	tail -n 1 "$tmp/probe" | grep -Eq '^[0-9.]+ [0-9]+$'; then
+	timebin=/usr/bin/time
+fi
+
+# ---- one replay, one table row ----------------------------------------------
+
+# The value of a top-level key in the replay's JSON report.
+jget() {
+	awk -v k="\"$1\":" '$1 == k { v = $2; sub(/,$/, "", v); print v; exit }' "$2"
+}
+
+row_fmt='%-22s %-13s %8s %9s %8s %9s %10s %9s  %s\n'
+header() {
+	# shellcheck disable=SC2059
+	printf "$row_fmt" trace policy jobs events wall_s process_s jobs/s "peak RSS" target
+	# shellcheck disable=SC2059
+	printf "$row_fmt" "" "" simulated "" "(replay)" "(whole)" "" "" ""
+}
+
+# replay NAME FILE POLICY TARGET: run it once and print one row.
+replay() {
+	name=$1 file=$2 pol=$3 target=$4
+	json=$tmp/report.json rus=$tmp/rusage err=$tmp/stderr
+	rm -f "$rus"
+	t0=$(now_ns)
+	if [ -n "$timebin" ]; then
+		"$timebin" -f '%e %M' -o "$rus" \
+			"$bin" --replay "$file" --policy "$pol" --format json >"$json" 2>"$err"
+	else
+		"$bin" --replay "$file" --policy "$pol" --format json >"$json" 2>"$err"
+	fi
+	rc=$?
+	t1=$(now_ns)
+	if [ "$rc" -ne 0 ]; then
+		status=1
+		printf '%-22s %-13s FAILED: exit status %s\n' "$name" "$pol" "$rc"
+		sed -n '1,5s/^/    /p' "$err"
+		[ -s "$rus" ] && sed -n '1,3s/^/    /p' "$rus"
+		return
+	fi
+	wall=$(jget wall_s "$json")
+	jobs=$(jget jobs_simulated "$json")
+	events=$(jget events "$json")
+	rss=n/a
+	if [ "$have_ns" = 1 ]; then
+		proc=$(secs "$t0" "$t1")
+	else
+		proc=n/a
+	fi
+	if [ -n "$timebin" ] && [ -s "$rus" ]; then
+		set -- $(tail -n 1 "$rus")
+		[ "$have_ns" = 1 ] || proc=$1
+		rss=$(awk -v k="$2" 'BEGIN { printf "%.1f MiB", k / 1024 }')
+	fi
+	jps=$(awk -v j="$jobs" -v w="$wall" 'BEGIN { if (w > 0) printf "%.0f", j / w; else print "n/a" }')
+	wall=$(awk -v w="$wall" 'BEGIN { printf "%.3f", w }')
+	# shellcheck disable=SC2059
+	printf "$row_fmt" "$name" "$pol" "$jobs" "$events" "$wall" "$proc" "$jps" "$rss" "$target"
+}
+
+# replay_all NAME FILE TARGET_FCFS TARGET_EASY TARGET_CONS
+replay_all() {
+	name=$1 file=$2
+	if [ ! -r "$file" ]; then
+		status=1
+		printf '%-22s %-13s FAILED: trace not found: %s\n' "$name" "(all)" "$file"
+		return
+	fi
+	for pol in $policies; do
+		case $pol in
+		fcfs) t=$3 ;;
+		easy) t=$4 ;;
+		*) t=$5 ;;
+		esac
+		replay "$name" "$file" "$pol" "$t"
+	done
+}
+
+# ---- the synthetic trace -----------------------------------------------------
+
+copies=13
+ctc=$traces/CTC-SP2-1996-3.1-cln.swf.gz
+synth=$tmp/ctc-x$copies.swf
+
+# CTC-SP2 concatenated $copies times: copy c's submit times are shifted by
+# copy c-1's last submit + 1 day, jobs renumbered 1..N (fields 17-18, the
+# preceding job and think time, are -1 throughout CTC), CTC's header kept.
+make_synth() {
+	zcat "$ctc" | awk -v copies="$copies" '
+	BEGIN {
+		printf "; backfilld bench: synthetic trace, CTC-SP2-1996-3.1-cln concatenated %d times;\n", copies
+		print "; each copy shifted by the previous copy'"'"'s last submit + 1 day, jobs renumbered"
+	}
+	/^[ \t]*;/ { print; next }
+	NF == 0 { next }
+	{
+		n++
+		line[n] = $0
+		if ($2 + 0 > last)
+			last = $2 + 0
+	}
+	END {
+		id = 0
+		off = 0
+		for (c = 0; c < copies; c++) {
+			for (i = 1; i <= n; i++) {
+				$0 = line[i]
+				$1 = ++id
+				$2 = sprintf("%.0f", $2 + off)
+				print
+			}
+			off += last + 86400
+		}
+	}' >"$synth"
+}
+
+# ---- run ----------------------------------------------------------------------
+
+start=$(now_ns)
+commit=$(cd "$top" && git rev-parse --short HEAD 2>/dev/null) || commit=unknown
+echo "backfilld benchmarks ($(date '+%Y-%m-%d %H:%M'), commit $commit," \
+	"$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') CPUs, build $build)"
+echo "Each replay runs once. wall_s: the replay's own time (its JSON \"wall_s\": reading"
+echo "the trace, simulating, metrics); process_s: the whole backfilld process; jobs/s:"
+echo "jobs simulated / wall_s; peak RSS: /usr/bin/time %M."
+[ -n "$timebin" ] || echo "(/usr/bin/time not usable here: peak RSS shown as n/a)"
+[ "$have_ns" = 1 ] || echo "(date has no %N: process times from /usr/bin/time, 10 ms steps)"
+echo "Targets are stated for reference only; nothing fails on time."
+echo
+echo "== Real traces =="
+header
+replay_all CTC-SP2-1996-3.1-cln "$ctc" "" "< 0.3 s" "< 1 s"
+replay_all SDSC-SP2-1998-4.2-cln "$traces/SDSC-SP2-1998-4.2-cln.swf.gz" "" "" ""
+
+echo
+echo "== Synthetic: CTC-SP2 x $copies =="
+if [ ! -r "$ctc" ]; then
+	status=1
+	echo "FAILED: trace not found: $ctc"
+else
+	g0=$(now_ns)
+	if make_synth; then
+		njobs=$(grep -vc '^[[:space:]]*;' "$synth")
+		sz=$(wc -c <"$synth" | awk '{ printf "%.0f MB", $1 / 1e6 }')
+		echo "generated $njobs jobs ($sz plain SWF, in a temporary directory) in $(secs "$g0" "$(now_ns)") s"
+		header
+		replay_all "CTC-SP2 x $copies" "$synth" "< 20 s" "< 20 s" "< 20 s"
+	else
+		status=1
+		echo "FAILED: could not generate the synthetic trace"
+	fi
+	rm -f "$synth"
+fi
+
+echo
+echo "== Core: cost of one event vs queue length (build/bench/bench_queue) =="
+"$bq"
+rc=$?
+if [ "$rc" -ne 0 ]; then
+	status=1
+	echo "FAILED: bench_queue exited with status $rc"
+fi
+
+echo
+echo "bench took $(secs "$start" "$(now_ns)") s in all"
+[ "$status" -eq 0 ] || echo "bench: something failed (see above)" >&2
+exit "$status"

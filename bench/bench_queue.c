@@ -599,9 +599,9 @@ int main(void)
 	printf("    started/end: queued jobs the end let start; moved/end (conservative): jobs\n"
 	       "    the compression moved earlier; searches/job: anchor rounds per queued job in\n"
 	       "    the first compression; rebuild: building the state once (Q arrivals).\n");
-	printf("    conservative placement of the queue: searches per arriving job");
+	printf("    conservative, searches per job to place the queue on arrival:\n    ");
 	for (size_t i = 0; i < NQ; i++)
-		printf("%s Q=%u: %.1f", i ? "," : "", queue_lengths[i], model[i].place_searches);
+		printf("%sQ=%u: %.1f", i ? ", " : "", queue_lengths[i], model[i].place_searches);
 	printf("\n");
 
 	printf("\n(c) profile alone: B breakpoints (a ~70%% full plan of random reservations)\n");

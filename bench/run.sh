@@ -68,6 +68,15 @@ if [ -x /usr/bin/time ] &&
 	timebin=/usr/bin/time
 fi
 
+# A replay that hangs (a core bug) must not hang the bench: each replay gets
+# BENCH_TIMEOUT seconds (default 120, 6x the 1M-job target) if GNU timeout
+# exists, then counts as failed.
+limit=${BENCH_TIMEOUT:-120}
+tmo=
+if command -v timeout >/dev/null 2>&1 && timeout 5 true 2>/dev/null; then
+	tmo="timeout $limit"
+fi
+
 # ---- one replay, one table row ----------------------------------------------
 
 # The value of a top-level key in the replay's JSON report.
@@ -90,18 +99,24 @@ replay() {
 	rm -f "$rus"
 	t0=$(now_ns)
 	if [ -n "$timebin" ]; then
-		"$timebin" -f '%e %M' -o "$rus" \
+		# shellcheck disable=SC2086
+		"$timebin" -f '%e %M' -o "$rus" $tmo \
 			"$bin" --replay "$file" --policy "$pol" --format json >"$json" 2>"$err"
 	else
-		"$bin" --replay "$file" --policy "$pol" --format json >"$json" 2>"$err"
+		# shellcheck disable=SC2086
+		$tmo "$bin" --replay "$file" --policy "$pol" --format json >"$json" 2>"$err"
 	fi
 	rc=$?
 	t1=$(now_ns)
 	if [ "$rc" -ne 0 ]; then
 		status=1
-		printf '%-22s %-13s FAILED: exit status %s\n' "$name" "$pol" "$rc"
+		if [ -n "$tmo" ] && [ "$rc" -eq 124 ]; then
+			printf '%-22s %-13s FAILED: no result after %s s (killed: a hang?)\n' \
+				"$name" "$pol" "$limit"
+		else
+			printf '%-22s %-13s FAILED: exit status %s\n' "$name" "$pol" "$rc"
+		fi
 		sed -n '1,5s/^/    /p' "$err"
-		[ -s "$rus" ] && sed -n '1,3s/^/    /p' "$rus"
 		return
 	fi
 	wall=$(jget wall_s "$json")
@@ -114,12 +129,16 @@ replay() {
 		proc=n/a
 	fi
 	if [ -n "$timebin" ] && [ -s "$rus" ]; then
-		set -- $(tail -n 1 "$rus")
-		[ "$have_ns" = 1 ] || proc=$1
-		rss=$(awk -v k="$2" 'BEGIN { printf "%.1f MiB", k / 1024 }')
+		last=$(tail -n 1 "$rus")	# "%e %M": elapsed s, peak RSS KiB
+		[ "$have_ns" = 1 ] || proc=${last% *}
+		rss=$(awk -v k="${last#* }" 'BEGIN { printf "%.1f MiB", k / 1024 }')
 	fi
-	jps=$(awk -v j="$jobs" -v w="$wall" 'BEGIN { if (w > 0) printf "%.0f", j / w; else print "n/a" }')
-	wall=$(awk -v w="$wall" 'BEGIN { printf "%.3f", w }')
+	# A report without the numbers (null, a renamed key) shows n/a.
+	jps=$(awk -v j="$jobs" -v w="$wall" 'BEGIN {
+		if (j ~ /^[0-9]+$/ && w ~ /^[0-9.]+$/ && w > 0) printf "%.0f", j / w; else print "n/a" }')
+	wall=$(awk -v w="$wall" 'BEGIN { if (w ~ /^[0-9.]+$/) printf "%.3f", w; else print "n/a" }')
+	[ -n "$jobs" ] || jobs=n/a
+	[ -n "$events" ] || events=n/a
 	# shellcheck disable=SC2059
 	printf "$row_fmt" "$name" "$pol" "$jobs" "$events" "$wall" "$proc" "$jps" "$rss" "$target"
 }
@@ -189,9 +208,16 @@ echo "backfilld benchmarks ($(date '+%Y-%m-%d %H:%M'), commit $commit," \
 echo "Each replay runs once. wall_s: the replay's own time (its JSON \"wall_s\": reading"
 echo "the trace, simulating, metrics); process_s: the whole backfilld process; jobs/s:"
 echo "jobs simulated / wall_s; peak RSS: /usr/bin/time %M."
-[ -n "$timebin" ] || echo "(/usr/bin/time not usable here: peak RSS shown as n/a)"
-[ "$have_ns" = 1 ] || echo "(date has no %N: process times from /usr/bin/time, 10 ms steps)"
-echo "Targets are stated for reference only; nothing fails on time."
+[ -n "$timebin" ] || echo "(/usr/bin/time is not usable here: peak RSS shown as n/a)"
+if [ "$have_ns" != 1 ]; then
+	if [ -n "$timebin" ]; then
+		echo "(date has no %N: process times from /usr/bin/time, in 10 ms steps)"
+	else
+		echo "(date has no %N and /usr/bin/time is not usable: process times n/a)"
+	fi
+fi
+echo "Targets are stated for reference only; nothing fails on time${tmo:+ (a run that gives
+no result within $limit s is killed and counted as failed: a hang)}."
 echo
 echo "== Real traces =="
 header
@@ -205,26 +231,34 @@ if [ ! -r "$ctc" ]; then
 	echo "FAILED: trace not found: $ctc"
 else
 	g0=$(now_ns)
-	if make_synth; then
-		njobs=$(grep -vc '^[[:space:]]*;' "$synth")
+	make_synth
+	# zcat's status is lost in the pipe: count what came out instead.
+	njobs=$(grep -vc '^[[:space:]]*;' "$synth")
+	if [ "$njobs" -ge 1000000 ]; then
 		sz=$(wc -c <"$synth" | awk '{ printf "%.0f MB", $1 / 1e6 }')
-		echo "generated $njobs jobs ($sz plain SWF, in a temporary directory) in $(secs "$g0" "$(now_ns)") s"
+		echo "generated $njobs jobs ($sz plain SWF, in a temporary directory)" \
+			"in $(secs "$g0" "$(now_ns)") s"
 		header
 		replay_all "CTC-SP2 x $copies" "$synth" "< 20 s" "< 20 s" "< 20 s"
 	else
 		status=1
-		echo "FAILED: could not generate the synthetic trace"
+		echo "FAILED: the synthetic trace has $njobs jobs, not at least 1,000,000"
 	fi
 	rm -f "$synth"
 fi
 
 echo
-echo "== Core: cost of one event vs queue length (build/bench/bench_queue) =="
-"$bq"
+echo "== Core: cost of one event vs queue length ($build/bench/bench_queue) =="
+# shellcheck disable=SC2086
+$tmo "$bq"
 rc=$?
 if [ "$rc" -ne 0 ]; then
 	status=1
-	echo "FAILED: bench_queue exited with status $rc"
+	if [ -n "$tmo" ] && [ "$rc" -eq 124 ]; then
+		echo "FAILED: bench_queue gave no result after $limit s (killed: a hang?)"
+	else
+		echo "FAILED: bench_queue exited with status $rc"
+	fi
 fi
 
 echo

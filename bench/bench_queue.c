@@ -217,7 +217,7 @@ static uint64_t rounds_before(const struct profile *p, int64_t n, bf_time d, bf_
 		}
 		t = k;
 	}
-	if (*out != profile_anchor_before(p, n, d, from, limit))
+	if (*out != profile_anchor_before(p, n, d, from, limit, limit))
 		*model_ok = false;
 	return r;
 }

@@ -328,24 +328,24 @@ bf_time profile_first_below(const struct profile *p, int64_t n, bf_time from, bf
 }
 
 bf_time profile_anchor_before(const struct profile *p, int64_t n, bf_time d, bf_time from,
-                              bf_time limit)
+                              bf_time before, bf_time clip)
 {
 	bf_time t = from;
 
 	if (n <= 0)
-		return from < limit ? from : BF_NEVER;
+		return from < before ? from : BF_NEVER;
 	if (n > p->capacity)
 		return BF_NEVER;
 	for (;;) {
 		/* Earliest instant with n free, then the first drop below n
-		 * inside [s, s + d) (cut at the limit); if there is none, s is
-		 * the anchor, else resume the search from the drop. Each round
+		 * inside [s, s + d) (cut at clip); if there is none, s is the
+		 * anchor, else resume the search from the drop. Each round
 		 * passes at least one breakpoint, so the loop ends. */
 		bf_time s = profile_first_fit(p, n, t), k;
 
-		if (s >= limit || s >= BF_NEVER)
+		if (s >= before || s >= BF_NEVER)
 			return BF_NEVER;
-		k = profile_first_below(p, n, s, s + d < limit ? s + d : limit);
+		k = profile_first_below(p, n, s, s + d < clip ? s + d : clip);
 		if (k == BF_NEVER)
 			return s;
 		t = k;
@@ -354,7 +354,7 @@ bf_time profile_anchor_before(const struct profile *p, int64_t n, bf_time d, bf_
 
 bf_time profile_anchor(const struct profile *p, int64_t n, bf_time d, bf_time from)
 {
-	return profile_anchor_before(p, n, d, from, BF_NEVER);
+	return profile_anchor_before(p, n, d, from, BF_NEVER, BF_NEVER);
 }
 
 bf_time profile_next_change(const struct profile *p, bf_time t)

@@ -58,12 +58,13 @@ bf_time profile_first_fit(const struct profile *p, int64_t n, bf_time from);
 /* Earliest t >= from with at least n free during all of [t, t+d);
  * BF_NEVER if n exceeds what the profile ever has free. */
 bf_time profile_anchor(const struct profile *p, int64_t n, bf_time d, bf_time from);
-/* The same, for a start before `limit`, where only [t, min(t+d, limit))
- * must have n free; BF_NEVER if no such t. A job reserved at `limit` can
- * move to t exactly when this finds t: past the limit its own reservation
- * holds its nodes. So compression asks without touching the profile. */
+/* The same, for a start t < before, where only [t, min(t+d, clip)) must
+ * have n free; BF_NEVER if there is no such t. A job reserved at r can move
+ * to t exactly when this finds t with before = clip = r: past r its own
+ * reservation holds its nodes. So compression asks without touching the
+ * profile (and may bound `before` further, see sched_cons.c). */
 bf_time profile_anchor_before(const struct profile *p, int64_t n, bf_time d, bf_time from,
-                              bf_time limit);
+                              bf_time before, bf_time clip);
 /* Earliest t in [from, until) with fewer than n free, or BF_NEVER. */
 bf_time profile_first_below(const struct profile *p, int64_t n, bf_time from, bf_time until);
 /* The first breakpoint strictly after t, or BF_NEVER: for walking the steps. */

@@ -66,6 +66,8 @@ int sched_new(struct sched **out, const struct sched_params *prm)
 	s->qhead = s->qtail = s->free_slot = NONE;
 	s->next_due = BF_NEVER;
 	s->now = INT64_MIN;
+	xlog_init(&s->freed_start, false);
+	xlog_init(&s->freed_end, true);
 	s->down_since = malloc((size_t)prm->nodes * sizeof *s->down_since);
 	if (!s->down_since || profile_init(&s->prof, prm->nodes) < 0 ||
 	    nodeset_init(&s->ns, prm->nodes) < 0 || idmap_init(&s->ids, 1024) < 0) {
@@ -90,6 +92,8 @@ void sched_free(struct sched *s)
 	free(s->ready);
 	free(s->down_since);
 	free(s->acts);
+	xlog_destroy(&s->freed_start);
+	xlog_destroy(&s->freed_end);
 	free(s);
 }
 
@@ -370,8 +374,11 @@ int sched_end(struct sched *s, bf_time now, uint64_t id, enum sched_end_how how)
 	nodeset_release(&s->ns, j->first_node);
 	heap_remove(s, slot);
 	/* Freed before its planned end: conservative compresses the plan. */
-	if (now < j->start + j->hold)
+	if (now < j->start + j->hold) {
 		s->need_compress = true;
+		if (s->prm.policy == SCHED_CONSERVATIVE)
+			cons_freed(s, now, j->start + j->hold);
+	}
 	s->nrunning--;
 	s->st.ended++;
 	slot_free(s, slot);
@@ -463,6 +470,8 @@ int sched_node_up(struct sched *s, bf_time now, uint32_t node)
 	s->down_since[node] = BF_NEVER;
 	nodeset_set_up(&s->ns, node);
 	s->need_compress = true;
+	if (s->prm.policy == SCHED_CONSERVATIVE)
+		cons_freed(s, now, BF_NEVER);
 	s->dirty = true;
 	return SCHED_OK;
 }

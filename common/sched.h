@@ -57,6 +57,11 @@ struct sched_params {
 	enum sched_policy policy;
 	uint32_t nodes;		/* partition size, >= 1 */
 	bf_time kill_grace;	/* >= 0 */
+	/* For tests: conservative compression searches every hole before a
+	 * job's reservation instead of only up to the end of the regions freed
+	 * since it settled. Same schedule, slower; the reference to check the
+	 * bound against. */
+	bool compress_unbounded;
 };
 
 enum sched_action_kind {

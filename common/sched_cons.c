@@ -1,8 +1,29 @@
 /* Conservative backfilling, as in SCHEDULING.md: every job gets a
  * reservation when it arrives (its guaranteed start); when a hole opens the
  * plan is compressed (each queued job, in arrival order, re-anchored no
- * later than before), never re-planned from scratch. */
+ * later than before), never re-planned from scratch.
+ *
+ * Bounding the search. A job whose place was the earliest possible when it
+ * was last looked at ("settled" at some epoch) can move earlier only into a
+ * window that contains an instant that gained free nodes since: otherwise
+ * that window was free enough before. Every gain (an early end, a cancel, a
+ * job moving out of its old place, a node back up) is logged with a new
+ * epoch and the region it freed. A new place for a job reserved at r spans
+ * [t, min(t + hold, r)), so it can use a freed region only if the region
+ * starts before r, and then t lies before the region's end. So the job is
+ * skipped when every region freed since it settled starts at or after r,
+ * and otherwise its search stops at the latest end logged since, instead of
+ * walking every hole up to its reservation: per job O(log) for the log plus
+ * the holes before that end, not the holes of the whole plan. */
 #include "sched_internal.h"
+
+/* Log that the plan gained free nodes over [start, end). */
+void cons_freed(struct sched *s, bf_time start, bf_time end)
+{
+	s->epoch++;
+	xlog_add(&s->freed_start, s->epoch, start);
+	xlog_add(&s->freed_end, s->epoch, end);
+}
 
 static void ready_push(struct sched *s, uint32_t slot)
 {
@@ -39,6 +60,7 @@ static bool place(struct sched *s, uint32_t slot, bf_time now)
 	}
 	profile_reserve(&s->prof, a, j->nodes, j->hold);
 	j->resv = a;
+	j->settled = s->epoch;
 	j->flags = (uint8_t)((j->flags | JF_RESERVED) & ~JF_EVICTED);
 	if (j->first_guarantee == BF_NEVER)
 		j->first_guarantee = a;
@@ -66,6 +88,7 @@ static void settle(struct sched *s, uint32_t slot, bf_time now, bf_time *due)
 int cons_compress(struct sched *s, bf_time now)
 {
 	bf_time due = BF_NEVER;
+	uint64_t oldest = s->epoch;
 
 	s->st.compressions++;
 	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
@@ -87,19 +110,41 @@ int cons_compress(struct sched *s, bf_time now)
 		/* Re-anchor from now. The earliest start before the current
 		 * reservation is found without releasing it (see
 		 * profile_anchor_before), so a job that cannot move, the common
-		 * case, costs searches only and no change to the profile. */
-		a = j->resv > now ? profile_anchor_before(&s->prof, j->nodes, j->hold, now, j->resv)
-		                  : BF_NEVER;
-		if (a != BF_NEVER) {
-			profile_release(&s->prof, j->resv, j->nodes, j->hold);
-			profile_reserve(&s->prof, a, j->nodes, j->hold);
-			s->st.reanchors++;
-			j->resv = a;
+		 * case, costs searches only and no change to the profile; and
+		 * the search stops where the regions freed since the job settled
+		 * end (see the top of this file). */
+		if (j->resv > now) {
+			bf_time first = xlog_after(&s->freed_start, j->settled, BF_NEVER, now);
+			bf_time last = xlog_after(&s->freed_end, j->settled, now, BF_NEVER);
+
+			if (s->prm.compress_unbounded) {
+				first = now;
+				last = BF_NEVER;
+			}
+			a = BF_NEVER;
+			if (first < j->resv && last > now)
+				a = profile_anchor_before(&s->prof, j->nodes, j->hold, now,
+				                          last < j->resv ? last : j->resv, j->resv);
+			if (a != BF_NEVER) {
+				/* What its old place frees beyond its new one. */
+				bf_time from = a + j->hold > j->resv ? a + j->hold : j->resv;
+
+				profile_release(&s->prof, j->resv, j->nodes, j->hold);
+				profile_reserve(&s->prof, a, j->nodes, j->hold);
+				cons_freed(s, from, j->resv + j->hold);
+				s->st.reanchors++;
+				j->resv = a;
+			}
+			j->settled = s->epoch;
 		}
+		if (j->settled < oldest)
+			oldest = j->settled;
 		settle(s, i, now, &due);
 	}
 	s->next_due = due;
 	s->need_compress = false;
+	xlog_forget(&s->freed_start, oldest);
+	xlog_forget(&s->freed_end, oldest);
 	return SCHED_OK;
 }
 
@@ -153,6 +198,7 @@ void cons_forget(struct sched *s, uint32_t slot)
 		profile_release(&s->prof, j->resv, j->nodes, j->hold);
 		j->flags &= ~JF_RESERVED;
 		s->need_compress = true;
+		cons_freed(s, j->resv, j->resv + j->hold);
 	}
 }
 

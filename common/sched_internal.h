@@ -5,6 +5,7 @@
 #include "nodeset.h"
 #include "profile.h"
 #include "sched.h"
+#include "xlog.h"
 
 #define NONE UINT32_MAX
 
@@ -26,6 +27,7 @@ struct job {
 	bf_time start;		/* running: actual start */
 	bf_time resv;		/* queued: reserved/promised start, BF_NEVER if none */
 	bf_time first_guarantee;
+	uint64_t settled;	/* conservative: epoch when its place was last found best */
 	uint32_t nodes;
 	uint32_t first_node;	/* running: head of its list in the node set */
 	uint32_t prev, next;	/* queue links; next also links free slots */
@@ -53,6 +55,12 @@ struct sched {
 	/* Conservative: no reservation outside the ready list starts before
 	 * this (it may be earlier than the true minimum, never later). */
 	bf_time next_due;
+
+	/* Conservative: regions of the plan that gained free nodes, by epoch,
+	 * to bound each job's search in compression (see sched_cons.c). */
+	uint64_t epoch;
+	struct xlog freed_start;	/* smallest start logged since an epoch */
+	struct xlog freed_end;		/* largest end logged since an epoch */
 
 	bf_time *down_since;	/* per node: start of its "down" reservation, or BF_NEVER */
 
@@ -94,5 +102,6 @@ int  cons_compress(struct sched *s, bf_time now);
 void cons_pass(struct sched *s, bf_time now);
 int  cons_repair(struct sched *s, bf_time now);
 void cons_forget(struct sched *s, uint32_t slot);
+void cons_freed(struct sched *s, bf_time start, bf_time end);
 
 #endif

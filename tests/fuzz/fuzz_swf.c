@@ -806,13 +806,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* The text the reader should see. */
 	if (pad) {
-		/* The reader's buffer ends at input offset 4089..4104 (so the
-		 * input's own line layout decides how much of a line is left
-		 * at the end, near the 4097-byte limit), or at one of 0..8399. */
-		if (param & 0x10000)
-			pad_len = READ_BUF_GUESS - 4104 + param % 16;
-		else
+		/* The reader's first buffer ends within 2 bytes of the end of
+		 * the input's second line (so a line of 4096 bytes and a '\r'
+		 * can end exactly there), or at one of offsets 0..8399. */
+		if (param & 0x10000) {
+			const char *nl2 = first_end ? memchr(first_end + 1, '\n',
+					size - first_len - 1) : NULL;
+			size_t b = nl2 ? (size_t)(nl2 - text) : size;
+			pad_len = READ_BUF_GUESS - (b + 2) + param % 5;
+		} else {
 			pad_len = READ_BUF_GUESS - 8400 + param % 8400;
+		}
 		add_padding(&content, pad_len);
 	}
 	bytes_add(&content, text, size);

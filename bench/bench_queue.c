@@ -598,7 +598,9 @@ int main(void)
 	}
 	printf("    started/end: queued jobs the end let start; moved/end (conservative): jobs\n"
 	       "    the compression moved earlier; searches/job: anchor rounds per queued job in\n"
-	       "    the first compression; rebuild: building the state once (Q arrivals).\n");
+	       "    the first compression if every hole before each reservation were searched (a\n"
+	       "    model; the core bounds the search by the regions freed since the job settled,\n"
+	       "    see common/sched_cons.c); rebuild: building the state once (Q arrivals).\n");
 	printf("    conservative, searches per job to place the queue on arrival:\n    ");
 	for (size_t i = 0; i < NQ; i++)
 		printf("%sQ=%u: %.1f", i ? ", " : "", queue_lengths[i], model[i].place_searches);

@@ -86,6 +86,33 @@ int nodeset_alloc(struct nodeset *ns, uint32_t count, uint32_t owner, uint32_t *
 	return 0;
 }
 
+int nodeset_take(struct nodeset *ns, const uint32_t *nodes, uint32_t count, uint32_t owner,
+                 uint32_t *first)
+{
+	uint32_t tail = NODESET_NONE;
+
+	*first = NODESET_NONE;
+	for (uint32_t k = 0; k < count; k++) {
+		uint32_t i = nodes[k];
+
+		/* A node listed twice is no longer free the second time. */
+		if (i >= ns->n || !nodeset_is_free(ns, i)) {
+			nodeset_release(ns, *first);
+			*first = NODESET_NONE;
+			return -1;
+		}
+		clear_free(ns, i);
+		ns->owner[i] = owner;
+		ns->next[i] = NODESET_NONE;
+		if (tail == NODESET_NONE)
+			*first = i;
+		else
+			ns->next[tail] = i;
+		tail = i;
+	}
+	return 0;
+}
+
 uint32_t nodeset_release(struct nodeset *ns, uint32_t first)
 {
 	uint32_t back = 0;

@@ -32,6 +32,11 @@ void nodeset_destroy(struct nodeset *ns);
 /* Take `count` free nodes for job `owner`; *first gets the head of the
  * job's list. Returns -1 (nothing taken) if fewer than count are free. */
 int  nodeset_alloc(struct nodeset *ns, uint32_t count, uint32_t owner, uint32_t *first);
+/* Take exactly the given nodes (a job adopted after a restart), linked in
+ * the order given. Returns -1, taking none, if one is out of range, down,
+ * held, or listed twice. */
+int  nodeset_take(struct nodeset *ns, const uint32_t *nodes, uint32_t count, uint32_t owner,
+                  uint32_t *first);
 /* Return a job's nodes; nodes marked down stay out of the free set.
  * Returns how many nodes went back to the free set. */
 uint32_t nodeset_release(struct nodeset *ns, uint32_t first);

@@ -288,29 +288,27 @@ static uint32_t lookup(const struct sched *s, uint64_t id, enum slot_state want)
 
 /* ---- events ---- */
 
-int sched_submit(struct sched *s, bf_time now, uint64_t id, uint32_t nodes, bf_time estimate)
+/* The checks every new job passes, before anything changes. */
+static int check_new(const struct sched *s, uint64_t id, uint32_t nodes, bf_time estimate)
 {
-	struct job *j;
-	uint32_t slot;
-	int rc;
-
-	if ((rc = advance(s, now)) < 0)
-		return rc;
 	if (nodes == 0 || estimate < 0 || estimate > BF_MAX_DURATION)
 		return SCHED_E_INVAL;
 	if (nodes > s->prm.nodes)
 		return SCHED_E_TOOBIG;
 	if (idmap_get(&s->ids, id) != IDMAP_NONE)
 		return SCHED_E_DUP;
-	/* Everything that can fail comes before the first change. */
-	if (s->free_slot == NONE && grow_job_table(s) < 0)
-		return SCHED_E_NOMEM;
-	/* Ends come before arrivals: a hole opened at this instant is closed
-	 * before the newcomer joins the queue and looks for its place. */
-	if (s->prm.policy == SCHED_CONSERVATIVE && s->need_compress &&
-	    (rc = cons_compress(s, now)) < 0)
-		return rc;
-	if (profile_prepare(&s->prof, 2) < 0)
+	return SCHED_OK;
+}
+
+/* A slot for a checked job, not yet queued or running; room is made for
+ * its reservation or hold in the plan. */
+static int new_job(struct sched *s, uint64_t id, uint32_t nodes, bf_time estimate,
+                   bf_time submit, uint32_t *out)
+{
+	uint32_t slot;
+	struct job *j;
+
+	if ((s->free_slot == NONE && grow_job_table(s) < 0) || profile_prepare(&s->prof, 4) < 0)
 		return SCHED_E_NOMEM;
 	if (s->free_slot != NONE) {
 		slot = s->free_slot;
@@ -326,17 +324,88 @@ int sched_submit(struct sched *s, bf_time now, uint64_t id, uint32_t nodes, bf_t
 	}
 	j = &s->jobs[slot];
 	*j = (struct job){
-		.id = id, .seq = s->next_seq++, .submit = now, .estimate = estimate,
+		.id = id, .seq = s->next_seq++, .submit = submit, .estimate = estimate,
 		.hold = estimate + s->prm.kill_grace, .start = BF_NEVER, .resv = BF_NEVER,
 		.first_guarantee = BF_NEVER, .nodes = nodes, .first_node = NODESET_NONE,
 		.heap = NONE, .state = SLOT_QUEUED,
 	};
 	if (j->hold < 1)
 		j->hold = 1;	/* a job needs its nodes at least for an instant */
+	*out = slot;
+	return SCHED_OK;
+}
+
+int sched_submit(struct sched *s, bf_time now, uint64_t id, uint32_t nodes, bf_time estimate)
+{
+	uint32_t slot;
+	int rc;
+
+	if ((rc = advance(s, now)) < 0 || (rc = check_new(s, id, nodes, estimate)) < 0)
+		return rc;
+	/* Ends come before arrivals: a hole opened at this instant is closed
+	 * before the newcomer joins the queue and looks for its place. */
+	if (s->prm.policy == SCHED_CONSERVATIVE && s->need_compress &&
+	    (rc = cons_compress(s, now)) < 0)
+		return rc;
+	if ((rc = new_job(s, id, nodes, estimate, now, &slot)) < 0)
+		return rc;
 	queue_append(s, slot);
 	s->dirty = true;
 	if (s->prm.policy == SCHED_CONSERVATIVE)
 		cons_arrive(s, slot, now);
+	return SCHED_OK;
+}
+
+static void heap_push(struct sched *s, uint32_t slot)
+{
+	heap_set(s, s->heap_len++, slot);
+	heap_up(s, s->heap_len - 1);
+}
+
+int sched_restore_running(struct sched *s, bf_time now, uint64_t id, bf_time submit,
+                          bf_time estimate, bf_time start, const uint32_t *nodes, uint32_t count)
+{
+	struct job *j;
+	uint32_t slot, first;
+	int rc;
+
+	if ((rc = advance(s, now)) < 0 || (rc = check_new(s, id, count, estimate)) < 0)
+		return rc;
+	if (submit < 0 || start < submit || start > now)
+		return SCHED_E_INVAL;
+	if ((rc = new_job(s, id, count, estimate, submit, &slot)) < 0)
+		return rc;
+	if (nodeset_take(&s->ns, nodes, count, slot, &first) < 0) {
+		slot_free(s, slot);	/* a node out of range, down, held or twice */
+		return SCHED_E_INVAL;
+	}
+	j = &s->jobs[slot];
+	j->first_node = first;
+	j->start = start;
+	j->state = SLOT_RUNNING;
+	profile_reserve(&s->prof, start, count, j->hold);
+	heap_push(s, slot);	/* a limit passed while we were down: killed at the next pass */
+	s->nrunning++;
+	s->dirty = true;
+	return SCHED_OK;
+}
+
+int sched_restore_queued(struct sched *s, bf_time now, uint64_t id, bf_time submit,
+                         uint32_t nodes, bf_time estimate, bf_time guarantee)
+{
+	uint32_t slot;
+	int rc;
+
+	if ((rc = advance(s, now)) < 0 || (rc = check_new(s, id, nodes, estimate)) < 0)
+		return rc;
+	if (submit < 0 || submit > now)
+		return SCHED_E_INVAL;
+	if (need_actions(s, 1) < 0 || (rc = new_job(s, id, nodes, estimate, submit, &slot)) < 0)
+		return rc < 0 ? rc : SCHED_E_NOMEM;
+	queue_append(s, slot);
+	s->dirty = true;
+	if (s->prm.policy == SCHED_CONSERVATIVE)
+		cons_restore(s, slot, now, guarantee);
 	return SCHED_OK;
 }
 
@@ -517,8 +586,7 @@ void sched_start_job(struct sched *s, uint32_t slot, bf_time now)
 	j->start = now;
 	j->state = SLOT_RUNNING;
 	j->heap = NONE;
-	heap_set(s, s->heap_len++, slot);
-	heap_up(s, s->heap_len - 1);
+	heap_push(s, slot);
 	s->nrunning++;
 	s->st.started++;
 	sched_emit(s, SA_START, 0, j->id, now);
@@ -611,6 +679,20 @@ uint32_t sched_job_nodes(const struct sched *s, uint64_t id, uint32_t *out, uint
 		if (k < cap)
 			out[k] = i;
 	return k;
+}
+
+void sched_foreach_running(const struct sched *s,
+                           int (*visit)(const struct sched_job_info *, void *), void *arg)
+{
+	struct sched_job_info info;
+
+	for (uint32_t slot = 0; slot < s->jobs_used; slot++) {
+		if (s->jobs[slot].state != SLOT_RUNNING)
+			continue;
+		fill_info(&s->jobs[slot], &info);
+		if (visit(&info, arg))
+			break;
+	}
 }
 
 void sched_foreach_queued(const struct sched *s,

@@ -128,6 +128,18 @@ int  sched_cancel(struct sched *s, bf_time now, uint64_t id);
  * guarantees that no longer fit are moved later with SA_BROKEN. */
 int  sched_node_down(struct sched *s, bf_time now, uint32_t node);
 int  sched_node_up(struct sched *s, bf_time now, uint32_t node);
+/* Restart: rebuild what a previous run left, before any other event, all
+ * at the same `now`: first every running job, adopted on exactly the nodes
+ * it holds with its real start (a limit that passed meanwhile is signalled
+ * at the next pass); then every queued job in arrival order with its
+ * submit time and the start promised to it (BF_NEVER if none). Conservative
+ * keeps each promise that still fits and emits SA_BROKEN for one that does
+ * not (one that passed while the daemon was down counts as kept if the job
+ * can start now). SCHED_E_INVAL for a bad node list or times. */
+int  sched_restore_running(struct sched *s, bf_time now, uint64_t id, bf_time submit,
+                           bf_time estimate, bf_time start, const uint32_t *nodes, uint32_t count);
+int  sched_restore_queued(struct sched *s, bf_time now, uint64_t id, bf_time submit,
+                          uint32_t nodes, bf_time estimate, bf_time guarantee);
 /* The scheduling pass: compress if needed, start what can start, signal
  * jobs at their limit. Cheap when nothing changed. */
 int  sched_run(struct sched *s, bf_time now);
@@ -145,6 +157,10 @@ int  sched_job_info(const struct sched *s, uint64_t id, struct sched_job_info *o
 /* A running job's nodes (ascending indices); returns the count and writes
  * at most `cap` of them. */
 uint32_t sched_job_nodes(const struct sched *s, uint64_t id, uint32_t *out, uint32_t cap);
+/* Visit running jobs (in no particular order); stop early if visit returns
+ * non-zero. */
+void sched_foreach_running(const struct sched *s,
+                           int (*visit)(const struct sched_job_info *, void *), void *arg);
 /* Visit queued jobs in queue order; stop early if visit returns non-zero. */
 void sched_foreach_queued(const struct sched *s,
                           int (*visit)(const struct sched_job_info *, void *), void *arg);

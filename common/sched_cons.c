@@ -85,6 +85,42 @@ static void settle(struct sched *s, uint32_t slot, bf_time now, bf_time *due)
 		*due = s->jobs[slot].resv;
 }
 
+/* A queued job back after a restart, in arrival order after the running
+ * jobs and the jobs before it: it keeps its promised start if that is still
+ * ahead and its nodes are free there, as they were when it was promised;
+ * otherwise it is placed from now, and told if that is later than promised
+ * (a promise that passed while the daemon was down is kept by starting
+ * now). Room was prepared by the caller. */
+void cons_restore(struct sched *s, uint32_t slot, bf_time now, bf_time promised)
+{
+	struct job *j = &s->jobs[slot];
+	bf_time late;
+
+	if (promised != BF_NEVER && promised >= now &&
+	    profile_first_below(&s->prof, j->nodes, promised, promised + j->hold) == BF_NEVER) {
+		j->first_guarantee = promised;
+		profile_reserve(&s->prof, promised, j->nodes, j->hold);
+		j->resv = promised;
+		j->settled = 0;		/* not known to be the earliest: compression looks */
+		j->flags |= JF_RESERVED;
+		if (promised <= now)
+			ready_push(s, slot);
+		else if (promised < s->next_due)
+			s->next_due = promised;
+	} else {
+		j->first_guarantee = promised;
+		place(s, slot, now);
+		late = promised > now ? promised : now;
+		if (j->resv > late) {
+			s->st.broken++;
+			sched_emit(s, SA_BROKEN, 0, j->id, j->resv);
+		}
+		if (j->resv > promised || promised == BF_NEVER)
+			j->first_guarantee = j->resv;	/* the promise from now on */
+	}
+	s->need_compress = true;	/* the restored plan may have room to close */
+}
+
 int cons_compress(struct sched *s, bf_time now)
 {
 	bf_time due = BF_NEVER;

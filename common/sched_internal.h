@@ -103,5 +103,6 @@ void cons_pass(struct sched *s, bf_time now);
 int  cons_repair(struct sched *s, bf_time now);
 void cons_forget(struct sched *s, uint32_t slot);
 void cons_freed(struct sched *s, bf_time start, bf_time end);
+void cons_restore(struct sched *s, uint32_t slot, bf_time now, bf_time promised);
 
 #endif

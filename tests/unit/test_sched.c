@@ -285,6 +285,122 @@ static void node_failure(void)
 	sched_free(d.s);
 }
 
+/* Restart: a scheduler rebuilt from what the old one would have stored
+ * (running jobs with their nodes and starts, queued jobs in order with their
+ * guarantees) has the same nodes, the same guarantees, and goes on to the
+ * same schedule. */
+struct snapshot {
+	int nrun, nq;
+	struct sched_job_info run[16], q[16];
+	uint32_t nodes[16][16];
+	const struct sched *from;
+};
+
+static int snap_running(const struct sched_job_info *i, void *arg)
+{
+	struct snapshot *sn = arg;
+
+	sched_job_nodes(sn->from, i->id, sn->nodes[sn->nrun], 16);
+	sn->run[sn->nrun++] = *i;
+	return 0;
+}
+
+static int snap_queued(const struct sched_job_info *i, void *arg)
+{
+	struct snapshot *sn = arg;
+
+	sn->q[sn->nq++] = *i;
+	return 0;
+}
+
+static void restart(void)
+{
+	struct drv d, e;
+	struct snapshot sn = { 0 };
+	uint32_t a[16], b[16];
+	int same_nodes = 1, same_guar = 1, rc = 0;
+
+	drv_init(&d, SCHED_CONSERVATIVE, 16, 0);
+	submit(&d, S(0), 1, 8, S(100));
+	submit(&d, S(1), 2, 4, S(50));
+	submit(&d, S(2), 3, 16, S(100));	/* reserved at 100 */
+	submit(&d, S(3), 4, 6, S(30));		/* reserved at 50 */
+	submit(&d, S(4), 5, 2, S(500));		/* after job 3 */
+	submit(&d, S(5), 6, 4, S(40));		/* backfilled now: [5,45) */
+	sn.from = d.s;
+	sched_foreach_running(d.s, snap_running, &sn);
+	sched_foreach_queued(d.s, snap_queued, &sn);
+	ok(sn.nrun == 3 && sn.nq == 3, "restart: 3 running and 3 queued jobs to store (%d, %d)",
+	   sn.nrun, sn.nq);
+
+	/* The daemon was down from 5 to 10; everything comes back at 10. */
+	drv_init(&e, SCHED_CONSERVATIVE, 16, 0);
+	for (int k = 0; k < sn.nrun; k++)
+		rc |= sched_restore_running(e.s, S(10), sn.run[k].id, sn.run[k].submit,
+		                            sn.run[k].estimate, sn.run[k].start, sn.nodes[k],
+		                            sn.run[k].nodes);
+	for (int k = 0; k < sn.nq; k++)
+		rc |= sched_restore_queued(e.s, S(10), sn.q[k].id, sn.q[k].submit, sn.q[k].nodes,
+		                           sn.q[k].estimate, sn.q[k].guarantee);
+	run(&e, S(10));
+	ok_eq(rc, SCHED_OK, "restart: every job restored");
+	ok_eq(sched_free_nodes(e.s), sched_free_nodes(d.s), "restart: the same nodes free");
+	for (int k = 0; k < sn.nrun; k++) {
+		uint32_t n = sched_job_nodes(e.s, sn.run[k].id, a, 16);
+
+		sched_job_nodes(d.s, sn.run[k].id, b, 16);
+		same_nodes &= n == sn.run[k].nodes && memcmp(a, b, n * sizeof *a) == 0;
+	}
+	ok(same_nodes, "restart: running jobs adopted on exactly their nodes");
+	for (int k = 0; k < sn.nq; k++)
+		same_guar &= guarantee(&e, sn.q[k].id) == sn.q[k].guarantee;
+	ok(same_guar, "restart: every queued job keeps its guarantee");
+	for (int k = 1; k <= 6; k++)
+		if (d.start[k] >= 0)
+			e.start[k] = d.start[k];	/* started before the restart */
+
+	/* The same future for both: the same schedule. */
+	end(&d, S(40), 2);
+	end(&e, S(40), 2);
+	end(&d, S(45), 6);
+	end(&e, S(45), 6);
+	end(&d, S(60), 1);
+	end(&e, S(60), 1);
+	end(&d, S(70), 4);
+	end(&e, S(70), 4);
+	ok(memcmp(d.start, e.start, sizeof d.start) == 0 && d.start[3] == S(70),
+	   "restart: the restored scheduler goes on to the same starts");
+	ok_eq(d.checks_failed + e.checks_failed, 0, "restart: invariants held");
+	sched_free(d.s);
+	sched_free(e.s);
+
+	/* Errors leave nothing behind; limits that passed are acted on. */
+	drv_init(&e, SCHED_CONSERVATIVE, 4, 0);
+	ok_eq(sched_restore_running(e.s, S(10), 1, 0, S(5), 0, (uint32_t[]){ 0, 0 }, 2),
+	      SCHED_E_INVAL, "restore: a node listed twice is refused");
+	ok_eq(sched_restore_running(e.s, S(10), 1, 0, S(5), 0, (uint32_t[]){ 4 }, 1),
+	      SCHED_E_INVAL, "restore: a node out of range is refused");
+	ok_eq(sched_restore_running(e.s, S(10), 1, 0, S(5), S(11), (uint32_t[]){ 1 }, 1),
+	      SCHED_E_INVAL, "restore: a start in the future is refused");
+	ok(sched_free_nodes(e.s) == 4 && guarantee(&e, 1) == -2, "restore: and nothing is left behind");
+	ok_eq(sched_restore_running(e.s, S(10), 1, 0, S(5), 0, (uint32_t[]){ 1, 2 }, 2), SCHED_OK,
+	      "restore: a job whose limit passed while down");
+	run(&e, S(10));
+	ok_eq(e.kills[1], 1, "restore: it is signalled at the first pass");
+	sched_end(e.s, S(10), 1, END_KILLED);
+	sched_node_down(e.s, S(10), 3);
+	ok_eq(sched_restore_queued(e.s, S(10), 2, S(1), 4, S(10), S(50)), SCHED_OK,
+	      "restore: a job promised all 4 nodes, with one down");
+	ok_eq(sched_restore_queued(e.s, S(10), 3, S(2), 2, S(10), S(5)), SCHED_OK,
+	      "restore: a job whose promise passed while down");
+	run(&e, S(10));
+	ok_eq(e.broken[2], 1, "restore: the promise that no longer fits is announced broken");
+	ok_eq(e.start[3], S(10), "restore: the passed promise is kept by starting now");
+	ok_eq(e.broken[3], 0, "restore: and is not announced broken");
+	ok_eq(e.checks_failed, 0, "restore: invariants held");
+	sched_free(e.s);
+}
+
 /* Random workloads: every policy, random early ends, cancels and node
  * changes; invariants after every event, and under conservative no queued
  * job's guarantee ever moves later unless the core said SA_BROKEN. */
@@ -434,6 +550,7 @@ int main(void)
 	easy_delays_second_not_first();
 	mechanics();
 	node_failure();
+	restart();
 	for (unsigned seed = 1; seed <= 3; seed++) {
 		/* With no grace, jobs killed at their limit end exactly as
 		 * planned (no compression): the next reservation falls due. */

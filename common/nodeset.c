@@ -54,6 +54,19 @@ void nodeset_destroy(struct nodeset *ns)
 	memset(ns, 0, sizeof *ns);
 }
 
+/* Give free node i to owner, appending it to the list *first ... *tail. */
+static void take(struct nodeset *ns, uint32_t i, uint32_t owner, uint32_t *first, uint32_t *tail)
+{
+	clear_free(ns, i);
+	ns->owner[i] = owner;
+	ns->next[i] = NODESET_NONE;
+	if (*tail == NODESET_NONE)
+		*first = i;
+	else
+		ns->next[*tail] = i;
+	*tail = i;
+}
+
 int nodeset_alloc(struct nodeset *ns, uint32_t count, uint32_t owner, uint32_t *first)
 {
 	uint32_t taken = 0, tail = NODESET_NONE;
@@ -69,16 +82,8 @@ int nodeset_alloc(struct nodeset *ns, uint32_t count, uint32_t owner, uint32_t *
 			uint32_t w = s * 64 + (uint32_t)__builtin_ctzll(ns->summary[s]);
 
 			while (ns->free_bits[w] && taken < count) {
-				uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(ns->free_bits[w]);
-
-				clear_free(ns, i);
-				ns->owner[i] = owner;
-				ns->next[i] = NODESET_NONE;
-				if (tail == NODESET_NONE)
-					*first = i;
-				else
-					ns->next[tail] = i;
-				tail = i;
+				take(ns, w * 64 + (uint32_t)__builtin_ctzll(ns->free_bits[w]), owner,
+				     first, &tail);
 				taken++;
 			}
 		}
@@ -101,14 +106,7 @@ int nodeset_take(struct nodeset *ns, const uint32_t *nodes, uint32_t count, uint
 			*first = NODESET_NONE;
 			return -1;
 		}
-		clear_free(ns, i);
-		ns->owner[i] = owner;
-		ns->next[i] = NODESET_NONE;
-		if (tail == NODESET_NONE)
-			*first = i;
-		else
-			ns->next[tail] = i;
-		tail = i;
+		take(ns, i, owner, first, &tail);
 	}
 	return 0;
 }

@@ -1,0 +1,868 @@
+/* The wire protocol: frames, fields, and the messages; see proto.h. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "proto.h"
+
+enum proto_kind { PK_INT = 1, PK_BYTES = 2, PK_GROUP = 3 };
+
+static const char *const err_names[] = {
+	[PE_OK] = "ok", [PE_MALFORMED] = "malformed request", [PE_VERSION] = "protocol version",
+	[PE_INVALID] = "invalid request", [PE_TOOBIG] = "too many nodes", [PE_NOJOB] = "no such job",
+	[PE_DENIED] = "permission denied", [PE_INTERNAL] = "internal error",
+	[PE_DONE] = "job already ended",
+};
+
+const char *proto_err_name(enum proto_err e)
+{
+	return (unsigned)e < sizeof err_names / sizeof *err_names ? err_names[e] : "unknown error";
+}
+
+__attribute__((format(printf, 3, 4)))
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* ---- output ---- */
+
+void proto_buf_init(struct proto_buf *b)
+{
+	*b = (struct proto_buf){ 0 };
+}
+
+void proto_buf_free(struct proto_buf *b)
+{
+	free(b->p);
+	proto_buf_init(b);
+}
+
+static uint8_t *room(struct proto_buf *b, size_t n)
+{
+	if (b->failed || n > PROTO_HEADER + PROTO_MAX_PAYLOAD - b->len) {
+		b->failed = true;
+		return NULL;
+	}
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		uint8_t *p;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p) {
+			b->failed = true;
+			return NULL;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	b->len += n;
+	return b->p + b->len - n;
+}
+
+static void be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+void proto_start(struct proto_buf *b, enum proto_type type)
+{
+	uint8_t *h;
+
+	b->len = 0;
+	b->failed = false;
+	if ((h = room(b, PROTO_HEADER)) != NULL) {
+		memset(h, 0, PROTO_HEADER);
+		h[4] = PROTO_VERSION;
+		h[5] = (uint8_t)type;
+	}
+}
+
+void proto_put_int(struct proto_buf *b, uint8_t tag, int64_t v)
+{
+	uint8_t *p = room(b, 10);
+
+	if (!p)
+		return;
+	p[0] = tag;
+	p[1] = PK_INT;
+	be32(p + 2, (uint32_t)((uint64_t)v >> 32));
+	be32(p + 6, (uint32_t)v);
+}
+
+void proto_put_bytes(struct proto_buf *b, uint8_t tag, const void *data, size_t n)
+{
+	uint8_t *p = n <= PROTO_MAX_PAYLOAD ? room(b, 6 + n) : NULL;
+
+	if (!p) {
+		b->failed = true;
+		return;
+	}
+	p[0] = tag;
+	p[1] = PK_BYTES;
+	be32(p + 2, (uint32_t)n);
+	if (n)
+		memcpy(p + 6, data, n);
+}
+
+void proto_put_str(struct proto_buf *b, uint8_t tag, const char *s)
+{
+	if (s)
+		proto_put_bytes(b, tag, s, strlen(s));
+}
+
+size_t proto_group_open(struct proto_buf *b, uint8_t tag)
+{
+	uint8_t *p = room(b, 6);
+
+	if (!p)
+		return 0;
+	p[0] = tag;
+	p[1] = PK_GROUP;
+	return b->len;
+}
+
+void proto_group_close(struct proto_buf *b, size_t mark)
+{
+	if (!b->failed)
+		be32(b->p + mark - 4, (uint32_t)(b->len - mark));
+}
+
+int proto_finish(struct proto_buf *b)
+{
+	if (b->failed || b->len < PROTO_HEADER)
+		return -1;
+	be32(b->p, (uint32_t)(b->len - PROTO_HEADER));
+	return 0;
+}
+
+/* ---- input ---- */
+
+int proto_frame(const uint8_t *buf, size_t avail, size_t *frame_len, enum proto_type *type,
+                char *err, size_t errlen)
+{
+	uint32_t n;
+
+	if (avail < PROTO_HEADER)
+		return 0;
+	n = rd32(buf);
+	if (buf[4] != PROTO_VERSION)
+		return fail(err, errlen, "protocol version %u; this side speaks %u", buf[4],
+		            PROTO_VERSION);
+	if (buf[6] || buf[7])
+		return fail(err, errlen, "malformed frame header");
+	if (n > PROTO_MAX_PAYLOAD)
+		return fail(err, errlen, "message of %u bytes is over the %u-byte limit", n,
+		            PROTO_MAX_PAYLOAD);
+	if (avail - PROTO_HEADER < n)
+		return 0;
+	*frame_len = PROTO_HEADER + (size_t)n;
+	*type = (enum proto_type)buf[5];
+	return 1;
+}
+
+struct field {
+	uint8_t tag, kind;
+	int64_t i;
+	const uint8_t *data;	/* PK_BYTES and PK_GROUP */
+	uint32_t len;
+};
+
+/* What a message allows: for each tag, its kind, how long, how often. */
+struct spec {
+	uint8_t tag, kind;
+	bool required, repeated;
+	uint32_t max_len;	/* PK_BYTES */
+};
+
+/* Walk the fields of [p, end), checking each against the spec table, and
+ * hand each one to `take`. Catches truncation, unknown tags, wrong kinds,
+ * repeats, over-long or NUL-bearing strings (max_len != PROTO_MAX_SCRIPT
+ * marks text), too many list items and missing required fields. */
+static int walk(const uint8_t *p, const uint8_t *end, const struct spec *sp, size_t nspec,
+                int (*take)(const struct field *, void *, char *, size_t), void *ctx,
+                char *err, size_t errlen)
+{
+	uint32_t count[32] = { 0 };
+
+	while (p < end) {
+		struct field f = { 0 };
+		size_t k;
+
+		if (end - p < 2)
+			return fail(err, errlen, "truncated field");
+		f.tag = p[0];
+		f.kind = p[1];
+		p += 2;
+		for (k = 0; k < nspec && sp[k].tag != f.tag; k++)
+			;
+		if (k == nspec)
+			return fail(err, errlen, "unknown field %u", f.tag);
+		if (sp[k].kind != f.kind)
+			return fail(err, errlen, "field %u has the wrong kind", f.tag);
+		if (++count[k] > 1 && !sp[k].repeated)
+			return fail(err, errlen, "field %u given twice", f.tag);
+		if (count[k] > PROTO_MAX_LIST)
+			return fail(err, errlen, "more than %u of field %u", PROTO_MAX_LIST, f.tag);
+		if (f.kind == PK_INT) {
+			if (end - p < 8)
+				return fail(err, errlen, "truncated field %u", f.tag);
+			f.i = (int64_t)((uint64_t)rd32(p) << 32 | rd32(p + 4));
+			p += 8;
+		} else {
+			if (end - p < 4)
+				return fail(err, errlen, "truncated field %u", f.tag);
+			f.len = rd32(p);
+			p += 4;
+			if ((size_t)(end - p) < f.len)
+				return fail(err, errlen, "truncated field %u", f.tag);
+			f.data = p;
+			p += f.len;
+			if (f.kind == PK_BYTES && f.len > sp[k].max_len)
+				return fail(err, errlen, "field %u is over %u bytes", f.tag, sp[k].max_len);
+			if (f.kind == PK_BYTES && sp[k].max_len != PROTO_MAX_SCRIPT &&
+			    memchr(f.data, '\0', f.len))
+				return fail(err, errlen, "field %u has a NUL byte", f.tag);
+		}
+		if (take(&f, ctx, err, errlen) < 0)
+			return -1;
+	}
+	for (size_t k = 0; k < nspec; k++)
+		if (sp[k].required && !count[k])
+			return fail(err, errlen, "field %u is missing", sp[k].tag);
+	return 0;
+}
+
+static int walk_frame(const uint8_t *frame, size_t len, enum proto_type want,
+                      const struct spec *sp, size_t nspec,
+                      int (*take)(const struct field *, void *, char *, size_t), void *ctx,
+                      char *err, size_t errlen)
+{
+	if (len < PROTO_HEADER || rd32(frame) != len - PROTO_HEADER)
+		return fail(err, errlen, "bad frame length");
+	if (frame[5] != want)
+		return fail(err, errlen, "message type %u, expected %u", frame[5], want);
+	return walk(frame + PROTO_HEADER, frame + len, sp, nspec, take, ctx, err, errlen);
+}
+
+void proto_arena_free(struct proto_arena *a)
+{
+	for (size_t k = 0; k < a->n; k++)
+		free(a->blocks[k]);
+	free(a->blocks);
+	*a = (struct proto_arena){ 0 };
+}
+
+static void *arena_alloc(struct proto_arena *a, size_t n)
+{
+	void *p;
+
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 16;
+		void **nb = realloc(a->blocks, cap * sizeof *nb);
+
+		if (!nb)
+			return NULL;
+		a->blocks = nb;
+		a->cap = cap;
+	}
+	p = calloc(1, n ? n : 1);
+	if (p)
+		a->blocks[a->n++] = p;
+	return p;
+}
+
+/* A field's bytes as a C string (the frame has no NULs to end them). */
+static const char *arena_str(struct proto_arena *a, const struct field *f)
+{
+	char *s = arena_alloc(a, (size_t)f->len + 1);
+
+	if (s)
+		memcpy(s, f->data, f->len);
+	return s;
+}
+
+/* Append to a growing array kept in the arena (lists are short, and the
+ * spec bounds them by PROTO_MAX_LIST). */
+static void *arena_push(struct proto_arena *a, void **arr, uint32_t *count, size_t size)
+{
+	uint32_t n = *count;
+
+	if ((n & (n - 1)) == 0) {	/* at 0, 1, 2, 4, ...: grow to twice */
+		void *na = arena_alloc(a, (n ? 2 * (size_t)n : 1) * size);
+
+		if (!na)
+			return NULL;
+		if (n)
+			memcpy(na, *arr, n * size);
+		*arr = na;
+	}
+	(*count)++;
+	return (char *)*arr + n * size;
+}
+
+#define NOMEM(err, len) fail(err, len, "out of memory")
+
+/* ---- SUBMIT ---- */
+
+enum { SU_NODES = 1, SU_ESTIMATE, SU_NAME, SU_SCRIPT, SU_CWD, SU_OUT, SU_ERR, SU_ARG, SU_ENV };
+
+static const struct spec submit_spec[] = {
+	{ SU_NODES, PK_INT, true, false, 0 },
+	{ SU_ESTIMATE, PK_INT, true, false, 0 },
+	{ SU_NAME, PK_BYTES, false, false, PROTO_MAX_STRING },
+	{ SU_SCRIPT, PK_BYTES, true, false, PROTO_MAX_SCRIPT },
+	{ SU_CWD, PK_BYTES, true, false, PROTO_MAX_STRING },
+	{ SU_OUT, PK_BYTES, false, false, PROTO_MAX_STRING },
+	{ SU_ERR, PK_BYTES, false, false, PROTO_MAX_STRING },
+	{ SU_ARG, PK_BYTES, false, true, PROTO_MAX_STRING },
+	{ SU_ENV, PK_BYTES, false, true, PROTO_MAX_STRING },
+};
+
+int proto_enc_submit(struct proto_buf *b, const struct proto_submit *m)
+{
+	proto_start(b, PT_SUBMIT);
+	proto_put_int(b, SU_NODES, m->nodes);
+	proto_put_int(b, SU_ESTIMATE, m->estimate);
+	proto_put_str(b, SU_NAME, m->name);
+	proto_put_bytes(b, SU_SCRIPT, m->script, m->script_len);
+	proto_put_str(b, SU_CWD, m->cwd);
+	proto_put_str(b, SU_OUT, m->out);
+	proto_put_str(b, SU_ERR, m->err);
+	for (uint32_t k = 0; k < m->argc; k++)
+		proto_put_str(b, SU_ARG, m->argv[k]);
+	for (uint32_t k = 0; k < m->envc; k++)
+		proto_put_str(b, SU_ENV, m->env[k]);
+	return proto_finish(b);
+}
+
+struct submit_ctx {
+	struct proto_submit *m;
+	struct proto_arena *a;
+};
+
+static int take_submit(const struct field *f, void *vctx, char *err, size_t errlen)
+{
+	struct submit_ctx *c = vctx;
+	struct proto_submit *m = c->m;
+	const char *s = NULL, **slot;
+
+	if (f->kind == PK_BYTES && f->tag != SU_SCRIPT && !(s = arena_str(c->a, f)))
+		return NOMEM(err, errlen);
+	switch (f->tag) {
+	case SU_NODES:
+		if (f->i < 1 || f->i > UINT32_MAX)
+			return fail(err, errlen, "nodes must be from 1 to %u", UINT32_MAX);
+		m->nodes = (uint32_t)f->i;
+		break;
+	case SU_ESTIMATE:
+		if (f->i <= 0 || f->i > BF_MAX_DURATION)
+			return fail(err, errlen, "the time limit must be more than 0 and at most 100 years");
+		m->estimate = f->i;
+		break;
+	case SU_NAME: m->name = s; break;
+	case SU_SCRIPT:
+		m->script = f->data;
+		m->script_len = f->len;
+		break;
+	case SU_CWD:
+		if (s[0] != '/')
+			return fail(err, errlen, "the working directory must be an absolute path");
+		m->cwd = s;
+		break;
+	case SU_OUT: m->out = s; break;
+	case SU_ERR: m->err = s; break;
+	case SU_ARG:
+	case SU_ENV:
+		if (f->tag == SU_ENV && (!strchr(s, '=') || s[0] == '='))
+			return fail(err, errlen, "an environment entry must be NAME=value");
+		slot = f->tag == SU_ARG ? arena_push(c->a, (void **)&m->argv, &m->argc, sizeof *slot)
+		                        : arena_push(c->a, (void **)&m->env, &m->envc, sizeof *slot);
+		if (!slot)
+			return NOMEM(err, errlen);
+		*slot = s;
+		break;
+	}
+	return 0;
+}
+
+int proto_dec_submit(const uint8_t *frame, size_t len, struct proto_submit *m,
+                     struct proto_arena *a, char *err, size_t errlen)
+{
+	struct submit_ctx c = { m, a };
+
+	*m = (struct proto_submit){ 0 };
+	return walk_frame(frame, len, PT_SUBMIT, submit_spec, sizeof submit_spec / sizeof *submit_spec,
+	                  take_submit, &c, err, errlen);
+}
+
+/* ---- LIST / INFO, PROFILE ---- */
+
+enum { LI_ALL = 1, LI_JOB };
+
+static const struct spec list_spec[] = {
+	{ LI_ALL, PK_INT, false, false, 0 },
+	{ LI_JOB, PK_INT, false, false, 0 },
+};
+
+int proto_enc_list(struct proto_buf *b, enum proto_type type, const struct proto_list *m)
+{
+	proto_start(b, type);
+	if (m->all_users)
+		proto_put_int(b, LI_ALL, 1);
+	if (m->has_job)
+		proto_put_int(b, LI_JOB, (int64_t)m->job);
+	return proto_finish(b);
+}
+
+static int take_list(const struct field *f, void *vm, char *err, size_t errlen)
+{
+	struct proto_list *m = vm;
+
+	if (f->tag == LI_ALL) {
+		if (f->i != 0 && f->i != 1)
+			return fail(err, errlen, "'all users' must be 0 or 1");
+		m->all_users = f->i;
+	} else {
+		m->has_job = true;
+		m->job = (uint64_t)f->i;
+	}
+	return 0;
+}
+
+int proto_dec_list(const uint8_t *frame, size_t len, struct proto_list *m, char *err, size_t errlen)
+{
+	*m = (struct proto_list){ 0 };
+	if (len >= PROTO_HEADER && frame[5] == PT_INFO) {
+		if (walk_frame(frame, len, PT_INFO, list_spec, 2, take_list, m, err, errlen) < 0)
+			return -1;
+		return m->has_job ? 0 : fail(err, errlen, "which job? (field %u is missing)", LI_JOB);
+	}
+	return walk_frame(frame, len, PT_LIST, list_spec, 2, take_list, m, err, errlen);
+}
+
+int proto_enc_profile(struct proto_buf *b)
+{
+	proto_start(b, PT_PROFILE);
+	return proto_finish(b);
+}
+
+/* ---- CANCEL ---- */
+
+enum { CA_ID = 1 };
+static const struct spec cancel_spec[] = { { CA_ID, PK_INT, true, true, 0 } };
+
+int proto_enc_cancel(struct proto_buf *b, const struct proto_cancel *m)
+{
+	proto_start(b, PT_CANCEL);
+	for (uint32_t k = 0; k < m->count; k++)
+		proto_put_int(b, CA_ID, (int64_t)m->ids[k]);
+	return proto_finish(b);
+}
+
+struct cancel_ctx {
+	struct proto_cancel *m;
+	struct proto_arena *a;
+};
+
+static int take_cancel(const struct field *f, void *vctx, char *err, size_t errlen)
+{
+	struct cancel_ctx *c = vctx;
+	uint64_t *slot = arena_push(c->a, (void **)&c->m->ids, &c->m->count, sizeof *slot);
+
+	if (!slot)
+		return NOMEM(err, errlen);
+	*slot = (uint64_t)f->i;
+	return 0;
+}
+
+int proto_dec_cancel(const uint8_t *frame, size_t len, struct proto_cancel *m,
+                     struct proto_arena *a, char *err, size_t errlen)
+{
+	struct cancel_ctx c = { m, a };
+
+	*m = (struct proto_cancel){ 0 };
+	return walk_frame(frame, len, PT_CANCEL, cancel_spec, 1, take_cancel, &c, err, errlen);
+}
+
+/* ---- ERROR ---- */
+
+enum { ER_CODE = 1, ER_MESSAGE };
+static const struct spec error_spec[] = {
+	{ ER_CODE, PK_INT, true, false, 0 },
+	{ ER_MESSAGE, PK_BYTES, false, false, PROTO_MAX_STRING },
+};
+
+int proto_enc_error(struct proto_buf *b, const struct proto_error *m)
+{
+	proto_start(b, PT_ERROR);
+	proto_put_int(b, ER_CODE, m->code);
+	if (m->message)
+		proto_put_bytes(b, ER_MESSAGE, m->message,
+		                strnlen(m->message, PROTO_MAX_STRING));
+	return proto_finish(b);
+}
+
+struct error_ctx {
+	struct proto_error *m;
+	struct proto_arena *a;
+};
+
+static int take_error(const struct field *f, void *vctx, char *err, size_t errlen)
+{
+	struct error_ctx *c = vctx;
+
+	if (f->tag == ER_CODE) {
+		c->m->code = (enum proto_err)(f->i >= 0 && f->i < 256 ? f->i : PE_INTERNAL);
+	} else if (!(c->m->message = arena_str(c->a, f))) {
+		return NOMEM(err, errlen);
+	}
+	return 0;
+}
+
+int proto_dec_error(const uint8_t *frame, size_t len, struct proto_error *m,
+                    struct proto_arena *a, char *err, size_t errlen)
+{
+	struct error_ctx c = { m, a };
+
+	*m = (struct proto_error){ 0 };
+	return walk_frame(frame, len, PT_ERROR, error_spec, 2, take_error, &c, err, errlen);
+}
+
+/* ---- SUBMITTED ---- */
+
+enum { SD_JOB = 1, SD_START, SD_KIND };
+static const struct spec submitted_spec[] = {
+	{ SD_JOB, PK_INT, true, false, 0 },
+	{ SD_START, PK_INT, true, false, 0 },
+	{ SD_KIND, PK_INT, true, false, 0 },
+};
+
+int proto_enc_submitted(struct proto_buf *b, const struct proto_submitted *m)
+{
+	proto_start(b, PT_SUBMITTED);
+	proto_put_int(b, SD_JOB, (int64_t)m->job);
+	proto_put_int(b, SD_START, m->start);
+	proto_put_int(b, SD_KIND, m->kind);
+	return proto_finish(b);
+}
+
+static int check_kind(int64_t v, char *err, size_t errlen)
+{
+	return v >= PS_NONE && v <= PS_PREDICTED ? 0 : fail(err, errlen, "unknown start kind %lld",
+	                                                    (long long)v);
+}
+
+static int take_submitted(const struct field *f, void *vm, char *err, size_t errlen)
+{
+	struct proto_submitted *m = vm;
+
+	switch (f->tag) {
+	case SD_JOB: m->job = (uint64_t)f->i; break;
+	case SD_START: m->start = f->i; break;
+	case SD_KIND:
+		if (check_kind(f->i, err, errlen) < 0)
+			return -1;
+		m->kind = (enum proto_start_kind)f->i;
+		break;
+	}
+	return 0;
+}
+
+int proto_dec_submitted(const uint8_t *frame, size_t len, struct proto_submitted *m,
+                        char *err, size_t errlen)
+{
+	*m = (struct proto_submitted){ 0 };
+	return walk_frame(frame, len, PT_SUBMITTED, submitted_spec, 3, take_submitted, m, err,
+	                  errlen);
+}
+
+/* ---- JOBS ---- */
+
+enum {
+	JO_ID = 1, JO_UID, JO_USER, JO_NAME, JO_STATE, JO_NODES, JO_ESTIMATE, JO_SUBMIT,
+	JO_START, JO_END, JO_START_KIND, JO_EXIT, JO_NODE_LIST, JO_CWD, JO_OUT, JO_ERR,
+};
+enum { JS_JOB = 1 };
+
+static const struct spec jobs_spec[] = { { JS_JOB, PK_GROUP, false, true, 0 } };
+static const struct spec job_spec[] = {
+	{ JO_ID, PK_INT, true, false, 0 },
+	{ JO_UID, PK_INT, true, false, 0 },
+	{ JO_USER, PK_BYTES, false, false, PROTO_MAX_STRING },
+	{ JO_NAME, PK_BYTES, false, false, PROTO_MAX_STRING },
+	{ JO_STATE, PK_BYTES, true, false, PROTO_MAX_STRING },
+	{ JO_NODES, PK_INT, true, false, 0 },
+	{ JO_ESTIMATE, PK_INT, true, false, 0 },
+	{ JO_SUBMIT, PK_INT, true, false, 0 },
+	{ JO_START, PK_INT, false, false, 0 },
+	{ JO_END, PK_INT, false, false, 0 },
+	{ JO_START_KIND, PK_INT, false, false, 0 },
+	{ JO_EXIT, PK_INT, false, false, 0 },
+	{ JO_NODE_LIST, PK_BYTES, false, false, PROTO_MAX_PAYLOAD / 2 },
+	{ JO_CWD, PK_BYTES, false, false, PROTO_MAX_STRING },
+	{ JO_OUT, PK_BYTES, false, false, PROTO_MAX_STRING },
+	{ JO_ERR, PK_BYTES, false, false, PROTO_MAX_STRING },
+};
+
+int proto_enc_jobs(struct proto_buf *b, const struct proto_jobs *m)
+{
+	proto_start(b, PT_JOBS);
+	for (uint32_t k = 0; k < m->count; k++) {
+		const struct proto_job *j = &m->jobs[k];
+		size_t g = proto_group_open(b, JS_JOB);
+
+		proto_put_int(b, JO_ID, (int64_t)j->id);
+		proto_put_int(b, JO_UID, j->uid);
+		proto_put_str(b, JO_USER, j->user);
+		proto_put_str(b, JO_NAME, j->name);
+		proto_put_str(b, JO_STATE, j->state ? j->state : "?");
+		proto_put_int(b, JO_NODES, j->nodes);
+		proto_put_int(b, JO_ESTIMATE, j->estimate);
+		proto_put_int(b, JO_SUBMIT, j->submit);
+		if (j->start_kind != PS_NONE) {
+			proto_put_int(b, JO_START, j->start);
+			proto_put_int(b, JO_START_KIND, j->start_kind);
+			proto_put_int(b, JO_END, j->end);
+		}
+		if (j->has_exit)
+			proto_put_int(b, JO_EXIT, j->exit_status);
+		proto_put_str(b, JO_NODE_LIST, j->node_list);
+		proto_put_str(b, JO_CWD, j->cwd);
+		proto_put_str(b, JO_OUT, j->out);
+		proto_put_str(b, JO_ERR, j->err);
+		proto_group_close(b, g);
+	}
+	return proto_finish(b);
+}
+
+struct jobs_ctx {
+	struct proto_jobs *m;
+	struct proto_job *cur;
+	struct proto_arena *a;
+};
+
+static int take_job_field(const struct field *f, void *vctx, char *err, size_t errlen)
+{
+	struct jobs_ctx *c = vctx;
+	struct proto_job *j = c->cur;
+	const char *s = NULL;
+
+	if (f->kind == PK_BYTES && !(s = arena_str(c->a, f)))
+		return NOMEM(err, errlen);
+	switch (f->tag) {
+	case JO_ID: j->id = (uint64_t)f->i; break;
+	case JO_UID:
+		if (f->i < 0 || f->i > UINT32_MAX)
+			return fail(err, errlen, "bad uid");
+		j->uid = (uint32_t)f->i;
+		break;
+	case JO_USER: j->user = s; break;
+	case JO_NAME: j->name = s; break;
+	case JO_STATE: j->state = s; break;
+	case JO_NODES:
+		if (f->i < 0 || f->i > UINT32_MAX)
+			return fail(err, errlen, "bad node count");
+		j->nodes = (uint32_t)f->i;
+		break;
+	case JO_ESTIMATE: j->estimate = f->i; break;
+	case JO_SUBMIT: j->submit = f->i; break;
+	case JO_START: j->start = f->i; break;
+	case JO_END: j->end = f->i; break;
+	case JO_START_KIND:
+		if (check_kind(f->i, err, errlen) < 0)
+			return -1;
+		j->start_kind = (enum proto_start_kind)f->i;
+		break;
+	case JO_EXIT:
+		if (f->i < INT32_MIN || f->i > INT32_MAX)
+			return fail(err, errlen, "bad exit status");
+		j->has_exit = true;
+		j->exit_status = (int32_t)f->i;
+		break;
+	case JO_NODE_LIST: j->node_list = s; break;
+	case JO_CWD: j->cwd = s; break;
+	case JO_OUT: j->out = s; break;
+	case JO_ERR: j->err = s; break;
+	}
+	return 0;
+}
+
+static int take_job(const struct field *f, void *vctx, char *err, size_t errlen)
+{
+	struct jobs_ctx *c = vctx;
+
+	c->cur = arena_push(c->a, (void **)&c->m->jobs, &c->m->count, sizeof *c->cur);
+	if (!c->cur)
+		return NOMEM(err, errlen);
+	return walk(f->data, f->data + f->len, job_spec, sizeof job_spec / sizeof *job_spec,
+	            take_job_field, c, err, errlen);
+}
+
+int proto_dec_jobs(const uint8_t *frame, size_t len, struct proto_jobs *m,
+                   struct proto_arena *a, char *err, size_t errlen)
+{
+	struct jobs_ctx c = { m, NULL, a };
+
+	*m = (struct proto_jobs){ 0 };
+	return walk_frame(frame, len, PT_JOBS, jobs_spec, 1, take_job, &c, err, errlen);
+}
+
+/* ---- CANCELLED ---- */
+
+enum { CD_RESULT = 1 };
+enum { CR_ID = 1, CR_CODE };
+static const struct spec cancelled_spec[] = { { CD_RESULT, PK_GROUP, false, true, 0 } };
+static const struct spec result_spec[] = {
+	{ CR_ID, PK_INT, true, false, 0 },
+	{ CR_CODE, PK_INT, true, false, 0 },
+};
+
+int proto_enc_cancelled(struct proto_buf *b, const struct proto_cancelled *m)
+{
+	proto_start(b, PT_CANCELLED);
+	for (uint32_t k = 0; k < m->count; k++) {
+		size_t g = proto_group_open(b, CD_RESULT);
+
+		proto_put_int(b, CR_ID, (int64_t)m->ids[k]);
+		proto_put_int(b, CR_CODE, m->codes[k]);
+		proto_group_close(b, g);
+	}
+	return proto_finish(b);
+}
+
+struct cancelled_ctx {
+	struct proto_cancelled *m;
+	struct proto_arena *a;
+	uint64_t *ids;
+	enum proto_err *codes;
+	uint32_t nids, ncodes;
+};
+
+static int take_result_field(const struct field *f, void *vctx, char *err, size_t errlen)
+{
+	struct cancelled_ctx *c = vctx;
+
+	if (f->tag == CR_ID) {
+		c->ids[c->nids - 1] = (uint64_t)f->i;
+	} else {
+		if (f->i < 0 || f->i > PE_DONE)
+			return fail(err, errlen, "unknown result code %lld", (long long)f->i);
+		c->codes[c->ncodes - 1] = (enum proto_err)f->i;
+	}
+	return 0;
+}
+
+static int take_result(const struct field *f, void *vctx, char *err, size_t errlen)
+{
+	struct cancelled_ctx *c = vctx;
+
+	if (!arena_push(c->a, (void **)&c->ids, &c->nids, sizeof *c->ids) ||
+	    !arena_push(c->a, (void **)&c->codes, &c->ncodes, sizeof *c->codes))
+		return NOMEM(err, errlen);
+	return walk(f->data, f->data + f->len, result_spec, 2, take_result_field, c, err, errlen);
+}
+
+int proto_dec_cancelled(const uint8_t *frame, size_t len, struct proto_cancelled *m,
+                        struct proto_arena *a, char *err, size_t errlen)
+{
+	struct cancelled_ctx c = { .m = m, .a = a };
+
+	*m = (struct proto_cancelled){ 0 };
+	if (walk_frame(frame, len, PT_CANCELLED, cancelled_spec, 1, take_result, &c, err, errlen) < 0)
+		return -1;
+	m->ids = c.ids;
+	m->codes = c.codes;
+	m->count = c.nids;
+	return 0;
+}
+
+/* ---- STEPS ---- */
+
+enum { ST_NODES = 1, ST_STEP };
+enum { SS_T = 1, SS_FREE };
+static const struct spec steps_spec[] = {
+	{ ST_NODES, PK_INT, true, false, 0 },
+	{ ST_STEP, PK_GROUP, false, true, 0 },
+};
+static const struct spec step_spec[] = {
+	{ SS_T, PK_INT, true, false, 0 },
+	{ SS_FREE, PK_INT, true, false, 0 },
+};
+
+int proto_enc_steps(struct proto_buf *b, const struct proto_steps *m)
+{
+	proto_start(b, PT_STEPS);
+	proto_put_int(b, ST_NODES, m->nodes);
+	for (uint32_t k = 0; k < m->count; k++) {
+		size_t g = proto_group_open(b, ST_STEP);
+
+		proto_put_int(b, SS_T, m->steps[k].t);
+		proto_put_int(b, SS_FREE, m->steps[k].free);
+		proto_group_close(b, g);
+	}
+	return proto_finish(b);
+}
+
+struct steps_ctx {
+	struct proto_steps *m;
+	struct proto_arena *a;
+	struct proto_step *steps;
+	uint32_t n;
+};
+
+static int take_step_field(const struct field *f, void *vctx, char *err, size_t errlen)
+{
+	struct steps_ctx *c = vctx;
+
+	(void)err;
+	(void)errlen;
+	if (f->tag == SS_T)
+		c->steps[c->n - 1].t = f->i;
+	else
+		c->steps[c->n - 1].free = f->i;
+	return 0;
+}
+
+static int take_steps(const struct field *f, void *vctx, char *err, size_t errlen)
+{
+	struct steps_ctx *c = vctx;
+
+	if (f->tag == ST_NODES) {
+		if (f->i < 1 || f->i > UINT32_MAX)
+			return fail(err, errlen, "bad partition size");
+		c->m->nodes = (uint32_t)f->i;
+		return 0;
+	}
+	if (!arena_push(c->a, (void **)&c->steps, &c->n, sizeof *c->steps))
+		return NOMEM(err, errlen);
+	return walk(f->data, f->data + f->len, step_spec, 2, take_step_field, c, err, errlen);
+}
+
+int proto_dec_steps(const uint8_t *frame, size_t len, struct proto_steps *m,
+                    struct proto_arena *a, char *err, size_t errlen)
+{
+	struct steps_ctx c = { .m = m, .a = a };
+
+	*m = (struct proto_steps){ 0 };
+	if (walk_frame(frame, len, PT_STEPS, steps_spec, 2, take_steps, &c, err, errlen) < 0)
+		return -1;
+	m->steps = c.steps;
+	m->count = c.n;
+	return 0;
+}

@@ -1,0 +1,212 @@
+/* The wire protocol between the clients (bsub, bq, bkill) and backfilld.
+ * Pure encoding and decoding, shared by both sides; no I/O here.
+ *
+ * A frame is an 8-byte header and a payload:
+ *   bytes 0-3  payload length, unsigned big-endian, at most PROTO_MAX_PAYLOAD
+ *   byte  4    protocol version (PROTO_VERSION)
+ *   byte  5    message type (enum proto_type)
+ *   bytes 6-7  zero
+ * The payload is a sequence of fields, each
+ *   tag (1 byte), kind (1 byte), then
+ *     PK_INT:    8 bytes, a signed 64-bit integer, big-endian
+ *     PK_BYTES:  4-byte big-endian length, then that many bytes
+ *     PK_GROUP:  4-byte big-endian length, then that many bytes of fields
+ *                (one record of a list, e.g. one job in a listing)
+ * A tag may repeat where the message says it is a list.
+ *
+ * Decoding is strict: a frame with another version, an oversized or
+ * truncated frame, an unknown type, an unknown or repeated tag, a field of
+ * the wrong kind, a string with a NUL byte or over its limit, or a missing
+ * required field is an error with a message; the daemon answers it with
+ * PT_ERROR and closes the connection. */
+#ifndef BF_PROTO_H
+#define BF_PROTO_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "bf_time.h"
+
+#define PROTO_VERSION      1
+#define PROTO_HEADER       8
+#define PROTO_MAX_PAYLOAD  (4u * 1024 * 1024)	/* a script, its arguments, environment */
+#define PROTO_MAX_SCRIPT   (1u * 1024 * 1024)
+#define PROTO_MAX_STRING   4096			/* names, paths, one argument */
+#define PROTO_MAX_LIST     4096			/* arguments, environment entries, ids */
+
+enum proto_type {
+	/* requests */
+	PT_SUBMIT = 1,		/* struct proto_submit */
+	PT_LIST = 2,		/* struct proto_list */
+	PT_INFO = 3,		/* one job: struct proto_list with a job id */
+	PT_CANCEL = 4,		/* struct proto_cancel */
+	PT_PROFILE = 5,		/* free nodes over future time: no fields */
+	/* replies */
+	PT_ERROR = 64,		/* struct proto_error */
+	PT_SUBMITTED = 65,	/* struct proto_submitted */
+	PT_JOBS = 66,		/* struct proto_jobs */
+	PT_CANCELLED = 67,	/* struct proto_cancelled */
+	PT_STEPS = 68,		/* struct proto_steps */
+};
+
+/* Error codes in PT_ERROR and per job in PT_CANCELLED. */
+enum proto_err {
+	PE_OK = 0,
+	PE_MALFORMED = 1,	/* the request could not be decoded */
+	PE_VERSION = 2,		/* another protocol version */
+	PE_INVALID = 3,		/* decoded, but a value is not acceptable */
+	PE_TOOBIG = 4,		/* more nodes than the partition */
+	PE_NOJOB = 5,		/* no such job */
+	PE_DENIED = 6,		/* not your job */
+	PE_INTERNAL = 7,	/* the daemon failed (out of memory, storage) */
+	PE_DONE = 8,		/* cancel: the job had already ended */
+};
+const char *proto_err_name(enum proto_err e);
+
+/* ---- frames and fields ---- */
+
+/* An output buffer; every put is checked once, at proto_finish(). */
+struct proto_buf {
+	uint8_t *p;
+	size_t len, cap;
+	bool failed;		/* out of memory or over the limit */
+};
+
+void proto_buf_init(struct proto_buf *b);
+void proto_buf_free(struct proto_buf *b);
+void proto_start(struct proto_buf *b, enum proto_type type);
+void proto_put_int(struct proto_buf *b, uint8_t tag, int64_t v);
+void proto_put_bytes(struct proto_buf *b, uint8_t tag, const void *p, size_t n);
+void proto_put_str(struct proto_buf *b, uint8_t tag, const char *s);	/* NULL: no field */
+size_t proto_group_open(struct proto_buf *b, uint8_t tag);
+void proto_group_close(struct proto_buf *b, size_t mark);
+/* Patch the length in; -1 if anything failed or the payload is too big. */
+int  proto_finish(struct proto_buf *b);
+
+/* Is a whole frame at the start of buf? 1 (its size in *frame_len), 0 (not
+ * yet: read more), -1 (never: bad header, err says why). Call it as soon
+ * as PROTO_HEADER bytes are there, so an oversized frame is refused before
+ * it is read. */
+int  proto_frame(const uint8_t *buf, size_t avail, size_t *frame_len, enum proto_type *type,
+                 char *err, size_t errlen);
+
+/* ---- messages ---- */
+
+struct proto_submit {
+	uint32_t nodes;
+	bf_time estimate;		/* > 0 */
+	const char *name;		/* may be NULL */
+	const uint8_t *script;		/* the script's content, spooled by the daemon */
+	uint32_t script_len;
+	const char *cwd;		/* absolute */
+	const char *out, *err;		/* may be NULL: the daemon's default */
+	const char **argv;		/* arguments after the script */
+	uint32_t argc;
+	const char **env;		/* "NAME=value" */
+	uint32_t envc;
+};
+
+struct proto_list {
+	bool all_users;
+	bool has_job;
+	uint64_t job;			/* PT_INFO */
+};
+
+struct proto_cancel {
+	const uint64_t *ids;
+	uint32_t count;
+};
+
+struct proto_error {
+	enum proto_err code;
+	const char *message;
+};
+
+enum proto_start_kind {
+	PS_NONE = 0,			/* no start known (e.g. cannot be placed now) */
+	PS_ACTUAL = 1,			/* it started then */
+	PS_GUARANTEED = 2,		/* it will start then at the latest */
+	PS_PREDICTED = 3,		/* a prediction, not a promise */
+};
+
+struct proto_submitted {
+	uint64_t job;
+	bf_time start;
+	enum proto_start_kind kind;
+};
+
+/* One job as bq shows it. */
+struct proto_job {
+	uint64_t id;
+	uint32_t uid;
+	const char *user;		/* may be NULL: clients show the uid */
+	const char *name;
+	const char *state;		/* "queued", "running", "done", "killed", ... */
+	uint32_t nodes;
+	bf_time estimate, submit, start, end;	/* end: actual or expected */
+	enum proto_start_kind start_kind;
+	bool has_exit;
+	int32_t exit_status;		/* as from waitpid */
+	const char *node_list;		/* compact ("node[001-064]"); PT_INFO only */
+	const char *cwd, *out, *err;	/* PT_INFO only, owner or root */
+};
+
+struct proto_jobs {
+	struct proto_job *jobs;
+	uint32_t count;
+};
+
+struct proto_cancelled {
+	const uint64_t *ids;
+	const enum proto_err *codes;	/* per id: PE_OK, PE_NOJOB, PE_DENIED, PE_DONE */
+	uint32_t count;
+};
+
+struct proto_step {
+	bf_time t;
+	int64_t free;
+};
+
+struct proto_steps {
+	uint32_t nodes;			/* the partition */
+	const struct proto_step *steps;
+	uint32_t count;
+};
+
+/* Encoders write one whole frame into b (which they reset first);
+ * 0 or -1 (no memory, or over PROTO_MAX_PAYLOAD). */
+int proto_enc_submit(struct proto_buf *b, const struct proto_submit *m);
+int proto_enc_list(struct proto_buf *b, enum proto_type type, const struct proto_list *m);
+int proto_enc_cancel(struct proto_buf *b, const struct proto_cancel *m);
+int proto_enc_profile(struct proto_buf *b);
+int proto_enc_error(struct proto_buf *b, const struct proto_error *m);
+int proto_enc_submitted(struct proto_buf *b, const struct proto_submitted *m);
+int proto_enc_jobs(struct proto_buf *b, const struct proto_jobs *m);
+int proto_enc_cancelled(struct proto_buf *b, const struct proto_cancelled *m);
+int proto_enc_steps(struct proto_buf *b, const struct proto_steps *m);
+
+/* Decoders read the payload of a frame that proto_frame() accepted, into
+ * *m, whose strings and arrays point into the frame or into `arena`
+ * (freed with proto_arena_free). 0, or -1 with the reason in err. */
+struct proto_arena {
+	void **blocks;
+	size_t n, cap;
+};
+void proto_arena_free(struct proto_arena *a);
+
+int proto_dec_submit(const uint8_t *frame, size_t len, struct proto_submit *m,
+                     struct proto_arena *a, char *err, size_t errlen);
+int proto_dec_list(const uint8_t *frame, size_t len, struct proto_list *m, char *err, size_t errlen);
+int proto_dec_cancel(const uint8_t *frame, size_t len, struct proto_cancel *m,
+                     struct proto_arena *a, char *err, size_t errlen);
+int proto_dec_error(const uint8_t *frame, size_t len, struct proto_error *m,
+                    struct proto_arena *a, char *err, size_t errlen);
+int proto_dec_submitted(const uint8_t *frame, size_t len, struct proto_submitted *m,
+                        char *err, size_t errlen);
+int proto_dec_jobs(const uint8_t *frame, size_t len, struct proto_jobs *m,
+                   struct proto_arena *a, char *err, size_t errlen);
+int proto_dec_cancelled(const uint8_t *frame, size_t len, struct proto_cancelled *m,
+                        struct proto_arena *a, char *err, size_t errlen);
+int proto_dec_steps(const uint8_t *frame, size_t len, struct proto_steps *m,
+                    struct proto_arena *a, char *err, size_t errlen);
+
+#endif

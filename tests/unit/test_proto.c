@@ -1,0 +1,276 @@
+/* The wire protocol: round trips, framing, strict decoding, mutations. */
+#include <stdlib.h>
+#include <string.h>
+#include "proto.h"
+#include "tap.h"
+
+static char err[256];
+
+static int frame_ok(const struct proto_buf *b, enum proto_type want)
+{
+	size_t n;
+	enum proto_type t;
+
+	return proto_frame(b->p, b->len, &n, &t, err, sizeof err) == 1 && n == b->len && t == want;
+}
+
+static void round_trips(void)
+{
+	struct proto_buf b;
+	struct proto_arena a = { 0 };
+	const char *argv[] = { "one", "two words", "" };
+	const char *env[] = { "HOME=/root", "EMPTY=" };
+	const uint8_t script[] = "#!/bin/sh\n\0binary is fine\n";
+	struct proto_submit s = {
+		.nodes = 64, .estimate = 7200 * BF_SEC, .name = "sim", .script = script,
+		.script_len = sizeof script, .cwd = "/home/u", .out = "o.txt", .argv = argv,
+		.argc = 3, .env = env, .envc = 2,
+	}, s2;
+	struct proto_list l = { .all_users = true }, l2;
+	uint64_t ids[] = { 1, 5, UINT64_MAX };
+	enum proto_err codes[] = { PE_OK, PE_DENIED, PE_NOJOB };
+	struct proto_cancel c = { ids, 3 }, c2;
+	struct proto_cancelled cd = { ids, codes, 3 }, cd2;
+	struct proto_job jobs[2] = {
+		{ .id = 7, .uid = 1000, .user = "alice", .name = "a", .state = "running", .nodes = 4,
+		  .estimate = 60 * BF_SEC, .submit = 1, .start = 2, .end = 3, .start_kind = PS_ACTUAL,
+		  .has_exit = false, .node_list = "node[001-004]" },
+		{ .id = 8, .uid = 0, .state = "queued", .nodes = 2, .estimate = 1, .submit = 5,
+		  .start = 9, .end = 10, .start_kind = PS_PREDICTED },
+	};
+	struct proto_jobs js = { jobs, 2 }, js2;
+	struct proto_step steps[] = { { 0, 10 }, { 100, -2 } };
+	struct proto_steps st = { 16, steps, 2 }, st2;
+	struct proto_submitted sd = { 42, 123456789, PS_GUARANTEED }, sd2;
+	struct proto_error e = { PE_TOOBIG, "64 nodes asked, the partition has 32" }, e2;
+
+	proto_buf_init(&b);
+	ok(proto_enc_submit(&b, &s) == 0 && frame_ok(&b, PT_SUBMIT), "submit encodes to one frame");
+	ok(proto_dec_submit(b.p, b.len, &s2, &a, err, sizeof err) == 0, "submit decodes (%s)", err);
+	ok(s2.nodes == 64 && s2.estimate == 7200 * BF_SEC && strcmp(s2.name, "sim") == 0 &&
+	   s2.script_len == sizeof script && memcmp(s2.script, script, sizeof script) == 0 &&
+	   strcmp(s2.cwd, "/home/u") == 0 && strcmp(s2.out, "o.txt") == 0 && s2.err == NULL,
+	   "submit: every field back, the script byte for byte");
+	ok(s2.argc == 3 && strcmp(s2.argv[1], "two words") == 0 && s2.argv[2][0] == 0 &&
+	   s2.envc == 2 && strcmp(s2.env[1], "EMPTY=") == 0, "submit: arguments and environment in order");
+	proto_arena_free(&a);
+
+	ok(proto_enc_list(&b, PT_LIST, &l) == 0 && proto_dec_list(b.p, b.len, &l2, err, sizeof err) == 0 &&
+	   l2.all_users && !l2.has_job, "list round trip");
+	l = (struct proto_list){ .has_job = true, .job = 99 };
+	ok(proto_enc_list(&b, PT_INFO, &l) == 0 && proto_dec_list(b.p, b.len, &l2, err, sizeof err) == 0 &&
+	   l2.has_job && l2.job == 99, "info round trip");
+	proto_enc_list(&b, PT_INFO, &(struct proto_list){ 0 });
+	ok(proto_dec_list(b.p, b.len, &l2, err, sizeof err) < 0, "info without a job id is refused");
+	ok(proto_enc_cancel(&b, &c) == 0 && proto_dec_cancel(b.p, b.len, &c2, &a, err, sizeof err) == 0 &&
+	   c2.count == 3 && c2.ids[2] == UINT64_MAX, "cancel round trip");
+	proto_arena_free(&a);
+	ok(proto_enc_cancelled(&b, &cd) == 0 &&
+	   proto_dec_cancelled(b.p, b.len, &cd2, &a, err, sizeof err) == 0 && cd2.count == 3 &&
+	   cd2.codes[1] == PE_DENIED && cd2.ids[1] == 5, "cancelled round trip");
+	proto_arena_free(&a);
+	ok(proto_enc_jobs(&b, &js) == 0 && proto_dec_jobs(b.p, b.len, &js2, &a, err, sizeof err) == 0,
+	   "jobs round trip (%s)", err);
+	ok(js2.count == 2 && js2.jobs[0].id == 7 && strcmp(js2.jobs[0].user, "alice") == 0 &&
+	   strcmp(js2.jobs[0].node_list, "node[001-004]") == 0 && js2.jobs[0].start_kind == PS_ACTUAL &&
+	   js2.jobs[1].user == NULL && js2.jobs[1].start_kind == PS_PREDICTED && js2.jobs[1].start == 9,
+	   "jobs: fields and start kinds back");
+	proto_arena_free(&a);
+	ok(proto_enc_steps(&b, &st) == 0 && proto_dec_steps(b.p, b.len, &st2, &a, err, sizeof err) == 0 &&
+	   st2.nodes == 16 && st2.count == 2 && st2.steps[1].free == -2, "steps round trip");
+	proto_arena_free(&a);
+	ok(proto_enc_submitted(&b, &sd) == 0 &&
+	   proto_dec_submitted(b.p, b.len, &sd2, err, sizeof err) == 0 && sd2.job == 42 &&
+	   sd2.start == 123456789 && sd2.kind == PS_GUARANTEED, "submitted round trip");
+	ok(proto_enc_error(&b, &e) == 0 && proto_dec_error(b.p, b.len, &e2, &a, err, sizeof err) == 0 &&
+	   e2.code == PE_TOOBIG && strcmp(e2.message, e.message) == 0, "error round trip");
+	proto_arena_free(&a);
+	ok(proto_enc_profile(&b) == 0 && frame_ok(&b, PT_PROFILE) && b.len == PROTO_HEADER,
+	   "profile request is a bare header");
+	proto_buf_free(&b);
+}
+
+static void framing(void)
+{
+	uint8_t h[PROTO_HEADER] = { 0, 0, 0, 4, PROTO_VERSION, PT_LIST, 0, 0 };
+	size_t n;
+	enum proto_type t;
+
+	ok_eq(proto_frame(h, 5, &n, &t, err, sizeof err), 0, "a partial header: read more");
+	ok_eq(proto_frame(h, 8, &n, &t, err, sizeof err), 0, "header, payload not yet there: read more");
+	h[4] = 9;
+	ok(proto_frame(h, 8, &n, &t, err, sizeof err) < 0 && strstr(err, "version 9"),
+	   "another version is refused, naming it (%s)", err);
+	h[4] = PROTO_VERSION;
+	h[0] = 0x7f;
+	ok(proto_frame(h, 8, &n, &t, err, sizeof err) < 0 && strstr(err, "limit"),
+	   "an oversized frame is refused from its header alone (%s)", err);
+	h[0] = 0;
+	h[7] = 1;
+	ok(proto_frame(h, 8, &n, &t, err, sizeof err) < 0, "reserved bytes must be zero");
+}
+
+/* Build a SUBMIT frame by hand, field by field, to send what no encoder would. */
+static int dec_raw(void (*fill)(struct proto_buf *))
+{
+	struct proto_buf b;
+	struct proto_submit s;
+	struct proto_arena a = { 0 };
+	int rc;
+
+	proto_buf_init(&b);
+	proto_start(&b, PT_SUBMIT);
+	fill(&b);
+	proto_finish(&b);
+	rc = proto_dec_submit(b.p, b.len, &s, &a, err, sizeof err);
+	proto_arena_free(&a);
+	proto_buf_free(&b);
+	return rc;
+}
+
+static void base(struct proto_buf *b)
+{
+	proto_put_int(b, 1, 4);
+	proto_put_int(b, 2, BF_SEC);
+	proto_put_bytes(b, 4, "x", 1);
+	proto_put_str(b, 5, "/tmp");
+}
+static void f_ok(struct proto_buf *b) { base(b); }
+static void f_unknown(struct proto_buf *b) { base(b); proto_put_int(b, 77, 1); }
+static void f_kind(struct proto_buf *b) { base(b); proto_put_int(b, 3, 1); }
+static void f_twice(struct proto_buf *b) { base(b); proto_put_int(b, 1, 4); }
+static void f_missing(struct proto_buf *b) { proto_put_int(b, 1, 4); proto_put_int(b, 2, 1); }
+static void f_nul(struct proto_buf *b) { base(b); proto_put_bytes(b, 3, "a\0b", 3); }
+static void f_relative(struct proto_buf *b)
+{
+	proto_put_int(b, 1, 4);
+	proto_put_int(b, 2, BF_SEC);
+	proto_put_bytes(b, 4, "x", 1);
+	proto_put_str(b, 5, "tmp");
+}
+static void f_zero_time(struct proto_buf *b)
+{
+	proto_put_int(b, 1, 4);
+	proto_put_int(b, 2, 0);
+	proto_put_bytes(b, 4, "x", 1);
+	proto_put_str(b, 5, "/tmp");
+}
+static void f_zero_nodes(struct proto_buf *b)
+{
+	proto_put_int(b, 1, 0);
+	proto_put_int(b, 2, 1);
+	proto_put_bytes(b, 4, "x", 1);
+	proto_put_str(b, 5, "/tmp");
+}
+static void f_env(struct proto_buf *b) { base(b); proto_put_str(b, 9, "NOEQUALS"); }
+static void f_long(struct proto_buf *b)
+{
+	char *s = malloc(PROTO_MAX_STRING + 2);
+
+	memset(s, 'a', PROTO_MAX_STRING + 1);
+	s[PROTO_MAX_STRING + 1] = 0;
+	base(b);
+	proto_put_str(b, 3, s);
+	free(s);
+}
+static void f_many(struct proto_buf *b)
+{
+	base(b);
+	for (int k = 0; k <= PROTO_MAX_LIST; k++)
+		proto_put_str(b, 8, "a");
+}
+static void f_script(struct proto_buf *b)
+{
+	uint8_t *big = calloc(1, PROTO_MAX_SCRIPT + 1);
+
+	proto_put_int(b, 1, 4);
+	proto_put_int(b, 2, 1);
+	proto_put_bytes(b, 4, big, PROTO_MAX_SCRIPT + 1);
+	proto_put_str(b, 5, "/tmp");
+	free(big);
+}
+static void f_truncated(struct proto_buf *b) { base(b); proto_put_int(b, 3, 1); b->len -= 12; }
+
+static void strict(void)
+{
+	ok_eq(dec_raw(f_ok), 0, "a minimal submit decodes");
+	ok(dec_raw(f_unknown) < 0 && strstr(err, "unknown field"), "unknown field refused (%s)", err);
+	ok(dec_raw(f_kind) < 0 && strstr(err, "wrong kind"), "wrong kind refused (%s)", err);
+	ok(dec_raw(f_twice) < 0 && strstr(err, "twice"), "a repeated scalar refused (%s)", err);
+	ok(dec_raw(f_missing) < 0 && strstr(err, "missing"), "missing required field refused (%s)", err);
+	ok(dec_raw(f_nul) < 0 && strstr(err, "NUL"), "a NUL in a string refused (%s)", err);
+	ok(dec_raw(f_relative) < 0 && strstr(err, "absolute"), "relative cwd refused (%s)", err);
+	ok(dec_raw(f_zero_time) < 0 && strstr(err, "time limit"), "zero time limit refused (%s)", err);
+	ok(dec_raw(f_zero_nodes) < 0 && strstr(err, "nodes"), "zero nodes refused (%s)", err);
+	ok(dec_raw(f_env) < 0 && strstr(err, "NAME=value"), "env without = refused (%s)", err);
+	ok(dec_raw(f_long) < 0 && strstr(err, "over"), "over-long string refused (%s)", err);
+	ok(dec_raw(f_many) < 0 && strstr(err, "more than"), "too many arguments refused (%s)", err);
+	ok(dec_raw(f_script) < 0 && strstr(err, "over"), "over-long script refused (%s)", err);
+	ok(dec_raw(f_truncated) < 0, "a truncated field refused (%s)", err);
+}
+
+/* Random byte flips, truncations and extensions of valid frames: decoding
+ * either works or fails with a message; never a crash (ASan watches). */
+static void mutations(void)
+{
+	struct proto_buf b;
+	struct proto_arena a = { 0 };
+	const char *argv[] = { "x", "y" };
+	struct proto_submit s = { .nodes = 3, .estimate = 9, .script = (const uint8_t *)"ab",
+	                          .script_len = 2, .cwd = "/", .argv = argv, .argc = 2 };
+	struct proto_job jobs[3] = { { .id = 1, .state = "q" }, { .id = 2, .state = "r" },
+	                             { .id = 3, .state = "d", .node_list = "n[1-2]" } };
+	uint8_t *buf = malloc(4096);
+	unsigned seed = 3;
+	int decoded = 0, refused = 0, silent = 0;
+
+	proto_buf_init(&b);
+	for (int round = 0; round < 40000; round++) {
+		size_t len;
+		int rc;
+
+		if (round % 2)
+			proto_enc_submit(&b, &s);
+		else
+			proto_enc_jobs(&b, &(struct proto_jobs){ jobs, 3 });
+		len = b.len;
+		memcpy(buf, b.p, len);
+		for (int k = 0; k < 1 + round % 4; k++) {
+			seed = seed * 1103515245 + 12345;
+			buf[PROTO_HEADER + (seed >> 8) % (len - PROTO_HEADER)] = (uint8_t)(seed >> 16);
+		}
+		seed = seed * 1103515245 + 12345;
+		if ((seed >> 8) % 3 == 0)
+			len -= (seed >> 12) % (len - PROTO_HEADER);	/* truncate */
+		err[0] = 0;
+		if (round % 2) {
+			struct proto_submit m;
+
+			rc = proto_dec_submit(buf, len, &m, &a, err, sizeof err);
+		} else {
+			struct proto_jobs m;
+
+			rc = proto_dec_jobs(buf, len, &m, &a, err, sizeof err);
+		}
+		proto_arena_free(&a);
+		if (rc == 0)
+			decoded++;
+		else if (err[0])
+			refused++;
+		else
+			silent++;
+	}
+	ok(decoded + refused == 40000, "40000 mutated frames: %d decoded, %d refused", decoded, refused);
+	ok_eq(silent, 0, "every refusal says why");
+	proto_buf_free(&b);
+	free(buf);
+}
+
+int main(void)
+{
+	round_trips();
+	framing();
+	strict();
+	mutations();
+	return tap_done();
+}

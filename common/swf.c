@@ -486,8 +486,26 @@ int swf_format(const struct swf_job *job, char *buf, size_t len)
 
 /* ---- the reader ---- */
 
+/* Input is read with read() and, when it starts with the gzip magic, run
+ * through inflate() here rather than zlib's gzread(): gzread reports a
+ * truncated stream only sometimes (when the cut lands where its buffers end
+ * it returns a clean end of file), and a silently shortened trace loses
+ * jobs. Here a file that ends inside a compressed member is always an
+ * error. Concatenated members (as `cat a.gz b.gz` makes) are read on. */
+#define IN_BUF (128 * 1024)
+
+enum input_mode { MODE_UNKNOWN, MODE_PLAIN, MODE_GZIP };
+
 struct swf_reader {
-	gzFile gz;
+	int fd;
+	enum input_mode mode;
+	z_stream zs;		/* MODE_GZIP; next_in/avail_in also serve MODE_PLAIN */
+	int zs_ready;		/* inflateInit2 done */
+	int in_member;		/* inside a gzip member: its end is still due */
+	unsigned long members;	/* gzip members read to their end */
+	int fresh;		/* a new member begun, nothing inflated from it yet */
+	int in_eof;		/* read() returned 0 */
+	unsigned char *in;	/* IN_BUF bytes of raw input */
 	char *name;		/* the path, for messages */
 	char *buf;		/* READ_BUF bytes; unread data is buf[start, end) */
 	size_t start, end;
@@ -504,7 +522,6 @@ struct swf_reader *swf_open(const char *path, char *err, size_t errlen)
 {
 	struct swf_reader *r;
 	struct stat st;
-	int fd;
 
 	if (!path) {
 		fail(err, errlen, "no trace path given");
@@ -513,36 +530,29 @@ struct swf_reader *swf_open(const char *path, char *err, size_t errlen)
 	r = calloc(1, sizeof *r);
 	if (!r)
 		goto nomem;
+	r->fd = -1;
 	r->hdr.max_nodes = r->hdr.max_procs = r->hdr.unix_start = -1;
 	r->name = strdup(strcmp(path, "-") == 0 ? "<stdin>" : path);
 	r->buf = malloc(READ_BUF);
+	r->in = malloc(IN_BUF);
 	r->text_cap = 256;
 	r->hdr.text = malloc(r->text_cap);
-	if (!r->name || !r->buf || !r->hdr.text)
+	if (!r->name || !r->buf || !r->in || !r->hdr.text)
 		goto nomem;
 	r->hdr.text[0] = '\0';
 
 	if (strcmp(path, "-") == 0)
-		fd = fcntl(0, F_DUPFD_CLOEXEC, 0);	/* gzclose must not close fd 0 */
+		r->fd = fcntl(0, F_DUPFD_CLOEXEC, 0);	/* closing ours leaves fd 0 open */
 	else
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+		r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
 		fail(err, errlen, "%s: %s", r->name, strerror(errno));
 		goto out;
 	}
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (fstat(r->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		fail(err, errlen, "%s: %s", r->name, strerror(EISDIR));
-		close(fd);
 		goto out;
 	}
-	r->gz = gzdopen(fd, "rb");
-	if (!r->gz) {
-		close(fd);
-		goto nomem;
-	}
-	/* Large zlib input buffer: fewer read calls. Cannot fail before the
-	 * first read except for a bad size. */
-	gzbuffer(r->gz, 128 * 1024);
 	return r;
 
 nomem:
@@ -562,36 +572,110 @@ static int io_error(struct swf_reader *r, const char *what, char *err, size_t er
 	return -2;
 }
 
-/* Move the unread bytes to the front and read more. Returns 0 or -2. */
+/* More raw input after what is left in zs.next_in. 0, or -2. */
+static int read_more(struct swf_reader *r, char *err, size_t errlen)
+{
+	ssize_t n;
+
+	if (r->zs.avail_in && r->zs.next_in != r->in)
+		memmove(r->in, r->zs.next_in, r->zs.avail_in);
+	r->zs.next_in = r->in;
+	do
+		n = read(r->fd, r->in + r->zs.avail_in, IN_BUF - r->zs.avail_in);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return io_error(r, strerror(errno), err, errlen);
+	if (n == 0)
+		r->in_eof = 1;
+	r->zs.avail_in += (uInt)n;
+	return 0;
+}
+
+/* Decide plain or gzip from the first two bytes. 0, or -2. */
+static int pick_mode(struct swf_reader *r, char *err, size_t errlen)
+{
+	while (r->zs.avail_in < 2 && !r->in_eof)
+		if (read_more(r, err, errlen) < 0)
+			return -2;
+	if (r->zs.avail_in >= 2 && r->in[0] == 0x1f && r->in[1] == 0x8b) {
+		if (inflateInit2(&r->zs, 15 + 16) != Z_OK)	/* gzip wrapper only */
+			return io_error(r, "out of memory", err, errlen);
+		r->zs_ready = 1;
+		r->in_member = 1;
+		r->mode = MODE_GZIP;
+	} else {
+		r->mode = MODE_PLAIN;
+	}
+	return 0;
+}
+
+/* Move the unread bytes to the front and add at least one more, unless the
+ * input is exhausted (then eof is set). Returns 0 or -2. */
 static int fill(struct swf_reader *r, char *err, size_t errlen)
 {
-	int n, errnum;
-	const char *what;
+	size_t before;
 
 	if (r->start > 0) {
 		memmove(r->buf, r->buf + r->start, r->end - r->start);
 		r->end -= r->start;
 		r->start = 0;
 	}
-	n = gzread(r->gz, r->buf + r->end, (unsigned)(READ_BUF - r->end));
-	if (n < 0) {
-		what = gzerror(r->gz, &errnum);
-		/* zlib names a gzdopen()ed file "<fd:N>": drop that, ours is better. */
-		if (what && strncmp(what, "<fd:", 4) == 0 && strstr(what, ": "))
-			what = strstr(what, ": ") + 2;
-		return io_error(r, what && *what ? what : "unknown error", err, errlen);
-	}
-	if (n == 0) {
-		/* zlib reports a truncated gzip stream only through gzerror. */
-		what = gzerror(r->gz, &errnum);
-		if (errnum == Z_BUF_ERROR)
-			return io_error(r, "unexpected end of compressed data (truncated file?)",
+	if (r->mode == MODE_UNKNOWN && pick_mode(r, err, errlen) < 0)
+		return -2;
+	before = r->end;
+	while (r->end == before && r->end < READ_BUF) {
+		if (r->zs.avail_in == 0) {
+			if (r->in_eof) {
+				if (r->in_member)
+					return io_error(r, "unexpected end of compressed data "
+							"(truncated file?)", err, errlen);
+				r->eof = 1;
+				return 0;
+			}
+			if (read_more(r, err, errlen) < 0)
+				return -2;
+			continue;
+		}
+		if (r->mode == MODE_PLAIN) {
+			size_t n = r->zs.avail_in < READ_BUF - r->end ? r->zs.avail_in
+								     : READ_BUF - r->end;
+
+			memcpy(r->buf + r->end, r->zs.next_in, n);
+			r->zs.next_in += n;
+			r->zs.avail_in -= (uInt)n;
+			r->end += n;
+			continue;
+		}
+		if (!r->in_member) {
+			/* Another member follows the one that ended. */
+			inflateReset(&r->zs);
+			r->in_member = 1;
+			r->fresh = 1;
+		}
+		r->zs.next_out = (unsigned char *)r->buf + r->end;
+		r->zs.avail_out = (uInt)(READ_BUF - r->end);
+		switch (inflate(&r->zs, Z_NO_FLUSH)) {
+		case Z_STREAM_END:
+			r->in_member = 0;
+			r->members++;
+			r->fresh = 0;
+			break;
+		case Z_OK:
+			r->fresh = 0;
+			break;
+		case Z_BUF_ERROR:	/* no progress: it needs more input */
+			break;
+		case Z_MEM_ERROR:
+			return io_error(r, "out of memory", err, errlen);
+		default:
+			if (r->fresh)
+				return io_error(r, "data after the end of the compressed trace",
+						err, errlen);
+			return io_error(r, r->zs.msg ? r->zs.msg : "corrupt compressed data",
 					err, errlen);
-		if (errnum != Z_OK)
-			return io_error(r, what && *what ? what : "unknown error", err, errlen);
-		r->eof = 1;
+		}
+		r->end = READ_BUF - r->zs.avail_out;
 	}
-	r->end += (size_t)n;
 	return 0;
 }
 
@@ -710,8 +794,11 @@ void swf_close(struct swf_reader *r)
 {
 	if (!r)
 		return;
-	if (r->gz)
-		gzclose(r->gz);
+	if (r->zs_ready)
+		inflateEnd(&r->zs);
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->in);
 	free(r->hdr.text);
 	free(r->buf);
 	free(r->name);

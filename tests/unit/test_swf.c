@@ -706,6 +706,57 @@ static void test_real_trace(const char *dir, const char *name, long want_jobs,
 	ok_eq(h.max_procs, want_procs, "%s: MaxProcs", name);
 }
 
+/* A gzip trace cut anywhere (inside the data, at the 256 KiB buffer
+ * boundaries that once read as a clean end, inside the trailer) is an
+ * error, never a shorter trace; concatenated members read as one trace. */
+static void test_reader_truncation(void)
+{
+	enum { JOBS = 3000 };
+	char path[512], err[512];
+	char *text = malloc(JOBS * 96), *gz = NULL;
+	size_t len = 0, gzlen = 0;
+	FILE *f;
+	long bad, n, cuts = 0, caught = 0;
+	static const long tail_cuts[] = { 1, 2, 4, 7, 8, 9, 12, 100, 1000, 30000 };
+
+	for (int k = 0; k < JOBS; k++)
+		len += (size_t)snprintf(text + len, 96,
+		                        "%d %d -1 100 4 -1 -1 4 200 -1 1 1 1 -1 -1 -1 -1 -1\n",
+		                        k + 1, k * 10);
+	path_in(path, sizeof path, "cut.swf.gz");
+	write_gz(path, text, len);
+	f = fopen(path, "rb");
+	gz = malloc(len + 1024);
+	gzlen = fread(gz, 1, len + 1024, f);
+	fclose(f);
+	for (size_t t = 0; t < sizeof tail_cuts / sizeof *tail_cuts; t++) {
+		if ((size_t)tail_cuts[t] >= gzlen)
+			continue;
+		write_file(path, gz, gzlen - (size_t)tail_cuts[t]);
+		n = read_all(path, NULL, 0, &bad, NULL);
+		cuts++;
+		caught += n == -2;
+	}
+	ok(cuts >= 8 && caught == cuts, "a gzip trace cut short is an error at every cut (%ld of %ld)",
+	   caught, cuts);
+	write_file(path, gz, gzlen);
+	ok_eq(read_all(path, NULL, 0, &bad, NULL), JOBS, "the whole file reads every job");
+
+	/* Two members, as cat a.gz b.gz makes. */
+	f = fopen(path, "wb");
+	fwrite(gz, 1, gzlen, f);
+	fwrite(gz, 1, gzlen, f);
+	fclose(f);
+	ok_eq(read_all(path, NULL, 0, &bad, NULL), 2 * JOBS, "concatenated gzip members read on");
+	f = fopen(path, "ab");
+	fwrite("garbage", 1, 7, f);
+	fclose(f);
+	ok_eq(read_all(path, NULL, 0, &bad, NULL), -2, "data after the last member is an error");
+	(void)err;
+	free(text);
+	free(gz);
+}
+
 static void remove_tmpdir(void)
 {
 	static const char *const names[] = {
@@ -740,6 +791,7 @@ int main(void)
 	test_reader_malformed();
 	test_reader_edges();
 	test_reader_gz_errors();
+	test_reader_truncation();
 	test_header_limit();
 	test_stdin();
 	if (traces && *traces) {

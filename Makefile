@@ -9,8 +9,9 @@ OPT      ?= -O2 -g
 SAN      ?=
 WARN     := -std=c11 -Wall -Wextra -Wshadow -Wmissing-prototypes \
             -Wstrict-prototypes -Wformat=2 -Wvla -Werror
-# Libraries in use so far (found with pkg-config): zlib reads .gz traces.
-PKGS     := zlib
+# Libraries in use so far (found with pkg-config): zlib reads .gz traces;
+# sqlite3 is the daemon's store.
+PKGS     := zlib sqlite3
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CPPFLAGS += -D_GNU_SOURCE -Icommon -Idaemon -Itests $(PKG_CFLAGS)

@@ -1,0 +1,414 @@
+/* The SQLite store; see store.h. */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "store.h"
+
+#define SCHEMA_VERSION "1"
+
+static const char *const state_names[ST_NSTATES] = {
+	"queued", "running", "done", "killed", "cancelled", "failed",
+};
+
+const char *store_state_name(enum store_state s)
+{
+	return (unsigned)s < ST_NSTATES ? state_names[s] : "?";
+}
+
+enum stmt {
+	S_BEGIN, S_COMMIT, S_ROLLBACK, S_META_SET, S_META_GET, S_PUT, S_LOG, S_LIVE, S_ONE,
+	S_FINAL, S_LOG_COUNT, S_NSTMTS
+};
+
+/* Column order of the jobs table, shared by S_PUT and the loaders. */
+#define JOB_COLUMNS "id, seq, uid, gid, user, name, nodes, estimate, submit, state, " \
+	"guarantee, first_guarantee, start, end_time, exit_status, node_list, cwd, out, err, " \
+	"argv, env, sup_pid, sup_start"
+
+static const char *const sql[S_NSTMTS] = {
+	[S_BEGIN] = "BEGIN IMMEDIATE",
+	[S_COMMIT] = "COMMIT",
+	[S_ROLLBACK] = "ROLLBACK",
+	[S_META_SET] = "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
+	[S_META_GET] = "SELECT value FROM meta WHERE key = ?1",
+	[S_PUT] = "INSERT OR REPLACE INTO jobs (" JOB_COLUMNS ") VALUES "
+	          "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
+	          "?18, ?19, ?20, ?21, ?22, ?23)",
+	[S_LOG] = "INSERT INTO job_log (job, t, state, detail) VALUES (?1, ?2, ?3, ?4)",
+	[S_LIVE] = "SELECT " JOB_COLUMNS " FROM jobs WHERE state <= 1 ORDER BY seq",
+	[S_ONE] = "SELECT " JOB_COLUMNS " FROM jobs WHERE id = ?1",
+	[S_FINAL] = "SELECT " JOB_COLUMNS " FROM jobs WHERE state > 1 ORDER BY end_time DESC, id DESC "
+	            "LIMIT ?1",
+	[S_LOG_COUNT] = "SELECT count(*) FROM job_log WHERE job = ?1",
+};
+
+static const char schema[] =
+	"CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+	"CREATE TABLE IF NOT EXISTS jobs ("
+	"  id INTEGER PRIMARY KEY, seq INTEGER NOT NULL, uid INTEGER NOT NULL,"
+	"  gid INTEGER NOT NULL, user TEXT, name TEXT, nodes INTEGER NOT NULL,"
+	"  estimate INTEGER NOT NULL, submit INTEGER NOT NULL, state INTEGER NOT NULL,"
+	"  guarantee INTEGER, first_guarantee INTEGER, start INTEGER, end_time INTEGER,"
+	"  exit_status INTEGER, node_list TEXT, cwd TEXT, out TEXT, err TEXT,"
+	"  argv BLOB, env BLOB, sup_pid INTEGER NOT NULL DEFAULT 0,"
+	"  sup_start INTEGER NOT NULL DEFAULT 0);"
+	"CREATE INDEX IF NOT EXISTS jobs_live ON jobs (state, seq);"
+	"CREATE TABLE IF NOT EXISTS job_log ("
+	"  job INTEGER NOT NULL, t INTEGER NOT NULL, state INTEGER NOT NULL, detail TEXT);"
+	"CREATE INDEX IF NOT EXISTS job_log_job ON job_log (job);";
+
+struct store {
+	sqlite3 *db;
+	sqlite3_stmt *st[S_NSTMTS];
+	bool in_txn;
+	char err[256];
+};
+
+static int fail(struct store *s, const char *what)
+{
+	snprintf(s->err, sizeof s->err, "%s: %s", what, sqlite3_errmsg(s->db));
+	return -1;
+}
+
+const char *store_error(const struct store *s)
+{
+	return s->err;
+}
+
+/* Run one prepared statement that returns no rows; reset it after. */
+static int step_done(struct store *s, enum stmt k, const char *what)
+{
+	int rc = sqlite3_step(s->st[k]);
+
+	sqlite3_reset(s->st[k]);
+	sqlite3_clear_bindings(s->st[k]);
+	return rc == SQLITE_DONE ? 0 : fail(s, what);
+}
+
+static int exec_pragma(struct store *s, const char *q, const char *want)
+{
+	sqlite3_stmt *st;
+	int ok;
+
+	if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK)
+		return fail(s, q);
+	ok = sqlite3_step(st) == SQLITE_ROW &&
+	     (!want || strcmp((const char *)sqlite3_column_text(st, 0), want) == 0);
+	sqlite3_finalize(st);
+	if (!ok)
+		snprintf(s->err, sizeof s->err, "%s did not take effect", q);
+	return ok ? 0 : -1;
+}
+
+struct store *store_open(const char *path, char *err, size_t errlen)
+{
+	struct store *s = calloc(1, sizeof *s);
+	char ver[16];
+
+	if (!s) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return NULL;
+	}
+	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+	                    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", path, s->db ? sqlite3_errmsg(s->db) : "out of memory");
+		store_close(s);
+		return NULL;
+	}
+	sqlite3_extended_result_codes(s->db, 1);
+	/* WAL + FULL: each commit is synced, so it survives a crash or power
+	 * loss; readers never block the writer. Another process holding the
+	 * database gets a clear error after a short wait, not a hang. */
+	if (sqlite3_busy_timeout(s->db, 2000) != SQLITE_OK ||
+	    exec_pragma(s, "PRAGMA journal_mode=WAL", "wal") < 0 ||
+	    sqlite3_exec(s->db, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;", NULL, NULL,
+	                 NULL) != SQLITE_OK ||
+	    exec_pragma(s, "PRAGMA synchronous", "2") < 0 ||
+	    sqlite3_exec(s->db, schema, NULL, NULL, NULL) != SQLITE_OK) {
+		if (!s->err[0])
+			fail(s, "setting up the database");
+		snprintf(err, errlen, "%s: %s", path, s->err);
+		store_close(s);
+		return NULL;
+	}
+	for (int k = 0; k < S_NSTMTS; k++) {
+		if (sqlite3_prepare_v3(s->db, sql[k], -1, SQLITE_PREPARE_PERSISTENT, &s->st[k],
+		                       NULL) != SQLITE_OK) {
+			fail(s, sql[k]);
+			snprintf(err, errlen, "%s: %s", path, s->err);
+			store_close(s);
+			return NULL;
+		}
+	}
+	switch (store_meta_get(s, "schema", ver, sizeof ver)) {
+	case 0:
+		if (store_begin(s) < 0 || store_meta_set(s, "schema", SCHEMA_VERSION) < 0 ||
+		    store_commit(s) < 0)
+			goto bad;
+		break;
+	case 1:
+		if (strcmp(ver, SCHEMA_VERSION) != 0) {
+			snprintf(s->err, sizeof s->err, "schema version %s, this backfilld uses %s",
+			         ver, SCHEMA_VERSION);
+			goto bad;
+		}
+		break;
+	default:
+		goto bad;
+	}
+	return s;
+bad:
+	snprintf(err, errlen, "%s: %s", path, s->err);
+	store_close(s);
+	return NULL;
+}
+
+void store_close(struct store *s)
+{
+	if (!s)
+		return;
+	for (int k = 0; k < S_NSTMTS; k++)
+		sqlite3_finalize(s->st[k]);
+	sqlite3_close(s->db);
+	free(s);
+}
+
+int store_begin(struct store *s)
+{
+	if (s->in_txn)
+		return 0;
+	if (step_done(s, S_BEGIN, "begin") < 0)
+		return -1;
+	s->in_txn = true;
+	return 0;
+}
+
+int store_commit(struct store *s)
+{
+	if (!s->in_txn)
+		return 0;
+	if (step_done(s, S_COMMIT, "commit") < 0) {
+		/* A failed COMMIT leaves the transaction open: undo it, so that
+		 * nothing half-done is ever made durable later. */
+		store_rollback(s);
+		return -1;
+	}
+	s->in_txn = false;
+	return 0;
+}
+
+void store_rollback(struct store *s)
+{
+	if (s->in_txn && sqlite3_get_autocommit(s->db) == 0)
+		step_done(s, S_ROLLBACK, "rollback");
+	s->in_txn = false;
+}
+
+bool store_in_txn(const struct store *s)
+{
+	return s->in_txn;
+}
+
+static int need_txn(struct store *s)
+{
+	if (s->in_txn)
+		return 0;
+	snprintf(s->err, sizeof s->err, "write outside a transaction");
+	return -1;
+}
+
+int store_meta_set(struct store *s, const char *key, const char *value)
+{
+	sqlite3_stmt *st = s->st[S_META_SET];
+
+	if (need_txn(s) < 0)
+		return -1;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
+	return step_done(s, S_META_SET, "meta");
+}
+
+int store_meta_get(struct store *s, const char *key, char *buf, size_t len)
+{
+	sqlite3_stmt *st = s->st[S_META_GET];
+	int rc, found = 0;
+
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
+		found = 1;
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return fail(s, "meta");
+	return found;
+}
+
+int store_next_id(struct store *s, uint64_t *id)
+{
+	char buf[32];
+	unsigned long long last = 0;
+	int rc = store_meta_get(s, "last_id", buf, sizeof buf);
+
+	if (rc < 0 || need_txn(s) < 0)
+		return -1;
+	if (rc == 1 && sscanf(buf, "%llu", &last) != 1) {
+		snprintf(s->err, sizeof s->err, "meta last_id is not a number: %s", buf);
+		return -1;
+	}
+	snprintf(buf, sizeof buf, "%llu", last + 1);
+	if (store_meta_set(s, "last_id", buf) < 0)
+		return -1;
+	*id = last + 1;
+	return 0;
+}
+
+/* BF_NEVER is stored as NULL, so "unknown" reads as unknown in SQL too. */
+static void bind_time(sqlite3_stmt *st, int col, bf_time t)
+{
+	if (t == BF_NEVER)
+		sqlite3_bind_null(st, col);
+	else
+		sqlite3_bind_int64(st, col, t);
+}
+
+static void bind_str(sqlite3_stmt *st, int col, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(st, col, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, col);
+}
+
+int store_put_job(struct store *s, const struct store_job *j)
+{
+	sqlite3_stmt *st = s->st[S_PUT];
+
+	if (need_txn(s) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)j->id);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)j->seq);
+	sqlite3_bind_int64(st, 3, j->uid);
+	sqlite3_bind_int64(st, 4, j->gid);
+	bind_str(st, 5, j->user);
+	bind_str(st, 6, j->name);
+	sqlite3_bind_int64(st, 7, j->nodes);
+	sqlite3_bind_int64(st, 8, j->estimate);
+	sqlite3_bind_int64(st, 9, j->submit);
+	sqlite3_bind_int(st, 10, j->state);
+	bind_time(st, 11, j->guarantee);
+	bind_time(st, 12, j->first_guarantee);
+	bind_time(st, 13, j->start);
+	bind_time(st, 14, j->end);
+	if (j->has_exit)
+		sqlite3_bind_int(st, 15, j->exit_status);
+	else
+		sqlite3_bind_null(st, 15);
+	bind_str(st, 16, j->node_list);
+	bind_str(st, 17, j->cwd);
+	bind_str(st, 18, j->out);
+	bind_str(st, 19, j->err);
+	sqlite3_bind_blob(st, 20, j->argv ? j->argv : "", (int)j->argv_len, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 21, j->env ? j->env : "", (int)j->env_len, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 22, j->sup_pid);
+	sqlite3_bind_int64(st, 23, j->sup_start);
+	return step_done(s, S_PUT, "storing a job");
+}
+
+int store_log(struct store *s, uint64_t id, bf_time t, enum store_state state, const char *detail)
+{
+	sqlite3_stmt *st = s->st[S_LOG];
+
+	if (need_txn(s) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
+	sqlite3_bind_int64(st, 2, t);
+	sqlite3_bind_int(st, 3, state);
+	bind_str(st, 4, detail);
+	return step_done(s, S_LOG, "logging a state change");
+}
+
+static bf_time col_time(sqlite3_stmt *st, int c)
+{
+	return sqlite3_column_type(st, c) == SQLITE_NULL ? BF_NEVER : sqlite3_column_int64(st, c);
+}
+
+static const char *col_str(sqlite3_stmt *st, int c)
+{
+	return (const char *)sqlite3_column_text(st, c);	/* NULL for NULL */
+}
+
+static void read_job(sqlite3_stmt *st, struct store_job *j)
+{
+	int state = sqlite3_column_int(st, 9);
+
+	*j = (struct store_job){
+		.id = (uint64_t)sqlite3_column_int64(st, 0),
+		.seq = (uint64_t)sqlite3_column_int64(st, 1),
+		.uid = (uint32_t)sqlite3_column_int64(st, 2),
+		.gid = (uint32_t)sqlite3_column_int64(st, 3),
+		.user = col_str(st, 4), .name = col_str(st, 5),
+		.nodes = (uint32_t)sqlite3_column_int64(st, 6),
+		.estimate = sqlite3_column_int64(st, 7), .submit = sqlite3_column_int64(st, 8),
+		.state = state >= 0 && state < ST_NSTATES ? (enum store_state)state : ST_FAILED,
+		.guarantee = col_time(st, 10), .first_guarantee = col_time(st, 11),
+		.start = col_time(st, 12), .end = col_time(st, 13),
+		.has_exit = sqlite3_column_type(st, 14) != SQLITE_NULL,
+		.exit_status = sqlite3_column_int(st, 14),
+		.node_list = col_str(st, 15), .cwd = col_str(st, 16), .out = col_str(st, 17),
+		.err = col_str(st, 18),
+		.argv = sqlite3_column_blob(st, 19), .argv_len = (size_t)sqlite3_column_bytes(st, 19),
+		.env = sqlite3_column_blob(st, 20), .env_len = (size_t)sqlite3_column_bytes(st, 20),
+		.sup_pid = sqlite3_column_int64(st, 21), .sup_start = sqlite3_column_int64(st, 22),
+	};
+}
+
+/* Step through a query's rows, handing each job to visit. */
+static int visit_rows(struct store *s, enum stmt k, store_visit visit, void *arg)
+{
+	sqlite3_stmt *st = s->st[k];
+	struct store_job j;
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		read_job(st, &j);
+		if (visit(&j, arg))
+			break;
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fail(s, "reading jobs");
+}
+
+int store_load_live(struct store *s, store_visit visit, void *arg)
+{
+	return visit_rows(s, S_LIVE, visit, arg);
+}
+
+int store_get_job(struct store *s, uint64_t id, store_visit visit, void *arg)
+{
+	sqlite3_bind_int64(s->st[S_ONE], 1, (sqlite3_int64)id);
+	return visit_rows(s, S_ONE, visit, arg);
+}
+
+int store_load_final(struct store *s, uint32_t limit, store_visit visit, void *arg)
+{
+	sqlite3_bind_int64(s->st[S_FINAL], 1, limit);
+	return visit_rows(s, S_FINAL, visit, arg);
+}
+
+int64_t store_log_count(struct store *s, uint64_t id)
+{
+	sqlite3_stmt *st = s->st[S_LOG_COUNT];
+	int64_t n = -1;
+
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return n;
+}

@@ -1,0 +1,87 @@
+/* The daemon's durable state in SQLite: every job with every field, each
+ * state change, the node allocation (a running job's node list) and the
+ * plan (each queued job's guarantee). The only code that touches SQLite.
+ *
+ * Durability: WAL journal with synchronous=FULL, so a COMMIT returns only
+ * once it is on disk. The daemon batches the changes of all requests that
+ * arrive together into one transaction (group commit: store_begin, many
+ * puts, store_commit) and answers them after the commit. */
+#ifndef BF_STORE_H
+#define BF_STORE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "bf_time.h"
+
+enum store_state {
+	ST_QUEUED = 0,
+	ST_RUNNING = 1,
+	ST_DONE = 2,		/* exited by itself (see exit_status) */
+	ST_KILLED = 3,		/* killed at its time limit */
+	ST_CANCELLED = 4,	/* cancelled, queued or running */
+	ST_FAILED = 5,		/* could not be started, or lost with a node */
+};
+#define ST_NSTATES 6
+const char *store_state_name(enum store_state s);
+/* Queued and running jobs are live; the rest are final. */
+static inline bool store_state_live(enum store_state s) { return s <= ST_RUNNING; }
+
+/* One job. Strings may be NULL; times are BF_NEVER when unknown. */
+struct store_job {
+	uint64_t id, seq;	/* seq: arrival order */
+	uint32_t uid, gid;
+	const char *user, *name;
+	uint32_t nodes;
+	bf_time estimate, submit;
+	enum store_state state;
+	bf_time guarantee, first_guarantee;	/* queued: the promised start */
+	bf_time start, end;
+	bool has_exit;
+	int32_t exit_status;	/* as waitpid reports it */
+	const char *node_list;	/* compact form, from its start on */
+	const char *cwd, *out, *err;
+	const char *argv;	/* arguments, each NUL-terminated, back to back */
+	size_t argv_len;
+	const char *env;	/* NAME=value entries, the same way */
+	size_t env_len;
+	int64_t sup_pid, sup_start;	/* its supervisor (pid and start time), 0 if none */
+};
+
+struct store;
+
+/* Open (creating if needed) the database at path. NULL with err on failure. */
+struct store *store_open(const char *path, char *err, size_t errlen);
+void store_close(struct store *st);
+/* The last error, for logs. */
+const char *store_error(const struct store *st);
+
+/* Transactions. Every write must be inside one. 0 or -1. */
+int  store_begin(struct store *st);
+int  store_commit(struct store *st);
+void store_rollback(struct store *st);
+bool store_in_txn(const struct store *st);
+
+/* Settings the daemon keeps: a key to a number or a text. */
+int  store_meta_set(struct store *st, const char *key, const char *value);
+/* Copies the value into buf (at most len - 1 bytes). 1 found, 0 absent, -1 error. */
+int  store_meta_get(struct store *st, const char *key, char *buf, size_t len);
+
+/* The next job id (ids are never reused, even after a crash: the counter
+ * is part of the transaction that stores the job). */
+int  store_next_id(struct store *st, uint64_t *id);
+/* Insert or replace a job's whole row. */
+int  store_put_job(struct store *st, const struct store_job *j);
+/* Record a state change (the jobs row holds only the latest). */
+int  store_log(struct store *st, uint64_t id, bf_time t, enum store_state state, const char *detail);
+
+/* Visit jobs: the live ones in arrival order (for a restart); or one by id;
+ * or the most recent `limit` final ones. The struct and its strings are
+ * valid only during the call; visit returns non-zero to stop. 0 or -1. */
+typedef int (*store_visit)(const struct store_job *j, void *arg);
+int  store_load_live(struct store *st, store_visit visit, void *arg);
+int  store_get_job(struct store *st, uint64_t id, store_visit visit, void *arg);
+int  store_load_final(struct store *st, uint32_t limit, store_visit visit, void *arg);
+/* How many state changes a job has logged (for tests and bq -l). */
+int64_t store_log_count(struct store *st, uint64_t id);
+
+#endif

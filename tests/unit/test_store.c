@@ -1,0 +1,169 @@
+/* The SQLite store: jobs round trip, ids, transactions, crash durability. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "store.h"
+#include "tap.h"
+
+static char dir[] = "/tmp/test_store.XXXXXX";
+static char path[300];
+
+struct seen {
+	int n;
+	uint64_t ids[16];
+	struct store_job last;
+	char name[64], nodes[64], argv[64];
+	size_t argv_len;
+};
+
+static int collect(const struct store_job *j, void *arg)
+{
+	struct seen *s = arg;
+
+	if (s->n < 16)
+		s->ids[s->n] = j->id;
+	s->n++;
+	s->last = *j;
+	snprintf(s->name, sizeof s->name, "%s", j->name ? j->name : "(null)");
+	snprintf(s->nodes, sizeof s->nodes, "%s", j->node_list ? j->node_list : "(null)");
+	s->argv_len = j->argv_len < sizeof s->argv ? j->argv_len : sizeof s->argv;
+	memcpy(s->argv, j->argv, s->argv_len);
+	s->last.name = s->last.node_list = s->last.user = s->last.cwd = NULL;
+	s->last.out = s->last.err = s->last.argv = s->last.env = NULL;
+	return 0;
+}
+
+static struct store_job job(uint64_t id, uint64_t seq)
+{
+	static const char argv[] = "one\0two words\0";
+
+	return (struct store_job){
+		.id = id, .seq = seq, .uid = 1000, .gid = 100, .user = "alice", .name = "sim",
+		.nodes = 4, .estimate = 60 * BF_SEC, .submit = 1000, .state = ST_QUEUED,
+		.guarantee = 5000, .first_guarantee = 5000, .start = BF_NEVER, .end = BF_NEVER,
+		.cwd = "/home/alice", .argv = argv, .argv_len = sizeof argv - 1,
+	};
+}
+
+int main(void)
+{
+	char err[300], buf[400];
+	struct store *st;
+	struct seen s = { 0 };
+	uint64_t id1 = 0, id2 = 0;
+	struct store_job j;
+	pid_t pid;
+	int status;
+
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(path, sizeof path, "%s/state.db", dir);
+	st = store_open(path, err, sizeof err);
+	ok(st != NULL, "a new database is created (%s)", st ? "" : err);
+	ok(store_meta_get(st, "schema", buf, sizeof buf) == 1 && strcmp(buf, "1") == 0,
+	   "the schema version is recorded");
+	j = job(1, 1);
+	ok(store_put_job(st, &j) < 0 && strstr(store_error(st), "outside"),
+	   "a write outside a transaction is refused");
+
+	ok(store_begin(st) == 0 && store_next_id(st, &id1) == 0 && store_next_id(st, &id2) == 0 &&
+	   id1 == 1 && id2 == 2, "ids count up from 1");
+	j = job(id1, 1);
+	ok_eq(store_put_job(st, &j), 0, "job 1 stored");
+	j = job(id2, 2);
+	j.name = NULL;
+	ok(store_put_job(st, &j) == 0 && store_log(st, id2, 1000, ST_QUEUED, "submitted") == 0,
+	   "job 2 stored, its arrival logged");
+	ok_eq(store_commit(st), 0, "commit");
+	ok(store_load_live(st, collect, &s) == 0 && s.n == 2 && s.ids[0] == 1 && s.ids[1] == 2,
+	   "live jobs load in arrival order");
+	ok(strcmp(s.name, "(null)") == 0 && s.last.guarantee == 5000 && s.last.start == BF_NEVER &&
+	   !s.last.has_exit, "NULL name, guarantee, unknown start read back");
+
+	/* Job 1 runs and ends; job 2 is rolled back mid-change. */
+	j = job(id1, 1);
+	j.state = ST_RUNNING;
+	j.start = 6000;
+	j.node_list = "node[001-004]";
+	j.guarantee = BF_NEVER;
+	store_begin(st);
+	store_put_job(st, &j);
+	store_log(st, id1, 6000, ST_RUNNING, NULL);
+	store_commit(st);
+	j.state = ST_DONE;
+	j.end = 9000;
+	j.has_exit = true;
+	j.exit_status = 256;
+	store_begin(st);
+	store_put_job(st, &j);
+	store_log(st, id1, 9000, ST_DONE, "exit 1");
+	store_commit(st);
+	store_begin(st);
+	j = job(id2, 2);
+	j.state = ST_CANCELLED;
+	store_put_job(st, &j);
+	store_rollback(st);
+	s = (struct seen){ 0 };
+	ok(store_load_live(st, collect, &s) == 0 && s.n == 1 && s.ids[0] == 2 &&
+	   s.last.state == ST_QUEUED, "a rolled-back change leaves nothing; job 1 is no longer live");
+	s = (struct seen){ 0 };
+	ok(store_get_job(st, id1, collect, &s) == 0 && s.n == 1 && s.last.state == ST_DONE &&
+	   s.last.has_exit && s.last.exit_status == 256 && s.last.end == 9000 &&
+	   strcmp(s.nodes, "node[001-004]") == 0, "job 1: exit status, end and nodes kept");
+	ok(s.argv_len == 14 && memcmp(s.argv, "one\0two words\0", 14) == 0,
+	   "arguments with their NUL separators kept");
+	ok_eq(store_log_count(st, id1), 2, "job 1's state changes are logged");
+	s = (struct seen){ 0 };
+	ok(store_load_final(st, 10, collect, &s) == 0 && s.n == 1 && s.ids[0] == 1,
+	   "final jobs are listed apart");
+	store_close(st);
+
+	/* A daemon killed with -9: what was committed is there, what was not
+	 * is not. The child commits job 3, starts job 4, and dies. */
+	pid = fork();
+	if (pid == 0) {
+		struct store *c = store_open(path, err, sizeof err);
+		uint64_t id;
+		struct store_job k;
+
+		if (!c || store_begin(c) < 0 || store_next_id(c, &id) < 0)
+			_exit(2);
+		k = job(id, 3);
+		if (store_put_job(c, &k) < 0 || store_commit(c) < 0)
+			_exit(3);
+		store_begin(c);
+		store_next_id(c, &id);
+		k = job(id, 4);
+		store_put_job(c, &k);
+		_exit(0);	/* no commit, no close */
+	}
+	waitpid(pid, &status, 0);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child committed one job and died");
+	st = store_open(path, err, sizeof err);
+	s = (struct seen){ 0 };
+	ok(st && store_load_live(st, collect, &s) == 0 && s.n == 2 && s.ids[1] == 3,
+	   "after the crash: the committed job is there, the uncommitted one is not");
+	ok(store_begin(st) == 0 && store_next_id(st, &id1) == 0 && id1 == 4,
+	   "ids go on from the last committed one (%llu)", (unsigned long long)id1);
+	store_rollback(st);
+
+	/* A database from another schema version is refused. */
+	store_begin(st);
+	store_meta_set(st, "schema", "99");
+	store_commit(st);
+	store_close(st);
+	ok(store_open(path, err, sizeof err) == NULL && strstr(err, "schema version 99"),
+	   "another schema version is refused: %s", err);
+	snprintf(buf, sizeof buf, "%s/nodir/x.db", dir);
+	ok(store_open(buf, err, sizeof err) == NULL && strstr(err, "x.db"),
+	   "an unopenable path is refused naming it: %s", err);
+
+	for (const char *suffix = ""; suffix; suffix = strcmp(suffix, "") == 0 ? "-wal" :
+	                                            strcmp(suffix, "-wal") == 0 ? "-shm" : NULL) {
+		snprintf(buf, sizeof buf, "%s%s", path, suffix);
+		unlink(buf);
+	}
+	ok(rmdir(dir) == 0, "temporary directory removed");
+	return tap_done();
+}

@@ -8,3 +8,11 @@ bf_time clock_monotonic(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (bf_time)ts.tv_sec * BF_SEC + ts.tv_nsec / 1000;
 }
+
+bf_time clock_realtime(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (bf_time)ts.tv_sec * BF_SEC + ts.tv_nsec / 1000;
+}

@@ -6,5 +6,8 @@
 
 /* Monotonic time in microseconds, for measuring how long something took. */
 bf_time clock_monotonic(void);
+/* Wall-clock time in microseconds since the epoch: the scheduler's "now"
+ * in the live daemon, and what the job records keep. */
+bf_time clock_realtime(void);
 
 #endif

@@ -1,0 +1,396 @@
+/* Job supervisors; see runner.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "clock.h"
+#include "runner.h"
+
+#define ENV_MAX 4096
+
+static int pidfd_open_(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+static int pidfd_signal(int pidfd, int sig)
+{
+	return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
+}
+
+int64_t runner_start_ticks(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	long long ticks = -1;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	/* The command name is in parentheses and may hold anything: count the
+	 * fields after its last ')'. The start time is field 22; after the
+	 * name come fields 3 onwards. */
+	if (!(p = strrchr(buf, ')')))
+		return -1;
+	p++;
+	for (int field = 3; field <= 22 && p; field++) {
+		p += strspn(p, " ");
+		if (field == 22 && sscanf(p, "%lld", &ticks) != 1)
+			return -1;
+		p = strchr(p, ' ');
+	}
+	return ticks;
+}
+
+/* ---- inside the supervisor process ----
+ * Signal handlers can only reach file-scope state; these two live in the
+ * supervisor process alone (the daemon never touches them). */
+static volatile pid_t sup_job;			/* the job's pid (its process group) */
+static volatile sig_atomic_t sup_pending;	/* a signal asked for before the job existed */
+
+static void sup_forward(int sig)
+{
+	int to = sig == SIGUSR1 ? SIGKILL : SIGTERM;
+
+	if (sup_job > 0)
+		kill(-sup_job, to);
+	else
+		sup_pending = to;
+}
+
+/* End the job's child before it became the job: the reason goes to the
+ * supervisor through the close-on-exec pipe `why` (so it is known even when
+ * the output files could not be opened) and to fd 2; exit status 127, as a
+ * shell gives for a command it cannot run. */
+static void child_fail(int why, const char *what, const char *arg)
+{
+	char msg[512];
+	int n = snprintf(msg, sizeof msg, "%s%s%s: %s", what, arg ? " " : "", arg ? arg : "",
+	                 strerror(errno));
+
+	if (n > 0 && write(why, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1) < 0)
+		n = 0;
+	dprintf(2, "backfilld: job could not start: %s\n", msg);
+	_exit(127);
+}
+
+static int open_output(const char *path, int fd)
+{
+	int o = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOCTTY, 0644);
+
+	if (o < 0)
+		return -1;
+	if (o != fd) {
+		if (dup2(o, fd) < 0)
+			return -1;
+		close(o);
+	}
+	return 0;
+}
+
+static char *join_nodes(const struct runner_job *j)
+{
+	size_t len = 1;
+	char *s, *p;
+
+	for (uint32_t k = 0; k < j->nnodes; k++)
+		len += strlen(j->nodes[k]) + 1;
+	if (!(s = malloc(len)))
+		return NULL;
+	p = s;
+	*p = 0;
+	for (uint32_t k = 0; k < j->nnodes; k++)
+		p += sprintf(p, "%s%s", k ? " " : "", j->nodes[k]);
+	return s;
+}
+
+/* The job: its own process group, its owner, its directory, files and
+ * environment, then exec. Never returns. */
+static void run_job(const struct runner_job *j, int why)
+{
+	static const int defaults[] = { SIGTERM, SIGUSR1, SIGINT, SIGHUP, SIGPIPE, SIGQUIT };
+	char **envp, **argv, *nodes, num[64];
+	uint32_t ne = 0, na = 0;
+	sigset_t none;
+	int devnull;
+
+	for (size_t k = 0; k < sizeof defaults / sizeof *defaults; k++)
+		signal(defaults[k], SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	setpgid(0, 0);
+	if ((devnull = open("/dev/null", O_RDONLY)) >= 0 && devnull != 0) {
+		dup2(devnull, 0);
+		close(devnull);
+	}
+	if (j->as_owner) {
+		if ((j->user ? initgroups(j->user, j->gid) : setgroups(1, &j->gid)) < 0)
+			child_fail(why, "setting groups for", j->user);
+		if (setgid(j->gid) < 0 || setuid(j->uid) < 0)
+			child_fail(why, "becoming the job's owner", NULL);
+		if (j->uid != 0 && setuid(0) == 0)
+			child_fail(why, "dropping root", NULL);
+	}
+	/* The files are opened as the owner: the owner's permissions apply. */
+	if (open_output(j->err, 2) < 0)
+		child_fail(why, "opening", j->err);
+	if (open_output(j->out, 1) < 0)
+		child_fail(why, "opening", j->out);
+	if (chdir(j->cwd) < 0)
+		child_fail(why, "changing to", j->cwd);
+
+	envp = calloc((size_t)j->envc + 5, sizeof *envp);
+	argv = calloc((size_t)j->nlaunch + j->argc + 3, sizeof *argv);
+	nodes = join_nodes(j);
+	if (!envp || !argv || !nodes)
+		child_fail(why, "setting up", "(out of memory)");
+	for (uint32_t k = 0; k < j->envc && k < ENV_MAX; k++)
+		if (strncmp(j->env[k], "BSUB_", 5) != 0)
+			envp[ne++] = (char *)j->env[k];
+	snprintf(num, sizeof num, "BSUB_JOBID=%" PRIu64, j->id);
+	envp[ne++] = strdup(num);
+	snprintf(num, sizeof num, "BSUB_NNODES=%u", j->nnodes);
+	envp[ne++] = strdup(num);
+	if (asprintf(&envp[ne++], "BSUB_NODES=%s", nodes) < 0 ||
+	    asprintf(&envp[ne++], "BSUB_HOSTFILE=%s", j->hostfile) < 0)
+		child_fail(why, "setting up", "(out of memory)");
+	for (uint32_t k = 0; k < j->nlaunch; k++)
+		argv[na++] = (char *)j->launch[k];
+	argv[na++] = (char *)j->script;
+	for (uint32_t k = 0; k < j->argc; k++)
+		argv[na++] = (char *)j->argv[k];
+	execve(argv[0], argv, envp);
+	if (errno == ENOEXEC && j->nlaunch == 0) {
+		/* A script without #!: run it with the shell, as LSF does. */
+		memmove(argv + 1, argv, (na + 1) * sizeof *argv);
+		argv[0] = "/bin/sh";
+		execve(argv[0], argv, envp);
+	}
+	child_fail(why, "running", argv[0]);
+}
+
+static int write_hostfile(const struct runner_job *j)
+{
+	FILE *f = fopen(j->hostfile, "we");
+	int bad;
+
+	if (!f)
+		return -1;
+	for (uint32_t k = 0; k < j->nnodes; k++)
+		fprintf(f, "%s\n", j->nodes[k]);
+	bad = ferror(f);
+	if (j->as_owner && fchown(fileno(f), j->uid, j->gid) < 0)
+		bad = 1;
+	return (fclose(f) | bad) ? -1 : 0;
+}
+
+/* The end, durably: a temporary file synced and renamed, then the
+ * directory synced, so a crash leaves either no record or a whole one. */
+static void record(const char *dir, uint64_t id, int wstatus, bf_time end, const char *reason)
+{
+	char tmp[4096], final[4096];
+	int fd;
+
+	snprintf(tmp, sizeof tmp, "%s/%" PRIu64 ".tmp", dir, id);
+	snprintf(final, sizeof final, "%s/%" PRIu64 ".status", dir, id);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	dprintf(fd, "wstatus %d\nend %lld\n", wstatus, (long long)end);
+	if (reason && *reason)
+		dprintf(fd, "reason %s\n", reason);
+	if (fsync(fd) < 0 || close(fd) < 0 || rename(tmp, final) < 0)
+		return;
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
+/* The supervisor. Never returns. */
+static void supervise(const struct runner_job *j)
+{
+	struct sigaction sa = { .sa_handler = sup_forward };
+	sigset_t none;
+	int devnull, wstatus = 0, why[2];
+	char reason[512] = "";
+	ssize_t n, got = 0;
+	pid_t job;
+
+	setsid();
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* Nothing of the daemon's: no sockets, no database, no terminal. */
+	if ((devnull = open("/dev/null", O_RDWR)) >= 0) {
+		dup2(devnull, 0);
+		dup2(devnull, 1);
+		dup2(devnull, 2);
+		if (devnull > 2)
+			close(devnull);
+	}
+	syscall(SYS_close_range, 3U, ~0U, 0U);
+	if (write_hostfile(j) < 0) {
+		record(j->status_dir, j->id, 127 << 8, clock_realtime(), "cannot write the host file");
+		_exit(1);
+	}
+	if (pipe2(why, O_CLOEXEC) < 0 || (job = fork()) < 0) {
+		record(j->status_dir, j->id, 127 << 8, clock_realtime(), strerror(errno));
+		_exit(1);
+	}
+	if (job == 0) {
+		close(why[0]);
+		run_job(j, why[1]);
+	}
+	close(why[1]);
+	setpgid(job, job);	/* as the child does: whoever runs first */
+	sup_job = job;
+	if (sup_pending)
+		kill(-job, sup_pending);
+	/* Until exec closes the pipe: empty, or why the job could not start. */
+	while ((n = read(why[0], reason + got, sizeof reason - 1 - (size_t)got)) != 0) {
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n > 0 && (got += n) == (ssize_t)sizeof reason - 1)
+			break;
+	}
+	reason[got] = 0;
+	for (char *c = reason; *c; c++)
+		if (*c == '\n')
+			*c = ' ';
+	close(why[0]);
+	while (waitpid(job, &wstatus, 0) < 0 && errno == EINTR)
+		;
+	/* The job is its leader's process group: what it left behind goes. */
+	kill(-job, SIGKILL);
+	record(j->status_dir, j->id, wstatus, clock_realtime(), reason);
+	_exit(0);
+}
+
+/* ---- in the daemon ---- */
+
+int runner_start(const struct runner_job *j, struct runner_proc *p, char *err, size_t errlen)
+{
+	sigset_t fwd, old;
+	pid_t pid;
+
+	/* A terminate or kill may come as soon as the pid is known: keep the
+	 * signals the supervisor forwards pending until its handlers are in
+	 * place (their default action would end it without a record). */
+	sigemptyset(&fwd);
+	sigaddset(&fwd, SIGTERM);
+	sigaddset(&fwd, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &fwd, &old);
+	pid = fork();
+	if (pid == 0)
+		supervise(j);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (pid < 0) {
+		snprintf(err, errlen, "cannot start a supervisor: %s", strerror(errno));
+		return -1;
+	}
+	p->pid = pid;
+	p->start_ticks = runner_start_ticks(pid);
+	p->pidfd = pidfd_open_(pid);
+	if (p->pidfd < 0 || p->start_ticks < 0) {
+		snprintf(err, errlen, "cannot watch the supervisor: %s", strerror(errno));
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		if (p->pidfd >= 0)
+			close(p->pidfd);
+		return -1;
+	}
+	return 0;
+}
+
+int runner_find(pid_t pid, int64_t start_ticks, struct runner_proc *p)
+{
+	p->pid = pid;
+	p->start_ticks = start_ticks;
+	p->pidfd = -1;
+	if (pid <= 0 || runner_start_ticks(pid) != start_ticks)
+		return 0;
+	p->pidfd = pidfd_open_(pid);
+	/* Check again now that the pidfd pins the process down. */
+	if (p->pidfd < 0 || runner_start_ticks(pid) != start_ticks) {
+		if (p->pidfd >= 0)
+			close(p->pidfd);
+		p->pidfd = -1;
+		return 0;
+	}
+	return 1;
+}
+
+int runner_terminate(const struct runner_proc *p)
+{
+	return pidfd_signal(p->pidfd, SIGTERM);
+}
+
+int runner_kill(const struct runner_proc *p)
+{
+	return pidfd_signal(p->pidfd, SIGUSR1);
+}
+
+void runner_reap(struct runner_proc *p)
+{
+	while (waitpid(p->pid, NULL, WNOHANG) < 0 && errno == EINTR)
+		;
+	if (p->pidfd >= 0)
+		close(p->pidfd);
+	p->pidfd = -1;
+}
+
+int runner_collect(const char *dir, uint64_t id, int *wstatus, bf_time *end, char *reason,
+                   size_t reason_len)
+{
+	char path[4096], buf[1024];
+	const char *r;
+	long long e;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof path, "%s/%" PRIu64 ".status", dir, id);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return errno == ENOENT ? 0 : -1;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	if (sscanf(buf, "wstatus %d\nend %lld\n", wstatus, &e) != 2)
+		return -1;
+	*end = e;
+	if (reason_len) {
+		r = strstr(buf, "\nreason ");
+		snprintf(reason, reason_len, "%.*s", r ? (int)strcspn(r + 8, "\n") : 0,
+		         r ? r + 8 : "");
+	}
+	return 1;
+}
+
+void runner_forget(const char *dir, uint64_t id)
+{
+	char path[4096];
+
+	snprintf(path, sizeof path, "%s/%" PRIu64 ".status", dir, id);
+	unlink(path);
+}

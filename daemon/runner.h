@@ -1,0 +1,72 @@
+/* Running jobs: one supervisor process per job, which outlives the daemon.
+ *
+ * The daemon forks a supervisor; it starts its own session, forks the job
+ * into a process group of its own, running as the job's owner in its
+ * working directory with its output files and environment, waits for it,
+ * kills what is left in the job's process group, and records the job's
+ * exit status and end time durably in the spool (written to a temporary
+ * file, synced, renamed) before it exits. The daemon watches supervisors
+ * through pidfds, which work for a process that is no longer its child, so
+ * after a restart it finds them again by pid and start time (a recycled
+ * pid has another start time) and reads what ended meanwhile from the
+ * spool.
+ *
+ * Signals go to the supervisor, which passes them on to the job's group:
+ * runner_terminate() (SIGTERM to the job) and runner_kill() (SIGKILL). */
+#ifndef BF_RUNNER_H
+#define BF_RUNNER_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "bf_time.h"
+
+struct runner_job {
+	uint64_t id;
+	uid_t uid;
+	gid_t gid;
+	bool as_owner;		/* switch to uid/gid and the owner's groups */
+	const char *user;	/* for supplementary groups; may be NULL */
+	const char *script;	/* path of the spooled script */
+	const char *const *argv;	/* arguments after the script */
+	uint32_t argc;
+	const char *const *env;	/* NAME=value, the job's base environment */
+	uint32_t envc;
+	const char *cwd;
+	const char *out, *err;	/* absolute paths, appended to */
+	const char *const *nodes;	/* its nodes' names */
+	uint32_t nnodes;
+	const char *hostfile;	/* where to write one node per line */
+	const char *const *launch;	/* command prefix (a site's remote shell), or NULL */
+	uint32_t nlaunch;
+	const char *status_dir;	/* where the supervisor records the end */
+};
+
+/* A supervisor's identity: pid and start time (clock ticks since boot, as
+ * in /proc/PID/stat), so a recycled pid is not mistaken for it. */
+struct runner_proc {
+	pid_t pid;
+	int64_t start_ticks;
+	int pidfd;		/* readable once the supervisor has exited */
+};
+
+/* Start a job's supervisor. 0, or -1 with the reason in err. */
+int  runner_start(const struct runner_job *j, struct runner_proc *p, char *err, size_t errlen);
+/* Find a supervisor again after a restart: 1 alive (pidfd opened), 0 gone. */
+int  runner_find(pid_t pid, int64_t start_ticks, struct runner_proc *p);
+/* Ask the supervisor to send SIGTERM / SIGKILL to the job's process group. */
+int  runner_terminate(const struct runner_proc *p);
+int  runner_kill(const struct runner_proc *p);
+/* After the pidfd turned readable: reap the supervisor if it is our child
+ * and close the pidfd. */
+void runner_reap(struct runner_proc *p);
+/* What the supervisor recorded: 1 (wait status, end time and, if the job
+ * could not start, why: reason is "" otherwise), 0 (no record: the
+ * supervisor died without one), -1 (unreadable record). */
+int  runner_collect(const char *status_dir, uint64_t id, int *wstatus, bf_time *end,
+                    char *reason, size_t reason_len);
+/* Remove a job's record once the daemon has stored the end durably. */
+void runner_forget(const char *status_dir, uint64_t id);
+/* A process's start time from /proc, or -1. */
+int64_t runner_start_ticks(pid_t pid);
+
+#endif

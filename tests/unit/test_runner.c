@@ -1,0 +1,221 @@
+/* Job supervisors with real processes. Every wait is bounded. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "runner.h"
+#include "tap.h"
+
+static char dir[] = "/tmp/test_runner.XXXXXX";
+static char status_dir[300], out[300], errf[300], hosts[300], script[300];
+static const char *const nodes[] = { "n01", "n02" };
+static const char *const env[] = { "PATH=/usr/bin:/bin", "BSUB_JOBID=forged", "KEEP=yes" };
+
+static void write_script(const char *body, mode_t mode)
+{
+	FILE *f = fopen(script, "w");
+
+	fputs(body, f);
+	fclose(f);
+	chmod(script, mode);
+}
+
+static struct runner_job job(uint64_t id)
+{
+	return (struct runner_job){
+		.id = id, .uid = getuid(), .gid = getgid(), .script = script,
+		.env = env, .envc = 3, .cwd = dir, .out = out, .err = errf, .nodes = nodes,
+		.nnodes = 2, .hostfile = hosts, .status_dir = status_dir,
+	};
+}
+
+/* Wait for the supervisor to end (at most 10 s); 1 if it did. */
+static int wait_end(struct runner_proc *p, int ms)
+{
+	struct pollfd pfd = { .fd = p->pidfd, .events = POLLIN };
+	int n = poll(&pfd, 1, ms);
+
+	if (n == 1)
+		runner_reap(p);
+	return n == 1;
+}
+
+static int file_has(const char *path, const char *text)
+{
+	char buf[4096];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	return strstr(buf, text) != NULL;
+}
+
+static int run_to_end(uint64_t id, int *ws)
+{
+	struct runner_job j = job(id);
+	struct runner_proc p;
+	char err[256];
+	bf_time end;
+
+	if (runner_start(&j, &p, err, sizeof err) < 0 || !wait_end(&p, 10000))
+		return -1;
+	return runner_collect(status_dir, id, ws, &end, NULL, 0);
+}
+
+int main(void)
+{
+	struct runner_job j;
+	struct runner_proc p, q;
+	char err[256], pidfile[300], reason[512];
+	int ws = -1;
+	bf_time end = 0;
+
+	if (!mkdtemp(dir))
+		return 1;
+	chmod(dir, 0777);	/* a second user writes its output here */
+	snprintf(status_dir, sizeof status_dir, "%s/status", dir);
+	mkdir(status_dir, 0700);
+	snprintf(out, sizeof out, "%s/job.out", dir);
+	snprintf(errf, sizeof errf, "%s/job.err", dir);
+	snprintf(hosts, sizeof hosts, "%s/hosts", dir);
+	snprintf(script, sizeof script, "%s/job.sh", dir);
+	snprintf(pidfile, sizeof pidfile, "%s/bg.pid", dir);
+
+	write_script("#!/bin/sh\necho \"id=$BSUB_JOBID n=$BSUB_NNODES nodes=$BSUB_NODES keep=$KEEP\"\n"
+	             "cat \"$BSUB_HOSTFILE\"\necho arg=$1 >&2\npwd\nexit 3\n", 0755);
+	j = job(7);
+	j.argv = (const char *const[]){ "first" };
+	j.argc = 1;
+	ok(runner_start(&j, &p, err, sizeof err) == 0, "a supervisor starts (%s)", err);
+	ok(p.start_ticks > 0, "its start time is known");
+	ok(wait_end(&p, 10000), "and ends when the job does");
+	ok(runner_collect(status_dir, 7, &ws, &end, NULL, 0) == 1 && WIFEXITED(ws) && WEXITSTATUS(ws) == 3,
+	   "the job's exit status 3 is recorded");
+	ok(end > 0, "with its end time");
+	ok(file_has(out, "id=7 n=2 nodes=n01 n02 keep=yes"),
+	   "BSUB_JOBID, BSUB_NNODES, BSUB_NODES set (a forged BSUB_JOBID dropped), environment kept");
+	ok(file_has(out, "n01\nn02\n"), "BSUB_HOSTFILE lists one node per line");
+	ok(file_has(out, dir), "the job runs in its working directory");
+	ok(file_has(errf, "arg=first"), "arguments reach the script; stderr goes to its file");
+	runner_forget(status_dir, 7);
+	ok(runner_collect(status_dir, 7, &ws, &end, NULL, 0) == 0, "a forgotten record is gone");
+
+	write_script("echo no shebang\n", 0755);
+	ok(run_to_end(8, &ws) == 1 && WIFEXITED(ws) && WEXITSTATUS(ws) == 0 &&
+	   file_has(out, "no shebang"), "a script without #! runs under /bin/sh");
+
+	write_script("#!/bin/sh\nsleep 30\n", 0755);
+	j = job(9);
+	runner_start(&j, &p, err, sizeof err);
+	usleep(200000);
+	ok_eq(runner_terminate(&p), 0, "terminate is sent");
+	ok(wait_end(&p, 10000) && runner_collect(status_dir, 9, &ws, &end, NULL, 0) == 1 &&
+	   WIFSIGNALED(ws) && WTERMSIG(ws) == SIGTERM, "the job dies of SIGTERM");
+
+	write_script("#!/bin/sh\ntrap '' TERM\nsleep 30 &\nwait\nsleep 30\n", 0755);
+	j = job(10);
+	runner_start(&j, &p, err, sizeof err);
+	usleep(200000);
+	runner_terminate(&p);
+	ok(!wait_end(&p, 500), "a job that ignores SIGTERM keeps running");
+	ok_eq(runner_kill(&p), 0, "kill is sent");
+	ok(wait_end(&p, 10000) && runner_collect(status_dir, 10, &ws, &end, NULL, 0) == 1 &&
+	   WIFSIGNALED(ws) && WTERMSIG(ws) == SIGKILL, "the job dies of SIGKILL");
+
+	{
+		char body[600];
+		FILE *f;
+		int bg = 0, gone = 0;
+
+		snprintf(body, sizeof body, "#!/bin/sh\nsleep 30 &\necho $! > %s\nexit 0\n", pidfile);
+		write_script(body, 0755);
+		ok(run_to_end(11, &ws) == 1 && WIFEXITED(ws) && WEXITSTATUS(ws) == 0,
+		   "a job leaving a background process exits 0");
+		if ((f = fopen(pidfile, "r"))) {
+			if (fscanf(f, "%d", &bg) != 1)
+				bg = 0;
+			fclose(f);
+		}
+		for (int k = 0; k < 100 && bg > 0 && !gone; k++) {
+			gone = runner_start_ticks(bg) < 0 || (kill(bg, 0) < 0 && errno == ESRCH);
+			if (!gone) {
+				char path[64], state = 0;
+
+				snprintf(path, sizeof path, "/proc/%d/stat", bg);
+				if ((f = fopen(path, "r"))) {
+					if (fscanf(f, "%*d %*s %c", &state) != 1)
+						state = 0;
+					fclose(f);
+				}
+				gone = state == 'Z';
+			}
+			usleep(20000);
+		}
+		ok(bg > 0 && gone, "what it left in its process group is killed");
+	}
+
+	write_script("#!/bin/sh\nsleep 30\n", 0755);
+	j = job(12);
+	runner_start(&j, &p, err, sizeof err);
+	ok_eq(runner_find(p.pid, p.start_ticks, &q), 1, "after a restart the supervisor is found");
+	ok_eq(runner_find(p.pid, p.start_ticks + 1, &(struct runner_proc){ 0 }), 0,
+	      "a pid with another start time is not it");
+	runner_kill(&q);
+	ok(wait_end(&q, 10000), "the found supervisor's end is seen through its pidfd");
+	close(p.pidfd);
+	runner_reap(&p);
+	ok(runner_collect(status_dir, 12, &ws, &end, NULL, 0) == 1 && WTERMSIG(ws) == SIGKILL,
+	   "and its record read");
+
+	j = job(13);
+	j.cwd = "/nonexistent/dir";
+	ok(runner_start(&j, &p, err, sizeof err) == 0 && wait_end(&p, 10000) &&
+	   runner_collect(status_dir, 13, &ws, &end, reason, sizeof reason) == 1 &&
+	   WEXITSTATUS(ws) == 127 && file_has(errf, "could not start: changing to /nonexistent/dir"),
+	   "a job that cannot start ends with 127 and says why in its error file");
+	ok(strstr(reason, "changing to /nonexistent/dir: No such file") != NULL,
+	   "and the supervisor records why (%s)", reason);
+	j = job(15);
+	j.out = "/nonexistent/out.txt";
+	ok(runner_start(&j, &p, err, sizeof err) == 0 && wait_end(&p, 10000) &&
+	   runner_collect(status_dir, 15, &ws, &end, reason, sizeof reason) == 1 &&
+	   WEXITSTATUS(ws) == 127 && strstr(reason, "opening /nonexistent/out.txt"),
+	   "an output file that cannot be opened: the reason is still recorded (%s)", reason);
+
+	if (getuid() == 0) {
+		char uidout[300];
+
+		snprintf(uidout, sizeof uidout, "%s/nobody.out", dir);
+		write_script("#!/bin/sh\nid -u\nid -g\n", 0755);
+		j = job(14);
+		j.as_owner = true;
+		j.uid = 65534;
+		j.gid = 65534;
+		j.user = "nobody";
+		j.out = uidout;
+		j.err = uidout;	/* a file nobody may write, as its owner would */
+		ok(runner_start(&j, &p, err, sizeof err) == 0 && wait_end(&p, 10000) &&
+		   runner_collect(status_dir, 14, &ws, &end, NULL, 0) == 1 && WEXITSTATUS(ws) == 0 &&
+		   file_has(uidout, "65534\n65534"), "as root, the job runs as its owner (nobody)");
+		unlink(uidout);
+	} else {
+		printf("# skip: running as another user needs root\n");
+	}
+
+	{
+		char cmd[400];
+
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+		ok(system(cmd) == 0, "temporary directory removed");
+	}
+	return tap_done();
+}

@@ -10,17 +10,20 @@ SAN      ?=
 WARN     := -std=c11 -Wall -Wextra -Wshadow -Wmissing-prototypes \
             -Wstrict-prototypes -Wformat=2 -Wvla -Werror
 # Libraries in use so far (found with pkg-config): zlib reads .gz traces;
-# sqlite3 is the daemon's store.
-PKGS     := zlib sqlite3
+# sqlite3 is the daemon's store; libevent its event loop.
+PKGS     := zlib sqlite3 libevent
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-CPPFLAGS += -D_GNU_SOURCE -Icommon -Idaemon -Itests $(PKG_CFLAGS)
+CPPFLAGS += -D_GNU_SOURCE -Icommon -Idaemon -Iclient -Itests $(PKG_CFLAGS)
 CFLAGS   := $(OPT) $(SAN) $(WARN) $(EXTRA_CFLAGS)
 LDFLAGS  += $(SAN)
 LDLIBS   := $(PKG_LIBS) -lm
 
 COMMON_SRC := $(wildcard common/*.c)
 DAEMON_SRC := $(wildcard daemon/*.c)
+CLIENTS    := $(filter bsub bq bkill,$(basename $(notdir $(wildcard client/*.c))))
+# Shared client code: every client/*.c that is not one of the programs.
+CLIENT_LIB_SRC := $(filter-out $(CLIENTS:%=client/%.c),$(wildcard client/*.c))
 TEST_SRC   := $(wildcard tests/unit/test_*.c)
 BENCH_SRC  := $(wildcard bench/*.c)
 
@@ -32,11 +35,13 @@ TEST_BIN   := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_BIN  := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 LIBCOMMON  := $(BUILD)/libcommon.a
 LIBDAEMON  := $(BUILD)/libdaemon.a
+LIBCLIENT  := $(BUILD)/libclient.a
+CLIENT_BIN := $(CLIENTS:%=$(BUILD)/%)
 
 .PHONY: all deps check test asan bench run install clean fuzz
 # Keep object files of tests and benchmarks (make would delete them as intermediates).
 .SECONDARY:
-all: $(BUILD)/backfilld $(TEST_BIN) $(BENCH_BIN)
+all: $(BUILD)/backfilld $(CLIENT_BIN) $(TEST_BIN) $(BENCH_BIN)
 
 deps:
 	@sh mk/deps.sh
@@ -53,10 +58,17 @@ $(LIBDAEMON): $(DAEMON_LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
+$(LIBCLIENT): $(CLIENT_LIB_SRC:%.c=$(BUILD)/%.o)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
 $(BUILD)/backfilld: $(BUILD)/daemon/main.o $(LIBDAEMON) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBDAEMON) $(LIBCOMMON)
+$(CLIENT_BIN): $(BUILD)/%: $(BUILD)/client/%.o $(LIBCLIENT) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBDAEMON) $(LIBCLIENT) $(LIBCOMMON)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -97,10 +109,14 @@ fuzz:
 	    tests/fuzz/fuzz_swf.c common/swf.c $(PKG_LIBS) -o $(BUILD)/fuzz_swf
 	$(BUILD)/fuzz_swf -max_total_time=$(FUZZ_SECONDS) -max_len=20000 $(BUILD)/fuzz-corpus tests/fuzz/corpus
 
-install: $(BUILD)/backfilld
-	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8
+install: $(BUILD)/backfilld $(CLIENT_BIN)
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BUILD)/backfilld $(DESTDIR)$(PREFIX)/sbin/backfilld
-	install -m 644 man/backfilld.8 $(DESTDIR)$(PREFIX)/share/man/man8/backfilld.8
+	install -m 755 $(CLIENT_BIN) $(DESTDIR)$(PREFIX)/bin/
+	for page in man/*.[1-8]; do \
+	    sec=$${page##*.}; install -d $(DESTDIR)$(PREFIX)/share/man/man$$sec; \
+	    install -m 644 $$page $(DESTDIR)$(PREFIX)/share/man/man$$sec/; \
+	done
 
 clean:
 	rm -rf build build-asan

@@ -743,6 +743,22 @@ size_t sched_predict(const struct sched *s, bf_time now, bf_time *out, size_t ca
 	return k;
 }
 
+size_t sched_profile_steps(const struct sched *s, bf_time now, bf_time *t, int64_t *free_nodes,
+                           size_t cap)
+{
+	size_t k = 0;
+
+	for (bf_time at = now; k < cap && at < BF_NEVER; at = profile_next_change(&s->prof, at)) {
+		int64_t f = profile_free_at(&s->prof, at);
+
+		if (k && free_nodes[k - 1] == f)
+			continue;	/* a breakpoint that changes nothing visible */
+		t[k] = at;
+		free_nodes[k++] = f;
+	}
+	return k;
+}
+
 uint32_t sched_free_nodes(const struct sched *s) { return s->ns.nfree; }
 uint32_t sched_queue_len(const struct sched *s) { return s->qlen; }
 uint32_t sched_running_len(const struct sched *s) { return s->nrunning; }

@@ -168,6 +168,11 @@ void sched_foreach_queued(const struct sched *s,
  * runs for its full estimate (conservative: the guarantees). Written to
  * out[i] for the i-th queued job, at most cap; returns the queue length. */
 size_t sched_predict(const struct sched *s, bf_time now, bf_time *out, size_t cap);
+/* The plan as steps from now on: at t[i] the plan has free[i] nodes free
+ * (conservative: after every reservation; EASY/FCFS: after the running
+ * jobs). At most cap steps; returns how many were written. */
+size_t sched_profile_steps(const struct sched *s, bf_time now, bf_time *t, int64_t *free_nodes,
+                           size_t cap);
 uint32_t sched_free_nodes(const struct sched *s);
 uint32_t sched_queue_len(const struct sched *s);
 uint32_t sched_running_len(const struct sched *s);

@@ -1,12 +1,18 @@
-/* backfilld: command line. For now the replay mode; the live daemon joins
- * it later with its own options. */
+/* backfilld: the command line. Without --replay it serves: the live daemon
+ * on a Unix socket; with --replay FILE it replays a trace and reports. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <event2/event.h>
+#include "duration.h"
+#include "log.h"
+#include "paths.h"
 #include "replay.h"
+#include "server.h"
 
 #ifndef BACKFILLD_VERSION
 #define BACKFILLD_VERSION "0.1"
@@ -15,15 +21,30 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: backfilld --replay FILE [--policy fcfs|easy|conservative] [--nodes N]\n"
-"                 [--format text|json] [--jobs-out FILE] [--check] [--lenient]\n"
+"usage: backfilld [--socket PATH] [--db PATH] [--spool DIR] [--nodes N|LIST]\n"
+"                 [--policy fcfs|easy|conservative] [--kill-grace TIME]\n"
+"                 [--launch PREFIX] [--foreground]\n"
+"       backfilld --replay FILE [--policy P] [--nodes N] [--format text|json]\n"
+"                 [--jobs-out FILE] [--check] [--lenient]\n"
 "       backfilld --help | --version\n"
 "\n"
-"Replay an SWF trace (plain or gzip, - for stdin) through the scheduler under\n"
-"a virtual clock and report the usual metrics.\n"
-"\n"
-"  --replay FILE     the trace to replay\n"
+"Serve: run the batch scheduler on a Unix socket (bsub, bq, bkill talk to it).\n"
+"  --socket PATH     listen here (root: /run/backfilld/backfilld.sock; others:\n"
+"                    $XDG_RUNTIME_DIR/backfilld/backfilld.sock, else var/backfilld.sock)\n"
+"  --db PATH         the SQLite state (root: /var/lib/backfilld/state.db; others: var/state.db)\n"
+"  --spool DIR       scripts and job records (root: /var/spool/backfilld; others: var/spool)\n"
+"  --nodes N|LIST    the partition: N nodes named node001.., or a list such as\n"
+"                    node[001-128] (default 16)\n"
 "  --policy P        fcfs, easy (default) or conservative backfilling\n"
+"  --kill-grace TIME between SIGTERM and SIGKILL for a job at its limit (default 30 s;\n"
+"                    a number is seconds, or 2m, 1m30s, ...)\n"
+"  --launch PREFIX   run each script through this command; {node} stands for the\n"
+"                    job's first node (e.g. \"/usr/bin/ssh {node}\")\n"
+"  --foreground      stay in the foreground and log to standard error\n"
+"\n"
+"Replay: an SWF trace (plain or gzip, - for stdin) through the same scheduler\n"
+"under a virtual clock, with the usual metrics.\n"
+"  --replay FILE     the trace to replay\n"
 "  --nodes N         machine size (default: the header's MaxProcs, else MaxNodes)\n"
 "  --format F        report as text (default) or json\n"
 "  --jobs-out FILE   write one SWF line per simulated job, in input order, with\n"
@@ -38,7 +59,8 @@ static void usage(FILE *f)
 "more nodes than the machine. Same instant: ends first, then arrivals in file\n"
 "order. Queue order is arrival order.\n"
 "\n"
-"Exit status: 0 done, 1 replay failed, 2 usage error. See backfilld(8).\n");
+"Exit status: 0 done, 1 failed (replay failed; the daemon could not start),\n"
+"2 usage error. See backfilld(8).\n");
 }
 
 /* A whole decimal number in [lo, hi], nothing else. */
@@ -57,8 +79,64 @@ static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
 	return 0;
 }
 
+/* The grace: a plain number is seconds; otherwise the time-limit grammar. */
+static int parse_grace(const char *arg, bf_time *out)
+{
+	char err[200];
+	uint32_t secs;
+
+	if (parse_u32(arg, 0, 86400, &secs) == 0) {
+		*out = (bf_time)secs * BF_SEC;
+		return 0;
+	}
+	if (duration_parse(arg, out, err, sizeof err) < 0) {
+		fprintf(stderr, "backfilld: --kill-grace %s: %s\n", arg, err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Serve until stopped. Start-up errors are reported before detaching. */
+static int serve(struct serve_opts *so)
+{
+	static struct daemon d;	/* large; lives as long as the process */
+	char err[1024], sock[512], db[512], spool[512];
+	bool root = geteuid() == 0;
+	int rc;
+
+	if (!so->socket && paths_default_socket(root, sock, sizeof sock) == 0)
+		so->socket = sock;
+	if (!so->db && paths_default_db(root, db, sizeof db) == 0)
+		so->db = db;
+	if (!so->spool && paths_default_spool(root, spool, sizeof spool) == 0)
+		so->spool = spool;
+	if (!so->socket || !so->db || !so->spool) {
+		fprintf(stderr, "backfilld: the default paths do not fit; give --socket, --db, --spool\n");
+		return 1;
+	}
+	log_init(false);
+	if (server_init(&d, so, err, sizeof err) < 0) {
+		fprintf(stderr, "backfilld: %s\n", err);
+		server_free(&d);
+		return 1;
+	}
+	if (!so->foreground) {
+		/* Detach now that start-up worked; keep the working directory so
+		 * relative paths given on the command line stay valid. */
+		if (daemon(1, 0) < 0 || event_reinit(d.base) < 0) {
+			fprintf(stderr, "backfilld: cannot detach: %s\n", strerror(errno));
+			return 1;
+		}
+		log_init(true);
+	}
+	rc = server_run(&d);
+	server_free(&d);
+	return rc < 0 ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+	enum { O_SOCKET = 256, O_DB, O_SPOOL, O_GRACE, O_LAUNCH, O_FOREGROUND };
 	static const struct option longopts[] = {
 		{ "replay", required_argument, NULL, 'r' },
 		{ "policy", required_argument, NULL, 'p' },
@@ -67,12 +145,20 @@ int main(int argc, char **argv)
 		{ "jobs-out", required_argument, NULL, 'o' },
 		{ "check", no_argument, NULL, 'c' },
 		{ "lenient", no_argument, NULL, 'l' },
+		{ "socket", required_argument, NULL, O_SOCKET },
+		{ "db", required_argument, NULL, O_DB },
+		{ "spool", required_argument, NULL, O_SPOOL },
+		{ "kill-grace", required_argument, NULL, O_GRACE },
+		{ "launch", required_argument, NULL, O_LAUNCH },
+		{ "foreground", no_argument, NULL, O_FOREGROUND },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct replay_opts o = { .policy = SCHED_EASY, .format = REPORT_TEXT };
+	struct serve_opts so = { .policy = SCHED_EASY, .kill_grace = 30 * BF_SEC, .nodes = "16" };
 	struct replay_result res;
+	const char *nodes = NULL, *replay_only = NULL, *serve_only = NULL;
 	int c;
 
 	opterr = 0;
@@ -87,15 +173,13 @@ int main(int argc, char **argv)
 				        "(fcfs, easy or conservative)\n", optarg);
 				return 2;
 			}
+			so.policy = o.policy;
 			break;
 		case 'n':
-			if (parse_u32(optarg, 1, REPLAY_MAX_NODES, &o.nodes) < 0) {
-				fprintf(stderr, "backfilld: --nodes: expected a whole number from 1 to %u, "
-				        "got '%s'\n", REPLAY_MAX_NODES, optarg);
-				return 2;
-			}
+			nodes = optarg;
 			break;
 		case 'f':
+			replay_only = "--format";
 			if (strcmp(optarg, "text") == 0) {
 				o.format = REPORT_TEXT;
 			} else if (strcmp(optarg, "json") == 0) {
@@ -107,13 +191,45 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'o':
+			replay_only = "--jobs-out";
 			o.jobs_out = optarg;
 			break;
 		case 'c':
+			replay_only = "--check";
 			o.check = true;
 			break;
 		case 'l':
+			replay_only = "--lenient";
 			o.lenient = true;
+			break;
+		case O_SOCKET:
+			serve_only = "--socket";
+			so.socket = optarg;
+			break;
+		case O_DB:
+			serve_only = "--db";
+			so.db = optarg;
+			break;
+		case O_SPOOL:
+			serve_only = "--spool";
+			so.spool = optarg;
+			break;
+		case O_GRACE:
+			serve_only = "--kill-grace";
+			if (parse_grace(optarg, &so.kill_grace) < 0)
+				return 2;
+			break;
+		case O_LAUNCH:
+			serve_only = "--launch";
+			if (optarg[0] != '/') {
+				fprintf(stderr, "backfilld: --launch: the command must be an absolute path\n");
+				return 2;
+			}
+			so.launch = optarg;
+			break;
+		case O_FOREGROUND:
+			serve_only = "--foreground";
+			so.foreground = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -137,7 +253,21 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!o.trace) {
-		fprintf(stderr, "backfilld: nothing to do: give --replay FILE (see --help)\n");
+		if (replay_only) {
+			fprintf(stderr, "backfilld: %s goes with --replay\n", replay_only);
+			return 2;
+		}
+		if (nodes)
+			so.nodes = nodes;
+		return serve(&so);
+	}
+	if (serve_only) {
+		fprintf(stderr, "backfilld: %s is for the daemon, not --replay\n", serve_only);
+		return 2;
+	}
+	if (nodes && parse_u32(nodes, 1, REPLAY_MAX_NODES, &o.nodes) < 0) {
+		fprintf(stderr, "backfilld: --nodes: expected a whole number from 1 to %u, got '%s'\n",
+		        REPLAY_MAX_NODES, nodes);
 		return 2;
 	}
 	if (replay_run(&o, &res) < 0)

@@ -221,6 +221,26 @@ static void record(const char *dir, uint64_t id, int wstatus, bf_time end, const
 	}
 }
 
+/* The supervisor's identity, synced before the job is forked: after a
+ * crash, a job with no such record provably never started. */
+static void record_sup(const char *dir, uint64_t id)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof path, "%s/%" PRIu64 ".sup", dir, id);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	dprintf(fd, "pid %d\nstart %lld\n", (int)getpid(), (long long)runner_start_ticks(getpid()));
+	fsync(fd);
+	close(fd);
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
 /* The supervisor. Never returns. */
 static void supervise(const struct runner_job *j)
 {
@@ -249,6 +269,7 @@ static void supervise(const struct runner_job *j)
 			close(devnull);
 	}
 	syscall(SYS_close_range, 3U, ~0U, 0U);
+	record_sup(j->status_dir, j->id);
 	if (write_hostfile(j) < 0) {
 		record(j->status_dir, j->id, 127 << 8, clock_realtime(), "cannot write the host file");
 		_exit(1);
@@ -387,10 +408,35 @@ int runner_collect(const char *dir, uint64_t id, int *wstatus, bf_time *end, cha
 	return 1;
 }
 
+int runner_sup_read(const char *dir, uint64_t id, pid_t *pid, int64_t *start_ticks)
+{
+	char path[4096], buf[128];
+	long long t;
+	ssize_t n;
+	int fd, p;
+
+	snprintf(path, sizeof path, "%s/%" PRIu64 ".sup", dir, id);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return errno == ENOENT ? 0 : -1;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	if (sscanf(buf, "pid %d\nstart %lld\n", &p, &t) != 2)
+		return -1;
+	*pid = p;
+	*start_ticks = t;
+	return 1;
+}
+
 void runner_forget(const char *dir, uint64_t id)
 {
+	static const char *const kinds[] = { "status", "sup", "tmp" };
 	char path[4096];
 
-	snprintf(path, sizeof path, "%s/%" PRIu64 ".status", dir, id);
-	unlink(path);
+	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+		snprintf(path, sizeof path, "%s/%" PRIu64 ".%s", dir, id, kinds[k]);
+		unlink(path);
+	}
 }

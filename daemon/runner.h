@@ -64,7 +64,10 @@ void runner_reap(struct runner_proc *p);
  * supervisor died without one), -1 (unreadable record). */
 int  runner_collect(const char *status_dir, uint64_t id, int *wstatus, bf_time *end,
                     char *reason, size_t reason_len);
-/* Remove a job's record once the daemon has stored the end durably. */
+/* The identity a supervisor recorded when it began (before it forked the
+ * job): 1 found, 0 none (the job never started), -1 unreadable. */
+int  runner_sup_read(const char *status_dir, uint64_t id, pid_t *pid, int64_t *start_ticks);
+/* Remove a job's records once the daemon has stored the end durably. */
 void runner_forget(const char *status_dir, uint64_t id);
 /* A process's start time from /proc, or -1. */
 int64_t runner_start_ticks(pid_t pid);

@@ -24,7 +24,7 @@ enum stmt {
 /* Column order of the jobs table, shared by S_PUT and the loaders. */
 #define JOB_COLUMNS "id, seq, uid, gid, user, name, nodes, estimate, submit, state, " \
 	"guarantee, first_guarantee, start, end_time, exit_status, node_list, cwd, out, err, " \
-	"argv, env, sup_pid, sup_start"
+	"argv, env, sup_pid, sup_start, kill_why, reason"
 
 static const char *const sql[S_NSTMTS] = {
 	[S_BEGIN] = "BEGIN IMMEDIATE",
@@ -34,7 +34,7 @@ static const char *const sql[S_NSTMTS] = {
 	[S_META_GET] = "SELECT value FROM meta WHERE key = ?1",
 	[S_PUT] = "INSERT OR REPLACE INTO jobs (" JOB_COLUMNS ") VALUES "
 	          "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-	          "?18, ?19, ?20, ?21, ?22, ?23)",
+	          "?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
 	[S_LOG] = "INSERT INTO job_log (job, t, state, detail) VALUES (?1, ?2, ?3, ?4)",
 	[S_LIVE] = "SELECT " JOB_COLUMNS " FROM jobs WHERE state <= 1 ORDER BY seq",
 	[S_ONE] = "SELECT " JOB_COLUMNS " FROM jobs WHERE id = ?1",
@@ -52,7 +52,8 @@ static const char schema[] =
 	"  guarantee INTEGER, first_guarantee INTEGER, start INTEGER, end_time INTEGER,"
 	"  exit_status INTEGER, node_list TEXT, cwd TEXT, out TEXT, err TEXT,"
 	"  argv BLOB, env BLOB, sup_pid INTEGER NOT NULL DEFAULT 0,"
-	"  sup_start INTEGER NOT NULL DEFAULT 0);"
+	"  sup_start INTEGER NOT NULL DEFAULT 0, kill_why INTEGER NOT NULL DEFAULT 0,"
+	"  reason TEXT);"
 	"CREATE INDEX IF NOT EXISTS jobs_live ON jobs (state, seq);"
 	"CREATE TABLE IF NOT EXISTS job_log ("
 	"  job INTEGER NOT NULL, t INTEGER NOT NULL, state INTEGER NOT NULL, detail TEXT);"
@@ -315,6 +316,8 @@ int store_put_job(struct store *s, const struct store_job *j)
 	sqlite3_bind_blob(st, 21, j->env ? j->env : "", (int)j->env_len, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 22, j->sup_pid);
 	sqlite3_bind_int64(st, 23, j->sup_start);
+	sqlite3_bind_int(st, 24, j->kill_why);
+	bind_str(st, 25, j->reason);
 	return step_done(s, S_PUT, "storing a job");
 }
 
@@ -363,6 +366,7 @@ static void read_job(sqlite3_stmt *st, struct store_job *j)
 		.argv = sqlite3_column_blob(st, 19), .argv_len = (size_t)sqlite3_column_bytes(st, 19),
 		.env = sqlite3_column_blob(st, 20), .env_len = (size_t)sqlite3_column_bytes(st, 20),
 		.sup_pid = sqlite3_column_int64(st, 21), .sup_start = sqlite3_column_int64(st, 22),
+		.kill_why = sqlite3_column_int(st, 23), .reason = col_str(st, 24),
 	};
 }
 

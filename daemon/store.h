@@ -45,6 +45,8 @@ struct store_job {
 	const char *env;	/* NAME=value entries, the same way */
 	size_t env_len;
 	int64_t sup_pid, sup_start;	/* its supervisor (pid and start time), 0 if none */
+	int kill_why;		/* 0, or 1 + enum sched_kill_why once a kill was sent */
+	const char *reason;	/* why it failed, if it did */
 };
 
 struct store;

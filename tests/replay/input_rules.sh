@@ -101,14 +101,16 @@ ok $? "no MaxProcs/MaxNodes: exit 1, asks for --nodes"
 ok $? "--nodes gives the size and the report says so"
 
 # Usage errors exit 2 with a message; --help and --version exit 0.
-for args in "--policy sjf" "--nodes 0" "--nodes 12x" "--format xml" "--bogus" "extra" ""; do
+for args in "--policy sjf" "--nodes 0" "--nodes 12x" "--format xml" "--bogus" "extra" \
+            "--socket /tmp/x" "--foreground"; do
 	# shellcheck disable=SC2086
 	"$BFD" --replay "$TMP/rules.swf" $args >/dev/null 2>"$TMP/err"
-	rc=$?
-	[ -z "$args" ] && { "$BFD" >/dev/null 2>"$TMP/err"; rc=$?; }
-	[ $rc -eq 2 ] && [ -s "$TMP/err" ]
-	ok $? "usage error '${args:-no arguments}': exit 2 with a message"
+	[ $? -eq 2 ] && [ -s "$TMP/err" ]
+	ok $? "usage error '$args': exit 2 with a message"
 done
+"$BFD" --check --foreground >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q -- "--check goes with --replay" "$TMP/err"
+ok $? "a replay option without --replay: exit 2"
 "$BFD" --help | grep -q -- '--jobs-out' && "$BFD" --version | grep -q '^backfilld '
 ok $? "--help and --version"
 "$BFD" --replay "$TMP/missing.swf" >/dev/null 2>"$TMP/err"

@@ -1,0 +1,359 @@
+/* The scheduler driver: where the core's actions become supervisors,
+ * signals, timers and rows, and where the commit cycle runs (see server.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <event2/event.h>
+#include "log.h"
+#include "server.h"
+
+static struct timeval tv_of(bf_time us)
+{
+	if (us < 0)
+		us = 0;
+	return (struct timeval){ .tv_sec = us / BF_SEC, .tv_usec = us % BF_SEC };
+}
+
+/* A store that cannot write leaves memory ahead of the disk: stop, and let
+ * the restart reload what is durable. */
+static void store_failed(struct daemon *d)
+{
+	log_warnx("the store failed: %s; stopping (a restart reloads what was committed)",
+	          store_error(d->store));
+	conn_answer_waiting(d, false);
+	exit(75);
+}
+
+int drive_store(struct daemon *d, struct djob *j, const char *detail)
+{
+	if (store_begin(d->store) < 0 || store_put_job(d->store, &j->rec) < 0 ||
+	    (detail && store_log(d->store, j->rec.id, server_now(d), j->rec.state, detail) < 0))
+		store_failed(d);
+	j->dirty = false;
+	return 0;
+}
+
+void drive_want_commit(struct daemon *d)
+{
+	event_active(d->commit_ev, EV_TIMEOUT, 0);
+}
+
+static void commit_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	drive_commit(arg);
+}
+
+static void tick_cb(evutil_socket_t fd, short what, void *arg);
+
+int drive_init(struct daemon *d)
+{
+	/* The commit runs at a lower priority than the connections, so every
+	 * request that is ready in this loop pass joins the same commit. */
+	d->commit_ev = event_new(d->base, -1, 0, commit_cb, d);
+	d->tick_ev = evtimer_new(d->base, tick_cb, d);
+	d->tick_at = BF_NEVER;
+	if (!d->commit_ev || !d->tick_ev || event_priority_set(d->commit_ev, 1) < 0)
+		return -1;
+	return 0;
+}
+
+static void tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct daemon *d = arg;
+
+	(void)fd;
+	(void)what;
+	d->tick_at = BF_NEVER;
+	drive_commit(d);
+}
+
+void drive_arm_tick(struct daemon *d)
+{
+	bf_time t = sched_next_wakeup(d->sched), now;
+	struct timeval tv;
+
+	if (t == d->tick_at)
+		return;
+	evtimer_del(d->tick_ev);
+	d->tick_at = t;
+	if (t == BF_NEVER)
+		return;
+	now = server_now(d);
+	tv = tv_of(t - now);
+	evtimer_add(d->tick_ev, &tv);
+}
+
+static void grace_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct djob *j = arg;
+
+	(void)fd;
+	(void)what;
+	if (j->sup.pidfd >= 0 && runner_kill(&j->sup) < 0)
+		log_warn("job %" PRIu64 ": hard kill", j->rec.id);
+}
+
+/* Signal a job the core wants ended; after the grace, kill it outright. */
+void drive_kill(struct daemon *d, struct djob *j)
+{
+	struct timeval tv = tv_of(d->o.kill_grace);
+
+	if (j->sup.pidfd < 0)
+		return;		/* not started yet: done when it is */
+	if (runner_terminate(&j->sup) < 0)
+		log_warn("job %" PRIu64 ": terminate", j->rec.id);
+	if (!j->grace_ev)
+		j->grace_ev = evtimer_new(d->base, grace_cb, j);
+	if (j->grace_ev)
+		evtimer_add(j->grace_ev, &tv);
+}
+
+static const char *const kill_words[] = {
+	[KILL_OVERRUN] = "time limit reached", [KILL_CANCELLED] = "cancelled",
+	[KILL_NODE_FAILED] = "a node failed",
+};
+
+static void take_actions(struct daemon *d, bf_time now)
+{
+	size_t n;
+	const struct sched_action *a = sched_actions(d->sched, &n);
+	char detail[160];
+
+	for (size_t k = 0; k < n; k++) {
+		struct djob *j = jobs_get(d, a[k].job);
+
+		if (!j)
+			continue;
+		switch (a[k].kind) {
+		case SA_START:
+			j->rec.state = ST_RUNNING;
+			j->rec.start = now;
+			j->rec.guarantee = BF_NEVER;
+			free(j->owned[JS_NODES]);
+			j->owned[JS_NODES] = jobs_node_list(d, j->rec.id);
+			j->rec.node_list = j->owned[JS_NODES];
+			j->start_pending = true;
+			snprintf(detail, sizeof detail, "started on %s",
+			         j->rec.node_list ? j->rec.node_list : "?");
+			drive_store(d, j, detail);
+			break;
+		case SA_KILL:
+			j->rec.kill_why = 1 + a[k].why;
+			drive_store(d, j, kill_words[a[k].why < 3 ? a[k].why : 0]);
+			drive_kill(d, j);
+			break;
+		case SA_BROKEN:
+			j->rec.guarantee = a[k].t;
+			j->rec.first_guarantee = a[k].t;
+			log_warnx("job %" PRIu64 ": its guaranteed start no longer holds (nodes lost)",
+			          j->rec.id);
+			drive_store(d, j, "guarantee broken: nodes lost");
+			break;
+		}
+	}
+	sched_clear_actions(d->sched);
+}
+
+/* The plan moved queued jobs earlier (compression): keep the store's
+ * guarantees equal to the core's, so a restart restores these. */
+static int sync_guarantee(const struct sched_job_info *i, void *arg)
+{
+	struct daemon *d = arg;
+	struct djob *j = jobs_get(d, i->id);
+
+	if (j && j->rec.guarantee != i->guarantee) {
+		j->rec.guarantee = i->guarantee;
+		if (j->rec.first_guarantee == BF_NEVER)
+			j->rec.first_guarantee = i->guarantee;
+		drive_store(d, j, NULL);
+	}
+	return 0;
+}
+
+/* Split a NUL-separated blob into an array (pointers into the blob). */
+static const char **split_blob(const char *blob, size_t len, uint32_t *count)
+{
+	uint32_t n = 0, k = 0;
+	const char **v;
+
+	for (size_t i = 0; i < len; i++)
+		n += blob[i] == 0;
+	if (!(v = calloc(n + 1, sizeof *v)))
+		return NULL;
+	for (size_t i = 0; i < len && k < n; i += strlen(blob + i) + 1)
+		v[k++] = blob + i;
+	*count = k;
+	return v;
+}
+
+static void job_failed(struct daemon *d, struct djob *j, const char *why);
+
+/* Fork the supervisor of a job the pass started (after the commit). */
+static void start_job(struct daemon *d, struct djob *j)
+{
+	char script[700], hosts[700], out[4200], err[300];
+	uint32_t n = sched_job_nodes(d->sched, j->rec.id, NULL, 0), *idx = NULL, k;
+	const char **names = NULL, **argv = NULL, **env = NULL, **launch = NULL;
+	struct runner_job rj;
+
+	j->start_pending = false;
+	snprintf(script, sizeof script, "%s/%" PRIu64 "/script", d->jobs_dir, j->rec.id);
+	snprintf(hosts, sizeof hosts, "%s/%" PRIu64 "/hostfile", d->jobs_dir, j->rec.id);
+	snprintf(out, sizeof out, "%s/bsub-%" PRIu64 ".out", j->rec.cwd, j->rec.id);
+	idx = malloc((n ? n : 1) * sizeof *idx);
+	names = malloc((n ? n : 1) * sizeof *names);
+	launch = calloc(d->nlaunch + 1, sizeof *launch);
+	rj = (struct runner_job){
+		.id = j->rec.id, .uid = j->rec.uid, .gid = j->rec.gid, .as_owner = d->root,
+		.user = j->rec.user, .script = script, .cwd = j->rec.cwd,
+		.out = j->rec.out ? j->rec.out : out, .err = j->rec.err ? j->rec.err : (j->rec.out ? j->rec.out : out),
+		.hostfile = hosts, .status_dir = d->status_dir, .nnodes = n,
+	};
+	argv = split_blob(j->rec.argv ? j->rec.argv : "", j->rec.argv_len, &rj.argc);
+	env = split_blob(j->rec.env ? j->rec.env : "", j->rec.env_len, &rj.envc);
+	if (!idx || !names || !launch || !argv || !env) {
+		job_failed(d, j, "out of memory starting the job");
+		goto out;
+	}
+	sched_job_nodes(d->sched, j->rec.id, idx, n);
+	for (k = 0; k < n; k++)
+		names[k] = d->node_names[idx[k]];
+	/* The launch prefix runs the script on the first node: {node} in it
+	 * stands for that node's name. */
+	for (k = 0; k < d->nlaunch; k++)
+		launch[k] = strcmp(d->launch[k], "{node}") == 0 && n ? names[0] : d->launch[k];
+	rj.nodes = names;
+	rj.argv = argv;
+	rj.env = env;
+	rj.launch = d->nlaunch ? launch : NULL;
+	rj.nlaunch = d->nlaunch;
+	if (runner_start(&rj, &j->sup, err, sizeof err) < 0) {
+		job_failed(d, j, err);
+		goto out;
+	}
+	j->rec.sup_pid = j->sup.pid;
+	j->rec.sup_start = j->sup.start_ticks;
+	j->dirty = true;	/* the spool's record has it already: no commit needed now */
+	if (drive_watch(d, j) < 0)
+		log_warn("job %" PRIu64 ": cannot watch its supervisor", j->rec.id);
+	if (j->rec.kill_why)
+		drive_kill(d, j);	/* cancelled while it was being started */
+out:
+	free(idx);
+	free(names);
+	free(argv);
+	free(env);
+	free(launch);
+}
+
+/* A job that will not run after all: end it in the core and the store. */
+static void job_failed(struct daemon *d, struct djob *j, const char *why)
+{
+	bf_time now = server_now(d);
+
+	log_warnx("job %" PRIu64 " failed: %s", j->rec.id, why);
+	if (sched_end(d->sched, now, j->rec.id, END_EXITED) < 0)
+		sched_cancel(d->sched, now, j->rec.id);
+	j->rec.state = ST_FAILED;
+	j->rec.end = now;
+	jobs_set_str(j, JS_REASON, why, strlen(why));
+	drive_store(d, j, why);
+	drive_want_commit(d);
+}
+
+/* The supervisor ended: the job is over. */
+static void sup_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct djob *j = arg;
+	struct daemon *d = j->daemon;
+	char reason[512] = "", detail[600];
+	int wstatus = 0, rc;
+	bf_time end = BF_NEVER, now;
+	enum sched_end_how how = END_EXITED;
+
+	(void)fd;
+	(void)what;
+	event_free(j->sup_ev);
+	j->sup_ev = NULL;
+	if (j->grace_ev)
+		evtimer_del(j->grace_ev);
+	runner_reap(&j->sup);
+	rc = runner_collect(d->status_dir, j->rec.id, &wstatus, &end, reason, sizeof reason);
+	now = server_now(d);
+	switch (j->rec.kill_why) {
+	case 1 + KILL_OVERRUN: how = END_KILLED; j->rec.state = ST_KILLED; break;
+	case 1 + KILL_CANCELLED: how = END_CANCELLED; j->rec.state = ST_CANCELLED; break;
+	case 1 + KILL_NODE_FAILED: how = END_NODE_FAILED; j->rec.state = ST_FAILED; break;
+	default: j->rec.state = ST_DONE; break;
+	}
+	if (rc != 1) {
+		snprintf(reason, sizeof reason, "%s", rc == 0 ? "its supervisor ended without a record"
+		                                             : "its supervisor's record is unreadable");
+		j->rec.state = ST_FAILED;
+	} else if (reason[0]) {
+		j->rec.state = ST_FAILED;	/* it could not start */
+	}
+	if ((rc = sched_end(d->sched, now, j->rec.id, how)) < 0)
+		log_warnx("job %" PRIu64 ": end: %s", j->rec.id, sched_strerror(rc));
+	j->rec.end = end != BF_NEVER ? end : now;
+	j->rec.has_exit = true;
+	j->rec.exit_status = wstatus;
+	j->rec.sup_pid = j->rec.sup_start = 0;
+	if (reason[0])
+		jobs_set_str(j, JS_REASON, reason, strlen(reason));
+	if (WIFSIGNALED(wstatus))
+		snprintf(detail, sizeof detail, "%s, killed by signal %d%s%s",
+		         store_state_name(j->rec.state), WTERMSIG(wstatus), reason[0] ? ": " : "", reason);
+	else
+		snprintf(detail, sizeof detail, "%s, exit %d%s%s", store_state_name(j->rec.state),
+		         WEXITSTATUS(wstatus), reason[0] ? ": " : "", reason);
+	drive_store(d, j, detail);
+	drive_want_commit(d);
+}
+
+int drive_watch(struct daemon *d, struct djob *j)
+{
+	j->daemon = d;
+	j->sup_ev = event_new(d->base, j->sup.pidfd, EV_READ, sup_cb, j);
+	return j->sup_ev && event_add(j->sup_ev, NULL) == 0 ? 0 : -1;
+}
+
+void drive_commit(struct daemon *d)
+{
+	bf_time now = server_now(d);
+	int rc;
+
+	if ((rc = sched_run(d->sched, now)) < 0)
+		log_warnx("scheduling pass: %s", sched_strerror(rc));
+	take_actions(d, now);
+	sched_foreach_queued(d->sched, sync_guarantee, d);
+	if (store_in_txn(d->store)) {
+		for (uint32_t k = 0; k < d->njobs; k++)
+			if (d->jobs[k]->dirty)
+				drive_store(d, d->jobs[k], NULL);
+		if (store_commit(d->store) < 0)
+			store_failed(d);
+		d->commits++;
+	}
+	/* Durable now: start what the pass chose, answer, forget the ended. */
+	for (uint32_t k = 0; k < d->njobs; k++)
+		if (d->jobs[k]->start_pending)
+			start_job(d, d->jobs[k]);
+	conn_answer_waiting(d, true);
+	/* Ended jobs leave memory once their end is durable (a job that failed
+	 * to start just now is in a new transaction: the next commit). */
+	for (uint32_t k = d->njobs; k-- > 0 && !store_in_txn(d->store);) {
+		struct djob *j = d->jobs[k];
+
+		if (!store_state_live(j->rec.state)) {
+			runner_forget(d->status_dir, j->rec.id);
+			jobs_remove(d, j);
+		}
+	}
+	drive_arm_tick(d);
+}

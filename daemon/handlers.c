@@ -1,0 +1,530 @@
+/* Request handlers: a command table, and one function per request type.
+ * Identity comes from the socket (SO_PEERCRED): a user sees and cancels the
+ * details of their own jobs; root acts on all; anyone lists everyone's
+ * jobs with their public fields. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "log.h"
+#include "server.h"
+
+#define FINAL_IN_LIST 100	/* recently ended jobs bq shows */
+
+static bool may_see(const struct conn *c, uint32_t owner)
+{
+	return conn_uid(c) == 0 || conn_uid(c) == owner;
+}
+
+/* Join strings NUL-terminated back to back (the store's argv/env form). */
+static char *join(const char *const *v, uint32_t n, size_t *len)
+{
+	size_t total = 0;
+	char *s, *p;
+
+	for (uint32_t k = 0; k < n; k++)
+		total += strlen(v[k]) + 1;
+	if (!(s = malloc(total ? total : 1)))
+		return NULL;
+	p = s;
+	for (uint32_t k = 0; k < n; k++)
+		p = stpcpy(p, v[k]) + 1;
+	*len = total;
+	return s;
+}
+
+/* The script, durably, where only its owner can read it. */
+static int spool_script(struct daemon *d, uint64_t id, uid_t uid, gid_t gid, const uint8_t *data,
+                        size_t len, char *err, size_t errlen)
+{
+	char dir[700], path[720];
+	int fd = -1, dfd;
+	size_t off = 0;
+
+	snprintf(dir, sizeof dir, "%s/%" PRIu64, d->jobs_dir, id);
+	snprintf(path, sizeof path, "%s/script", dir);
+	if ((mkdir(dir, 0700) < 0 && errno != EEXIST) ||
+	    (d->root && chown(dir, uid, gid) < 0) ||
+	    (fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0700)) < 0)
+		goto fail;
+	while (off < len) {
+		ssize_t n = write(fd, data + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			goto fail;
+		off += (size_t)n;
+	}
+	if ((d->root && fchown(fd, uid, gid) < 0) || fsync(fd) < 0)
+		goto fail;
+	close(fd);
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	return 0;
+fail:
+	snprintf(err, errlen, "cannot spool the script in %s: %s", dir, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/* The predicted start of a queued job (EASY/FCFS promise nothing but the
+ * head's; this plans the rest as if every job ran its full estimate). */
+static bf_time predicted_start(struct daemon *d, uint64_t id);
+
+static void answer_submitted(struct conn *c)
+{
+	struct daemon *d = conn_daemon(c);
+	struct djob *j = jobs_get(d, conn_job(c));
+	struct proto_submitted m = { .job = conn_job(c), .start = BF_NEVER, .kind = PS_NONE };
+	struct sched_job_info info;
+	struct proto_buf b;
+
+	if (j && j->rec.start != BF_NEVER) {
+		m.kind = PS_ACTUAL;
+		m.start = j->rec.start;
+	} else if (j && sched_job_info(d->sched, j->rec.id, &info) == SCHED_OK &&
+	           info.guarantee != BF_NEVER) {
+		m.kind = PS_GUARANTEED;
+		m.start = info.guarantee;
+	} else if (j && (m.start = predicted_start(d, j->rec.id)) != BF_NEVER) {
+		m.kind = PS_PREDICTED;
+	}
+	proto_buf_init(&b);
+	proto_enc_submitted(&b, &m);
+	conn_reply(c, &b);
+	proto_buf_free(&b);
+}
+
+static void h_submit(struct conn *c, const uint8_t *frame, size_t len)
+{
+	struct daemon *d = conn_daemon(c);
+	struct proto_submit m;
+	struct proto_arena a = { 0 };
+	struct store_job rec;
+	struct sched_job_info info;
+	struct passwd pw, *pwp = NULL;
+	char err[1024], pwbuf[1024];
+	char *argv = NULL, *env = NULL;
+	size_t argv_len = 0, env_len = 0;
+	uint64_t id;
+	bf_time now;
+	struct djob *j;
+	int rc;
+
+	if (proto_dec_submit(frame, len, &m, &a, err, sizeof err) < 0) {
+		conn_error(c, PE_MALFORMED, "%s", err);
+		goto out;
+	}
+	if (m.nodes > d->nnodes) {
+		conn_error(c, PE_TOOBIG, "%u nodes asked for; the partition has %u", m.nodes, d->nnodes);
+		goto out;
+	}
+	if (m.script_len == 0) {
+		conn_error(c, PE_INVALID, "the script is empty");
+		goto out;
+	}
+	argv = join(m.argv, m.argc, &argv_len);
+	env = join(m.env, m.envc, &env_len);
+	if (!argv || !env) {
+		conn_error(c, PE_INTERNAL, "out of memory");
+		goto out;
+	}
+	getpwuid_r(conn_uid(c), &pw, pwbuf, sizeof pwbuf, &pwp);
+	now = server_now(d);
+	if (store_begin(d->store) < 0 || store_next_id(d->store, &id) < 0) {
+		conn_error(c, PE_INTERNAL, "the store failed: %s", store_error(d->store));
+		goto out;
+	}
+	if (spool_script(d, id, conn_uid(c), conn_gid(c), m.script, m.script_len, err, sizeof err) < 0) {
+		log_warnx("job %" PRIu64 ": %s", id, err);
+		conn_error(c, PE_INTERNAL, "%s", err);
+		goto out;
+	}
+	rec = (struct store_job){
+		.id = id, .seq = d->next_seq, .uid = conn_uid(c), .gid = conn_gid(c),
+		.user = pwp ? pwp->pw_name : NULL, .name = m.name, .nodes = m.nodes,
+		.estimate = m.estimate, .submit = now, .state = ST_QUEUED, .guarantee = BF_NEVER,
+		.first_guarantee = BF_NEVER, .start = BF_NEVER, .end = BF_NEVER, .cwd = m.cwd,
+		.out = m.out, .err = m.err, .argv = argv, .argv_len = argv_len, .env = env,
+		.env_len = env_len,
+	};
+	if (!(j = jobs_add(d, &rec))) {
+		conn_error(c, PE_INTERNAL, "out of memory");
+		goto out;
+	}
+	if ((rc = sched_submit(d->sched, now, id, m.nodes, m.estimate)) < 0) {
+		jobs_remove(d, j);
+		conn_error(c, rc == SCHED_E_NOMEM ? PE_INTERNAL : PE_INVALID, "%s", sched_strerror(rc));
+		goto out;
+	}
+	d->next_seq++;
+	if (sched_job_info(d->sched, id, &info) == SCHED_OK)
+		j->rec.guarantee = j->rec.first_guarantee = info.guarantee;
+	drive_store(d, j, "submitted");
+	conn_wait_commit(c, answer_submitted, id);
+	drive_want_commit(d);
+out:
+	free(argv);
+	free(env);
+	proto_arena_free(&a);
+}
+
+/* ---- listing ---- */
+
+struct queue_pos {
+	uint64_t id;
+	size_t pos, found;
+};
+
+static int find_pos(const struct sched_job_info *i, void *arg)
+{
+	struct queue_pos *q = arg;
+
+	if (i->id == q->id) {
+		q->found = q->pos;
+		return 1;
+	}
+	q->pos++;
+	return 0;
+}
+
+static bf_time predicted_start(struct daemon *d, uint64_t id)
+{
+	struct queue_pos q = { .id = id, .found = SIZE_MAX };
+	size_t n = sched_queue_len(d->sched);
+	bf_time *pred, t = BF_NEVER;
+
+	sched_foreach_queued(d->sched, find_pos, &q);
+	if (q.found == SIZE_MAX || !(pred = malloc((n ? n : 1) * sizeof *pred)))
+		return BF_NEVER;
+	if (sched_predict(d->sched, server_now(d), pred, n) > q.found)
+		t = pred[q.found];
+	free(pred);
+	return t;
+}
+
+/* Copies of final jobs read from the store (whose strings live only
+ * during the visit). */
+struct listing {
+	struct conn *c;
+	bool all;
+	const bf_time *pred;	/* predictions in queue order */
+	size_t qpos;
+	struct proto_job *jobs;
+	uint32_t n, cap;
+	char **strs;
+	uint32_t nstrs;
+};
+
+static const char *keep(struct listing *l, const char *s)
+{
+	char *copy;
+
+	if (!s || !(copy = strdup(s)))
+		return NULL;
+	l->strs[l->nstrs++] = copy;
+	return copy;
+}
+
+static int add_queued(const struct sched_job_info *i, void *arg)
+{
+	struct listing *l = arg;
+	struct daemon *d = conn_daemon(l->c);
+	struct djob *j = jobs_get(d, i->id);
+	size_t pos = l->qpos++;
+
+	if (!j || (!l->all && j->rec.uid != conn_uid(l->c)) || l->n == l->cap)
+		return 0;
+	j->rec.guarantee = i->guarantee;
+	jobs_to_proto(d, &j->rec, false, l->pred[pos], &l->jobs[l->n++]);
+	return 0;
+}
+
+static int add_final(const struct store_job *r, void *arg)
+{
+	struct listing *l = arg;
+	struct proto_job *o;
+
+	if ((!l->all && r->uid != conn_uid(l->c)) || l->n == l->cap)
+		return 0;
+	o = &l->jobs[l->n++];
+	jobs_to_proto(conn_daemon(l->c), r, false, BF_NEVER, o);
+	o->user = keep(l, r->user);
+	o->name = keep(l, r->name);
+	return 0;
+}
+
+static void h_list(struct conn *c, const uint8_t *frame, size_t len)
+{
+	struct daemon *d = conn_daemon(c);
+	struct proto_list m;
+	struct listing l = { .c = c };
+	struct proto_buf b;
+	char err[200];
+	size_t nq = sched_queue_len(d->sched);
+	bf_time *pred = NULL;
+
+	if (proto_dec_list(frame, len, &m, err, sizeof err) < 0) {
+		conn_error(c, PE_MALFORMED, "%s", err);
+		return;
+	}
+	l.all = m.all_users;
+	l.cap = d->njobs + FINAL_IN_LIST;
+	l.jobs = calloc(l.cap, sizeof *l.jobs);
+	l.strs = calloc(2 * FINAL_IN_LIST + 1, sizeof *l.strs);
+	pred = malloc((nq ? nq : 1) * sizeof *pred);
+	if (!l.jobs || !l.strs || !pred) {
+		conn_error(c, PE_INTERNAL, "out of memory");
+		goto out;
+	}
+	sched_predict(d->sched, server_now(d), pred, nq);
+	/* Running jobs, then the queue in its order, then the recently ended. */
+	for (uint32_t k = 0; k < d->njobs; k++) {
+		struct djob *j = d->jobs[k];
+
+		if (j->rec.state == ST_RUNNING && (l.all || j->rec.uid == conn_uid(c)))
+			jobs_to_proto(d, &j->rec, false, BF_NEVER, &l.jobs[l.n++]);
+	}
+	l.pred = pred;
+	sched_foreach_queued(d->sched, add_queued, &l);
+	if (store_load_final(d->store, FINAL_IN_LIST, add_final, &l) < 0)
+		log_warnx("listing ended jobs: %s", store_error(d->store));
+	proto_buf_init(&b);
+	proto_enc_jobs(&b, &(struct proto_jobs){ l.jobs, l.n });
+	conn_reply(c, &b);
+	proto_buf_free(&b);
+out:
+	for (uint32_t k = 0; k < l.nstrs; k++)
+		free(l.strs[k]);
+	free(l.strs);
+	free(l.jobs);
+	free(pred);
+}
+
+struct one {
+	struct conn *c;
+	bool found;
+	struct proto_buf *b;
+	enum proto_err code;
+};
+
+static void reply_one(struct one *o, const struct store_job *r, bf_time predicted)
+{
+	struct proto_job pj;
+
+	o->found = true;
+	if (!may_see(o->c, r->uid)) {
+		o->code = PE_DENIED;
+		return;
+	}
+	jobs_to_proto(conn_daemon(o->c), r, true, predicted, &pj);
+	proto_enc_jobs(o->b, &(struct proto_jobs){ &pj, 1 });
+}
+
+static int info_final(const struct store_job *r, void *arg)
+{
+	reply_one(arg, r, BF_NEVER);
+	return 1;
+}
+
+static void h_info(struct conn *c, const uint8_t *frame, size_t len)
+{
+	struct daemon *d = conn_daemon(c);
+	struct proto_list m;
+	struct proto_buf b;
+	struct one o = { .c = c, .b = &b, .code = PE_OK };
+	struct djob *j;
+	char err[200];
+
+	if (proto_dec_list(frame, len, &m, err, sizeof err) < 0) {
+		conn_error(c, PE_MALFORMED, "%s", err);
+		return;
+	}
+	proto_buf_init(&b);
+	if ((j = jobs_get(d, m.job))) {
+		struct sched_job_info info;
+
+		if (sched_job_info(d->sched, j->rec.id, &info) == SCHED_OK && info.state == JOB_QUEUED)
+			j->rec.guarantee = info.guarantee;
+		reply_one(&o, &j->rec, j->rec.state == ST_QUEUED ? predicted_start(d, m.job) : BF_NEVER);
+	} else if (store_get_job(d->store, m.job, info_final, &o) < 0) {
+		o.code = PE_INTERNAL;
+	}
+	if (!o.found && o.code == PE_OK)
+		conn_error(c, PE_NOJOB, "no job %" PRIu64, m.job);
+	else if (o.code == PE_DENIED)
+		conn_error(c, PE_DENIED, "job %" PRIu64 " belongs to another user", m.job);
+	else if (o.code != PE_OK)
+		conn_error(c, o.code, "reading job %" PRIu64 " failed", m.job);
+	else
+		conn_reply(c, &b);
+	proto_buf_free(&b);
+}
+
+/* ---- cancel ---- */
+
+struct cancel_result {
+	uint32_t n;
+	uint64_t *ids;
+	enum proto_err *codes;
+};
+
+static void cancel_result_free(void *p)
+{
+	struct cancel_result *r = p;
+
+	free(r->ids);
+	free(r->codes);
+	free(r);
+}
+
+static void answer_cancelled(struct conn *c)
+{
+	struct cancel_result *r = conn_ctx(c);
+	struct proto_buf b;
+
+	proto_buf_init(&b);
+	proto_enc_cancelled(&b, &(struct proto_cancelled){ r->ids, r->codes, r->n });
+	conn_reply(c, &b);
+	proto_buf_free(&b);
+}
+
+static int final_owner(const struct store_job *r, void *arg)
+{
+	*(int64_t *)arg = r->uid;
+	return 1;
+}
+
+static enum proto_err cancel_one(struct conn *c, uint64_t id, bool *changed)
+{
+	struct daemon *d = conn_daemon(c);
+	struct djob *j = jobs_get(d, id);
+	bf_time now = server_now(d);
+	int64_t owner = -1;
+	char detail[64];
+
+	if (!j) {
+		if (store_get_job(d->store, id, final_owner, &owner) < 0 || owner < 0)
+			return PE_NOJOB;
+		return may_see(c, (uint32_t)owner) ? PE_DONE : PE_DENIED;
+	}
+	if (!may_see(c, j->rec.uid))
+		return PE_DENIED;
+	if (!store_state_live(j->rec.state))
+		return PE_DONE;
+	snprintf(detail, sizeof detail, "cancelled by uid %u", (unsigned)conn_uid(c));
+	if (j->rec.state == ST_QUEUED) {
+		if (sched_cancel(d->sched, now, id) < 0)
+			return PE_INTERNAL;
+		j->rec.state = ST_CANCELLED;
+		j->rec.end = now;
+		j->rec.guarantee = BF_NEVER;
+		drive_store(d, j, detail);
+	} else if (!j->rec.kill_why) {
+		/* Running: the pass turns the core's kill into signals. */
+		if (sched_cancel(d->sched, now, id) < 0)
+			return PE_INTERNAL;
+		store_begin(d->store);
+		store_log(d->store, id, now, j->rec.state, detail);
+	}
+	*changed = true;
+	return PE_OK;
+}
+
+static void h_cancel(struct conn *c, const uint8_t *frame, size_t len)
+{
+	struct proto_cancel m;
+	struct proto_arena a = { 0 };
+	struct cancel_result *r;
+	bool changed = false;
+	char err[200];
+
+	if (proto_dec_cancel(frame, len, &m, &a, err, sizeof err) < 0) {
+		conn_error(c, PE_MALFORMED, "%s", err);
+		goto out;
+	}
+	r = calloc(1, sizeof *r);
+	if (!r || !(r->ids = calloc(m.count, sizeof *r->ids)) ||
+	    !(r->codes = calloc(m.count, sizeof *r->codes)) ||
+	    conn_set_ctx(c, r, cancel_result_free) < 0) {
+		if (r) {
+			free(r->ids);
+			free(r->codes);
+		}
+		free(r);
+		conn_error(c, PE_INTERNAL, "out of memory");
+		goto out;
+	}
+	r->n = m.count;
+	for (uint32_t k = 0; k < m.count; k++) {
+		r->ids[k] = m.ids[k];
+		r->codes[k] = cancel_one(c, m.ids[k], &changed);
+	}
+	if (changed) {
+		conn_wait_commit(c, answer_cancelled, 0);
+		drive_want_commit(conn_daemon(c));
+	} else {
+		answer_cancelled(c);
+	}
+out:
+	proto_arena_free(&a);
+}
+
+/* ---- profile ---- */
+
+static void h_profile(struct conn *c, const uint8_t *frame, size_t len)
+{
+	struct daemon *d = conn_daemon(c);
+	enum { STEPS = 64 };
+	bf_time t[STEPS];
+	int64_t f[STEPS];
+	struct proto_step steps[STEPS];
+	struct proto_buf b;
+	size_t n;
+
+	(void)frame;
+	if (len != PROTO_HEADER) {
+		conn_error(c, PE_MALFORMED, "a profile request has no fields");
+		return;
+	}
+	n = sched_profile_steps(d->sched, server_now(d), t, f, STEPS);
+	for (size_t k = 0; k < n; k++)
+		steps[k] = (struct proto_step){ t[k], f[k] };
+	proto_buf_init(&b);
+	proto_enc_steps(&b, &(struct proto_steps){ d->nnodes, steps, (uint32_t)n });
+	conn_reply(c, &b);
+	proto_buf_free(&b);
+}
+
+typedef void (*handler_fn)(struct conn *c, const uint8_t *frame, size_t len);
+
+static const struct command {
+	enum proto_type type;
+	handler_fn fn;
+} commands[] = {
+	{ PT_SUBMIT, h_submit },
+	{ PT_LIST, h_list },
+	{ PT_INFO, h_info },
+	{ PT_CANCEL, h_cancel },
+	{ PT_PROFILE, h_profile },
+};
+
+void handle_request(struct conn *c, enum proto_type type, const uint8_t *frame, size_t len)
+{
+	for (size_t k = 0; k < sizeof commands / sizeof *commands; k++) {
+		if (commands[k].type == type) {
+			commands[k].fn(c, frame, len);
+			return;
+		}
+	}
+	conn_error(c, PE_MALFORMED, "unknown request type %u", (unsigned)type);
+}

@@ -1,0 +1,167 @@
+/* The daemon's table of live jobs, and how a job is shown to clients. */
+#include <stdlib.h>
+#include <string.h>
+#include <event2/event.h>
+#include "nodelist.h"
+#include "server.h"
+
+struct djob *jobs_get(struct daemon *d, uint64_t id)
+{
+	uint32_t k = idmap_get(&d->ids, id);
+
+	return k == IDMAP_NONE ? NULL : d->jobs[k];
+}
+
+/* Point the row's string fields at the owned copies. */
+static void relink(struct djob *j)
+{
+	j->rec.user = j->owned[JS_USER];
+	j->rec.name = j->owned[JS_NAME];
+	j->rec.cwd = j->owned[JS_CWD];
+	j->rec.out = j->owned[JS_OUT];
+	j->rec.err = j->owned[JS_ERR];
+	j->rec.argv = j->owned[JS_ARGV];
+	j->rec.env = j->owned[JS_ENV];
+	j->rec.node_list = j->owned[JS_NODES];
+	j->rec.reason = j->owned[JS_REASON];
+}
+
+int jobs_set_str(struct djob *j, int field, const char *v, size_t len)
+{
+	char *copy = NULL;
+
+	if (v) {
+		if (!(copy = malloc(len + 1)))
+			return -1;
+		memcpy(copy, v, len);
+		copy[len] = 0;
+	}
+	free(j->owned[field]);
+	j->owned[field] = copy;
+	if (field == JS_ARGV)
+		j->rec.argv_len = v ? len : 0;
+	if (field == JS_ENV)
+		j->rec.env_len = v ? len : 0;
+	relink(j);
+	return 0;
+}
+
+static size_t slen(const char *s)
+{
+	return s ? strlen(s) : 0;
+}
+
+struct djob *jobs_add(struct daemon *d, const struct store_job *rec)
+{
+	struct djob *j = calloc(1, sizeof *j);
+	uint32_t k;
+
+	if (!j)
+		return NULL;
+	j->rec = *rec;
+	if (jobs_set_str(j, JS_USER, rec->user, slen(rec->user)) < 0 ||
+	    jobs_set_str(j, JS_NAME, rec->name, slen(rec->name)) < 0 ||
+	    jobs_set_str(j, JS_CWD, rec->cwd, slen(rec->cwd)) < 0 ||
+	    jobs_set_str(j, JS_OUT, rec->out, slen(rec->out)) < 0 ||
+	    jobs_set_str(j, JS_ERR, rec->err, slen(rec->err)) < 0 ||
+	    jobs_set_str(j, JS_ARGV, rec->argv, rec->argv_len) < 0 ||
+	    jobs_set_str(j, JS_ENV, rec->env, rec->env_len) < 0 ||
+	    jobs_set_str(j, JS_NODES, rec->node_list, slen(rec->node_list)) < 0 ||
+	    jobs_set_str(j, JS_REASON, rec->reason, slen(rec->reason)) < 0)
+		goto nomem;
+	if (d->njobs == d->jobs_cap) {
+		uint32_t cap = d->jobs_cap ? d->jobs_cap * 2 : 256;
+		struct djob **nj = realloc(d->jobs, cap * sizeof *nj);
+
+		if (!nj)
+			goto nomem;
+		d->jobs = nj;
+		d->jobs_cap = cap;
+	}
+	k = d->njobs;
+	if (idmap_put(&d->ids, rec->id, k) != 0)
+		goto nomem;
+	d->jobs[d->njobs++] = j;
+	j->sup.pidfd = -1;
+	return j;
+nomem:
+	for (int f = 0; f < 9; f++)
+		free(j->owned[f]);
+	free(j);
+	return NULL;
+}
+
+void jobs_remove(struct daemon *d, struct djob *j)
+{
+	uint32_t k = idmap_del(&d->ids, j->rec.id);
+
+	if (k == IDMAP_NONE)
+		return;
+	/* Keep the array dense: the last job takes the hole. */
+	if (k != d->njobs - 1) {
+		d->jobs[k] = d->jobs[d->njobs - 1];
+		idmap_del(&d->ids, d->jobs[k]->rec.id);
+		idmap_put(&d->ids, d->jobs[k]->rec.id, k);
+	}
+	d->njobs--;
+	if (j->sup_ev)
+		event_free(j->sup_ev);
+	if (j->grace_ev)
+		event_free(j->grace_ev);
+	for (int f = 0; f < 9; f++)
+		free(j->owned[f]);
+	free(j);
+}
+
+char *jobs_node_list(struct daemon *d, uint64_t id)
+{
+	uint32_t n = sched_job_nodes(d->sched, id, NULL, 0), *idx;
+	const char **names;
+	char *out = NULL;
+	int len;
+
+	if (n == 0 || !(idx = malloc(n * sizeof *idx)))
+		return NULL;
+	names = malloc(n * sizeof *names);
+	if (names) {
+		sched_job_nodes(d->sched, id, idx, n);
+		for (uint32_t k = 0; k < n; k++)
+			names[k] = d->node_names[idx[k]];
+		len = nodelist_format(names, n, NULL, 0);
+		if (len >= 0 && (out = malloc((size_t)len + 1)))
+			nodelist_format(names, n, out, (size_t)len + 1);
+	}
+	free(names);
+	free(idx);
+	return out;
+}
+
+void jobs_to_proto(struct daemon *d, const struct store_job *r, bool detail, bf_time predicted,
+                   struct proto_job *o)
+{
+	(void)d;
+	*o = (struct proto_job){
+		.id = r->id, .uid = r->uid, .user = r->user, .name = r->name,
+		.state = store_state_name(r->state), .nodes = r->nodes, .estimate = r->estimate,
+		.submit = r->submit, .has_exit = r->has_exit, .exit_status = r->exit_status,
+	};
+	if (r->start != BF_NEVER) {
+		o->start_kind = PS_ACTUAL;
+		o->start = r->start;
+		o->end = r->end != BF_NEVER ? r->end : r->start + r->estimate;
+	} else if (r->state == ST_QUEUED && r->guarantee != BF_NEVER) {
+		o->start_kind = PS_GUARANTEED;
+		o->start = r->guarantee;
+		o->end = r->guarantee + r->estimate;
+	} else if (r->state == ST_QUEUED && predicted != BF_NEVER) {
+		o->start_kind = PS_PREDICTED;
+		o->start = predicted;
+		o->end = predicted + r->estimate;
+	}
+	if (detail) {
+		o->node_list = r->node_list;
+		o->cwd = r->cwd;
+		o->out = r->out;
+		o->err = r->err;
+	}
+}

@@ -1,0 +1,292 @@
+/* The daemon's life: set-up, the loop, a clean stop. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <event2/event.h>
+#include "clock.h"
+#include "log.h"
+#include "nodelist.h"
+#include "server.h"
+
+bf_time server_now(struct daemon *d)
+{
+	bf_time t = clock_realtime();
+
+	/* The core refuses time going backwards; a wall clock stepped back
+	 * (NTP) waits here until it catches up. */
+	if (t < d->last_now)
+		t = d->last_now;
+	d->last_now = t;
+	return t;
+}
+
+/* The partition: "N" names node001..nodeN; anything else is a node list. */
+static int set_nodes(struct daemon *d, const char *spec, char *err, size_t errlen)
+{
+	struct nodelist nl = { 0 };
+	char *end;
+	unsigned long n;
+
+	if (spec[0] >= '0' && spec[0] <= '9' && (n = strtoul(spec, &end, 10), *end == 0)) {
+		int width = snprintf(NULL, 0, "%lu", n);
+
+		if (n == 0 || n > NODELIST_MAX) {
+			snprintf(err, errlen, "--nodes %s: from 1 to %u nodes", spec, NODELIST_MAX);
+			return -1;
+		}
+		if (!(nl.names = calloc(n, sizeof *nl.names)))
+			goto nomem;
+		nl.count = (uint32_t)n;
+		for (unsigned long k = 0; k < n; k++)
+			if (asprintf(&nl.names[k], "node%0*lu", width < 3 ? 3 : width, k + 1) < 0)
+				goto nomem;
+	} else if (nodelist_parse(spec, &nl, err, errlen) < 0) {
+		char msg[300];
+
+		snprintf(msg, sizeof msg, "%s", err);
+		snprintf(err, errlen, "--nodes %s: %s", spec, msg);
+		return -1;
+	} else {
+		/* nodelist's names share one allocation: copy them to own each. */
+		char **own = calloc(nl.count, sizeof *own);
+
+		for (uint32_t k = 0; own && k < nl.count; k++)
+			if (!(own[k] = strdup(nl.names[k])))
+				own = NULL;
+		nodelist_free(&nl);
+		if (!own)
+			goto nomem;
+		nl.names = own;
+	}
+	d->node_names = nl.names;
+	d->nnodes = nl.count;
+	return 0;
+nomem:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+/* The sort behind server_node_index (qsort has no context argument; the
+ * names are passed through this pointer during the sort only). */
+static char **sort_names;
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(sort_names[*(const uint32_t *)a], sort_names[*(const uint32_t *)b]);
+}
+
+int64_t server_node_index(const struct daemon *d, const char *name)
+{
+	uint32_t lo = 0, hi = d->nnodes;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(d->node_names[d->node_sorted[mid]], name);
+
+		if (c == 0)
+			return d->node_sorted[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static int split_launch(struct daemon *d, const char *s)
+{
+	char *copy, *tok, *save;
+
+	if (!s || !*s)
+		return 0;
+	if (!(copy = strdup(s)) || !(d->launch = calloc(strlen(s) / 2 + 2, sizeof *d->launch)))
+		return -1;
+	for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
+		d->launch[d->nlaunch++] = tok;	/* copy is owned through launch[0] */
+	return 0;
+}
+
+/* mkdir -p for the directory part of path (or path itself). */
+static int make_dirs(const char *path, bool whole, mode_t mode)
+{
+	char buf[4096];
+	size_t n = strlen(path);
+
+	if (n >= sizeof buf)
+		return -1;
+	memcpy(buf, path, n + 1);
+	if (!whole) {
+		char *slash = strrchr(buf, '/');
+
+		if (!slash)
+			return 0;
+		*slash = 0;
+	}
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return buf[0] && mkdir(buf, mode) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+static void stop_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct daemon *d = arg;
+
+	(void)what;
+	log_info("stopping on signal %d: running jobs go on under their supervisors and are "
+	         "found again at the next start", (int)sig);
+	d->stopping = true;
+	drive_commit(d);
+	conn_close_all(d);
+	event_base_loopbreak(d->base);
+}
+
+static void hup_cb(evutil_socket_t sig, short what, void *arg)
+{
+	(void)sig;
+	(void)what;
+	(void)arg;
+	log_info("SIGHUP: nothing to reload yet (all settings are on the command line)");
+}
+
+/* The database remembers its partition: jobs' node lists name its nodes. */
+static int check_partition(struct daemon *d, char *err, size_t errlen)
+{
+	const char **names = malloc(d->nnodes * sizeof *names);
+	char *desc = NULL, stored[4096];
+	int len, rc = -1;
+
+	if (!names)
+		goto out;
+	for (uint32_t k = 0; k < d->nnodes; k++)
+		names[k] = d->node_names[k];
+	len = nodelist_format(names, d->nnodes, NULL, 0);
+	if (len < 0 || !(desc = malloc((size_t)len + 1)))
+		goto out;
+	nodelist_format(names, d->nnodes, desc, (size_t)len + 1);
+	switch (store_meta_get(d->store, "partition", stored, sizeof stored)) {
+	case 1:
+		if (strcmp(stored, desc) != 0) {
+			snprintf(err, errlen, "the database %s belongs to the partition %s, not %s: "
+			         "give the same --nodes, or another --db", d->o.db, stored, desc);
+			goto out;
+		}
+		rc = 0;
+		break;
+	case 0:
+		if (store_begin(d->store) == 0 && store_meta_set(d->store, "partition", desc) == 0 &&
+		    store_commit(d->store) == 0)
+			rc = 0;
+		else
+			snprintf(err, errlen, "%s", store_error(d->store));
+		break;
+	default:
+		snprintf(err, errlen, "%s", store_error(d->store));
+	}
+out:
+	free(names);
+	free(desc);
+	return rc;
+}
+
+int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t errlen)
+{
+	struct sched_params prm = { .policy = o->policy, .kill_grace = o->kill_grace };
+	static const int stops[] = { SIGTERM, SIGINT };
+
+	memset(d, 0, sizeof *d);
+	d->o = *o;
+	d->root = geteuid() == 0;
+	d->listen_fd = -1;
+	if (set_nodes(d, o->nodes, err, errlen) < 0)
+		return -1;
+	if (!(d->node_sorted = malloc(d->nnodes * sizeof *d->node_sorted)) ||
+	    split_launch(d, o->launch) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (uint32_t k = 0; k < d->nnodes; k++)
+		d->node_sorted[k] = k;
+	sort_names = d->node_names;
+	qsort(d->node_sorted, d->nnodes, sizeof *d->node_sorted, by_name);
+	sort_names = NULL;
+	snprintf(d->status_dir, sizeof d->status_dir, "%s/status", o->spool);
+	snprintf(d->jobs_dir, sizeof d->jobs_dir, "%s/jobs", o->spool);
+	/* Jobs' directories are their owners'; the status records are root's. */
+	if (make_dirs(o->db, false, 0755) < 0 || make_dirs(o->socket, false, 0755) < 0 ||
+	    make_dirs(o->spool, true, 0755) < 0 || make_dirs(d->status_dir, true, 0700) < 0 ||
+	    make_dirs(d->jobs_dir, true, 0711) < 0) {
+		snprintf(err, errlen, "creating the directories for %s, %s, %s: %s", o->db, o->socket,
+		         o->spool, strerror(errno));
+		return -1;
+	}
+	if (!(d->store = store_open(o->db, err, errlen)) || check_partition(d, err, errlen) < 0)
+		return -1;
+	prm.nodes = d->nnodes;
+	if (sched_new(&d->sched, &prm) != SCHED_OK || idmap_init(&d->ids, 1024) < 0 ||
+	    !(d->base = event_base_new()) || event_base_priority_init(d->base, 2) < 0 ||
+	    drive_init(d) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	for (int k = 0; k < 2; k++) {
+		d->sig_ev[k] = evsignal_new(d->base, stops[k], stop_cb, d);
+		if (!d->sig_ev[k] || event_add(d->sig_ev[k], NULL) < 0)
+			return -1;
+	}
+	d->sig_ev[2] = evsignal_new(d->base, SIGHUP, hup_cb, d);
+	if (!d->sig_ev[2] || event_add(d->sig_ev[2], NULL) < 0)
+		return -1;
+	if (restore_state(d, err, errlen) < 0 || conn_listen(d, err, errlen) < 0)
+		return -1;
+	log_info("listening on %s: %u nodes, %s, kill grace %lld s", o->socket, d->nnodes,
+	         sched_policy_name(o->policy), (long long)(o->kill_grace / BF_SEC));
+	if (!d->root)
+		log_info("not running as root: every job runs as uid %u, whoever submits it",
+		         (unsigned)geteuid());
+	drive_commit(d);	/* the first pass: what the restore left due */
+	return 0;
+}
+
+int server_run(struct daemon *d)
+{
+	return event_base_dispatch(d->base) < 0 ? -1 : 0;
+}
+
+void server_free(struct daemon *d)
+{
+	conn_close_all(d);
+	while (d->njobs)
+		jobs_remove(d, d->jobs[d->njobs - 1]);
+	for (int k = 0; k < 3; k++)
+		if (d->sig_ev[k])
+			event_free(d->sig_ev[k]);
+	if (d->tick_ev)
+		event_free(d->tick_ev);
+	if (d->commit_ev)
+		event_free(d->commit_ev);
+	if (d->base)
+		event_base_free(d->base);
+	if (d->store)
+		store_close(d->store);
+	sched_free(d->sched);
+	idmap_destroy(&d->ids);
+	for (uint32_t k = 0; k < d->nnodes; k++)
+		free(d->node_names[k]);
+	free(d->node_names);
+	free(d->node_sorted);
+	if (d->launch)
+		free((char *)d->launch[0]);
+	free(d->launch);
+	free(d->jobs);
+}

@@ -1,0 +1,140 @@
+/* The live daemon: one process, one libevent loop. The scheduler core is
+ * driven here with the wall clock and real process exits, exactly as the
+ * replay drives it with a virtual clock.
+ *
+ * A request that changes state is handled in three steps: the handler
+ * changes the core and writes the store (inside the open transaction);
+ * the commit callback, run once per loop pass for all such requests,
+ * runs the scheduling pass, commits (one fsync for the whole batch: group
+ * commit), and only then answers the clients and starts the jobs the pass
+ * chose. So nothing is acknowledged or started before it is durable. */
+#ifndef BF_SERVER_H
+#define BF_SERVER_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "idmap.h"
+#include "proto.h"
+#include "runner.h"
+#include "sched.h"
+#include "store.h"
+
+struct event_base;
+struct event;
+struct bufferevent;
+
+struct serve_opts {
+	const char *socket, *db, *spool;
+	const char *nodes;		/* "N" or a node list */
+	enum sched_policy policy;
+	bf_time kill_grace;
+	const char *launch;		/* command prefix, words split on blanks */
+	bool foreground;
+};
+
+/* A job the daemon holds in memory: queued or running (final jobs live in
+ * the store only). Strings are owned. */
+struct djob {
+	struct store_job rec;		/* its row; the strings point into `owned` */
+	char *owned[9];			/* user, name, cwd, out, err, argv, env, node_list, reason */
+	struct runner_proc sup;		/* pid 0 until it starts */
+	struct event *sup_ev;		/* its supervisor's pidfd */
+	struct event *grace_ev;		/* hard kill after the grace */
+	bool start_pending;		/* chosen by the pass, supervisor not yet forked */
+	bool dirty;			/* row to write at the next commit */
+	struct daemon *daemon;		/* for the event callbacks */
+};
+
+struct conn;
+
+struct daemon {
+	struct serve_opts o;
+	bool root;
+	struct event_base *base;
+	int listen_fd;
+	struct event *listen_ev, *tick_ev, *commit_ev, *sig_ev[3];
+	bf_time tick_at;
+	struct sched *sched;
+	struct store *store;
+	char status_dir[512], jobs_dir[512];
+
+	struct idmap ids;		/* job id -> index in jobs[] */
+	struct djob **jobs;
+	uint32_t njobs, jobs_cap;
+	uint64_t next_seq;
+
+	char **node_names;		/* index -> name */
+	uint32_t *node_sorted;		/* indices sorted by name, for lookups */
+	uint32_t nnodes;
+	const char **launch;		/* split --launch */
+	uint32_t nlaunch;
+
+	struct conn *conns;		/* all open connections */
+	uint32_t nconns;
+	bf_time last_now;
+	bool stopping;
+	uint64_t commits, batched;	/* statistics: commits, requests in them */
+};
+
+/* ---- server.c ---- */
+int  server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t errlen);
+int  server_run(struct daemon *d);
+void server_free(struct daemon *d);
+bf_time server_now(struct daemon *d);
+/* A node's index by its name, or -1. */
+int64_t server_node_index(const struct daemon *d, const char *name);
+
+/* ---- jobs.c: the table of live jobs ---- */
+struct djob *jobs_get(struct daemon *d, uint64_t id);
+/* A new live job from its row (strings copied); NULL if memory ran out. */
+struct djob *jobs_add(struct daemon *d, const struct store_job *rec);
+void jobs_remove(struct daemon *d, struct djob *j);
+/* Replace one owned string field (0..8 as in owned[]). -1 on no memory. */
+int  jobs_set_str(struct djob *j, int field, const char *v, size_t len);
+enum { JS_USER, JS_NAME, JS_CWD, JS_OUT, JS_ERR, JS_ARGV, JS_ENV, JS_NODES, JS_REASON };
+/* Fill a protocol record for bq; `detail` adds the owner-only fields. */
+void jobs_to_proto(struct daemon *d, const struct store_job *r, bool detail, bf_time predicted,
+                   struct proto_job *out);
+/* The compact list of a running job's nodes from the core; NULL on no memory. */
+char *jobs_node_list(struct daemon *d, uint64_t id);
+
+/* ---- drive.c: the scheduler driver ---- */
+int  drive_init(struct daemon *d);
+/* Ask for the commit callback in this loop pass (a request changed state). */
+void drive_want_commit(struct daemon *d);
+/* Run the pass, commit, then start jobs and answer waiting clients. */
+void drive_commit(struct daemon *d);
+/* Arm the timer for the core's next wake-up. */
+void drive_arm_tick(struct daemon *d);
+/* Terminate a job now, and kill it outright after the grace. */
+void drive_kill(struct daemon *d, struct djob *j);
+/* Watch a started (or re-found) job's supervisor. */
+int  drive_watch(struct daemon *d, struct djob *j);
+/* Put a job's row into the open transaction. */
+int  drive_store(struct daemon *d, struct djob *j, const char *log_detail);
+
+/* ---- conn.c: the listening socket and connections ---- */
+int  conn_listen(struct daemon *d, char *err, size_t errlen);
+void conn_close_all(struct daemon *d);
+/* Reply and close; a NULL frame answers nothing. */
+void conn_reply(struct conn *c, const struct proto_buf *b);
+void conn_error(struct conn *c, enum proto_err code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Hold the reply until the next commit; then build it with the callback. */
+void conn_wait_commit(struct conn *c, void (*answer)(struct conn *c), uint64_t job);
+/* Answer every connection that waited for this commit (or fail them). */
+void conn_answer_waiting(struct daemon *d, bool committed);
+uid_t conn_uid(const struct conn *c);
+gid_t conn_gid(const struct conn *c);
+uint64_t conn_job(const struct conn *c);
+struct daemon *conn_daemon(const struct conn *c);
+void *conn_ctx(const struct conn *c);
+int  conn_set_ctx(struct conn *c, void *ctx, void (*ctx_free)(void *ctx));
+
+/* ---- handlers.c ---- */
+void handle_request(struct conn *c, enum proto_type type, const uint8_t *frame, size_t len);
+
+/* ---- restore.c ---- */
+int  restore_state(struct daemon *d, char *err, size_t errlen);
+
+#endif

@@ -18,3 +18,58 @@ json_num() {
 
 have_trace() { [ -f "$BF_TRACES/$1" ]; }
 done_testing() { echo "1..$n"; }
+
+# ---- the live daemon, for tests/daemon/*.sh ----
+BSUB="$BF_BUILD/bsub"; BQ="$BF_BUILD/bq"; BKILL="$BF_BUILD/bkill"
+export BACKFILLD_SOCKET="$TMP/s.sock"
+DPID=
+
+# start_daemon ARGS...: in the foreground on the test's socket, database and
+# spool; waits (at most 10 s) until it answers.
+start_daemon() {
+	"$BF_BUILD/backfilld" --foreground --socket "$TMP/s.sock" --db "$TMP/state.db" \
+		--spool "$TMP/spool" "$@" >>"$TMP/daemon.log" 2>&1 &
+	DPID=$!
+	i=0
+	while [ $i -lt 100 ]; do
+		"$BQ" >/dev/null 2>&1 && return 0
+		kill -0 "$DPID" 2>/dev/null || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "# the daemon did not start:"; sed 's/^/#   /' "$TMP/daemon.log"
+	return 1
+}
+
+# stop_daemon [SIGNAL]: stop the daemon we started, by its pid.
+stop_daemon() {
+	[ -n "$DPID" ] || return 0
+	kill "-${1:-TERM}" "$DPID" 2>/dev/null
+	wait "$DPID" 2>/dev/null
+	DPID=
+}
+
+# wait_state ID STATE [SECONDS]: until bq -l shows the job in that state.
+wait_state() {
+	i=0
+	while [ $i -lt $((${3:-20} * 10)) ]; do
+		"$BQ" -l "$1" 2>/dev/null | grep -q "^State: *\($2\)" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# The jobs a test left running belong to its daemon's supervisors: cancel
+# them all before the daemon stops, then stop it.
+cleanup_daemon() {
+	if [ -n "$DPID" ]; then
+		ids=$("$BQ" -a --json 2>/dev/null | tr ',' '\n' | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+		# shellcheck disable=SC2086
+		[ -n "$ids" ] && "$BKILL" $ids >/dev/null 2>&1
+		for id in $ids; do wait_state "$id" "done\|killed\|cancelled\|failed" 10; done
+		stop_daemon
+	fi
+	rm -rf "$TMP"
+}
+trap cleanup_daemon EXIT

@@ -34,9 +34,9 @@ for t in "$top/$build"/tests/test_*; do
 	[ -x "$t" ] || continue
 	run_one "$(basename "$t")" "$t"
 done
-for t in "$top"/tests/replay/*.sh; do
+for t in "$top"/tests/replay/*.sh "$top"/tests/daemon/*.sh; do
 	[ -f "$t" ] || continue
-	run_one "replay/$(basename "$t")" sh "$t"
+	run_one "$(basename "$(dirname "$t")")/$(basename "$t")" sh "$t"
 done
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

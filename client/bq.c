@@ -1,0 +1,179 @@
+/* bq: list backfilld's jobs, one job in detail, or the free-node profile.
+ * See bq(1). */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "client.h"
+#include "proto.h"
+#include "render.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: bq [-a] [--json] [--socket PATH]\n"
+"       bq -l ID [--json] [--socket PATH]\n"
+"       bq --profile [--json] [--socket PATH]\n"
+"       bq --help | --version\n"
+"\n"
+"Show backfilld's jobs: by default yours, one line each.\n"
+"\n"
+"  -a              all users' jobs\n"
+"  -l ID           everything about job ID\n"
+"  --profile       free nodes over future time, as a chart\n"
+"  --json          JSON instead of text (keys listed in bq(1))\n"
+"  --socket PATH   the daemon's socket (default: $BACKFILLD_SOCKET, else the\n"
+"                  per-user default)\n"
+"\n"
+"START and END: a plain time is actual; <= marks a time at the latest (a\n"
+"conservative backfilling guarantee, or a running job's time limit); ~ marks\n"
+"a prediction that is not a promise (EASY, FCFS).\n"
+"\n"
+"Exit status: 0 done, 1 refused by the daemon, 2 usage error, 3 the daemon\n"
+"could not be reached. See bq(1).\n");
+}
+
+__attribute__((format(printf, 1, 2)))
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("bq: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'bq --help' for more information.\n", stderr);
+	return CLIENT_EXIT_USAGE;
+}
+
+static bf_time wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (bf_time)ts.tv_sec * BF_SEC + ts.tv_nsec / 1000;
+}
+
+enum mode { M_LIST, M_INFO, M_PROFILE };
+
+int main(int argc, char **argv)
+{
+	enum mode mode = M_LIST;
+	bool all = false, json = false;
+	const char *socket = NULL;
+	uint64_t id = 0;
+	struct proto_buf req;
+	struct proto_arena arena = { 0 };
+	uint8_t *reply = NULL;
+	size_t reply_len = 0;
+	char err[512];
+	int rc, enc;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "-a") == 0) {
+			all = true;
+		} else if (strcmp(a, "--json") == 0) {
+			json = true;
+		} else if (strcmp(a, "--profile") == 0) {
+			if (mode == M_INFO)
+				return usage_error("%s: -l and --profile do not go together", a);
+			mode = M_PROFILE;
+		} else if (strcmp(a, "-l") == 0) {
+			if (mode == M_PROFILE)
+				return usage_error("%s: -l and --profile do not go together", a);
+			if (i + 1 >= argc)
+				return usage_error("option %s needs a job ID", a);
+			if (client_parse_id(argv[++i], &id) < 0)
+				return usage_error("-l: a job ID is a whole number from 1, not '%s'",
+				                   argv[i]);
+			mode = M_INFO;
+		} else if (strcmp(a, "--socket") == 0 || strncmp(a, "--socket=", 9) == 0) {
+			socket = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+			if (!socket)
+				return usage_error("option %s needs a value (a socket path)", a);
+			if (!*socket)
+				return usage_error("%s: the path is empty", "--socket");
+		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			usage(stdout);
+			return fflush(stdout) == 0 ? CLIENT_EXIT_OK : CLIENT_EXIT_REFUSED;
+		} else if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
+			printf("bq (backfilld) %s\n", BACKFILLD_VERSION);
+			return fflush(stdout) == 0 ? CLIENT_EXIT_OK : CLIENT_EXIT_REFUSED;
+		} else if (a[0] == '-') {
+			return usage_error("unknown option '%s'", a);
+		} else if (client_parse_id(a, &id) == 0) {
+			return usage_error("unexpected argument '%s' (for one job: bq -l ID)", a);
+		} else {
+			return usage_error("unexpected argument '%s'", a);
+		}
+	}
+	if (all && mode != M_LIST)
+		return usage_error("%s: -a lists all users' jobs; it does not go with -l or --profile",
+		                   "-a");
+
+	proto_buf_init(&req);
+	if (mode == M_PROFILE)
+		enc = proto_enc_profile(&req);
+	else
+		enc = proto_enc_list(&req, mode == M_INFO ? PT_INFO : PT_LIST,
+		                     &(struct proto_list){ .all_users = all, .has_job = mode == M_INFO,
+		                                           .job = id });
+	if (enc < 0) {
+		proto_buf_free(&req);
+		fprintf(stderr, "bq: out of memory\n");
+		return CLIENT_EXIT_UNREACHABLE;
+	}
+	rc = client_call("bq", socket, &req, mode == M_PROFILE ? PT_STEPS : PT_JOBS, &reply,
+	                 &reply_len);
+	proto_buf_free(&req);
+	if (rc != 0)
+		return rc;
+
+	if (mode == M_PROFILE) {
+		struct proto_steps st;
+
+		if (proto_dec_steps(reply, reply_len, &st, &arena, err, sizeof err) < 0)
+			goto unreadable;
+		if (json)
+			render_profile_json(stdout, &st, wall_now());
+		else
+			render_profile(stdout, &st, wall_now());
+	} else {
+		struct proto_jobs js;
+
+		if (proto_dec_jobs(reply, reply_len, &js, &arena, err, sizeof err) < 0)
+			goto unreadable;
+		if (mode == M_INFO && js.count == 0) {
+			fprintf(stderr, "bq: job %" PRIu64 ": no such job\n", id);
+			rc = CLIENT_EXIT_REFUSED;
+		} else if (mode == M_INFO && js.jobs[0].id != id) {
+			fprintf(stderr, "bq: backfilld answered with job %" PRIu64 " for job %" PRIu64
+			        "\n", js.jobs[0].id, id);
+			rc = CLIENT_EXIT_UNREACHABLE;
+		} else if (json) {
+			render_json(stdout, &js, mode == M_INFO);
+		} else if (mode == M_INFO) {
+			render_info(stdout, &js.jobs[0], wall_now());
+		} else {
+			render_table(stdout, &js, all);
+		}
+	}
+	if (fflush(stdout) != 0 && rc == 0) {
+		fprintf(stderr, "bq: cannot write the output\n");
+		rc = CLIENT_EXIT_REFUSED;
+	}
+	proto_arena_free(&arena);
+	free(reply);
+	return rc;
+
+unreadable:
+	fprintf(stderr, "bq: unreadable reply from backfilld: %s\n", err);
+	proto_arena_free(&arena);
+	free(reply);
+	return CLIENT_EXIT_UNREACHABLE;
+}

@@ -1,0 +1,172 @@
+/* bsub: submit a batch job to backfilld. See bsub(1). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "bsub_args.h"
+#include "client.h"
+#include "duration.h"
+#include "proto.h"
+
+extern char **environ;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: bsub -n NODES -t TIME [-J NAME] [-o OUT] [-e ERR] [-cwd DIR]\n"
+"            [--socket PATH] [SCRIPT [ARGS...]]\n"
+"       bsub --help | --version\n"
+"\n"
+"Submit SCRIPT (standard input if absent or -) to backfilld as a batch job\n"
+"that holds NODES whole nodes for at most TIME.\n"
+"\n"
+"  -n NODES        number of nodes, a whole number from 1\n"
+"  -t TIME         time limit: 45 (minutes), 2:00, 1:30:00, 90s, 2h, 1h30m, 1d\n"
+"  -W TIME         the same as -t\n"
+"  -J NAME         job name (default: the script's file name)\n"
+"  -o OUT          standard output file (default: bsub-ID.out in the job's\n"
+"                  directory); relative to the job's directory\n"
+"  -e ERR          standard error file (default: the -o file if given, else\n"
+"                  bsub-ID.out); relative to the job's directory\n"
+"  -cwd DIR        the job's working directory (default: the current one)\n"
+"  --socket PATH   the daemon's socket (default: $BACKFILLD_SOCKET, else the\n"
+"                  per-user default)\n"
+"\n"
+"Options may also be given in #BSUB lines at the top of the script, as in\n"
+"'#BSUB -n 4 -t 1:00'; the command line wins. Options go before SCRIPT.\n"
+"\n"
+"Exit status: 0 submitted, 1 refused by the daemon, 2 usage error, 3 the\n"
+"daemon could not be reached. See bsub(1).\n");
+}
+
+static int usage_error(const char *msg)
+{
+	fprintf(stderr, "bsub: %s\nTry 'bsub --help' for more information.\n", msg);
+	return CLIENT_EXIT_USAGE;
+}
+
+static void print_submitted(const struct proto_submitted *s, const struct bsub_job *j)
+{
+	char t[64], lim[64];
+
+	duration_format(j->estimate, lim, sizeof lim);
+	client_format_time(s->start, t, sizeof t);
+	printf("Job %" PRIu64 " submitted: %" PRIu32 " node%s for %s, ", s->job, j->nodes,
+	       j->nodes == 1 ? "" : "s", lim);
+	switch (s->kind) {
+	case PS_GUARANTEED: printf("guaranteed to start by %s\n", t); break;
+	case PS_PREDICTED: printf("predicted to start at %s (not guaranteed)\n", t); break;
+	case PS_ACTUAL: printf("started at %s\n", t); break;
+	default: printf("start not known yet\n"); break;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct bsub_opts cmd, scr = { 0 };
+	struct bsub_job job = { 0 };
+	struct proto_buf req;
+	struct proto_submit m;
+	struct proto_submitted sd;
+	char err[1024], *cwd;
+	uint8_t *script = NULL, *reply = NULL;
+	size_t script_len = 0, reply_len = 0;
+	const char **env = NULL;
+	uint32_t envc = 0, dropped = 0;
+	struct stat st;
+	int rc, e;
+
+	if (bsub_parse_cmdline(argc, argv, &cmd, err, sizeof err) < 0)
+		return usage_error(err);
+	if (cmd.help) {
+		usage(stdout);
+		return fflush(stdout) == 0 ? CLIENT_EXIT_OK : CLIENT_EXIT_REFUSED;
+	}
+	if (cmd.version) {
+		printf("bsub (backfilld) %s\n", BACKFILLD_VERSION);
+		return fflush(stdout) == 0 ? CLIENT_EXIT_OK : CLIENT_EXIT_REFUSED;
+	}
+	if (!cmd.script && isatty(STDIN_FILENO))
+		fprintf(stderr, "bsub: reading the job script from standard input "
+		        "(end it with Ctrl-D)\n");
+	if (bsub_read_script(cmd.script, &script, &script_len, err, sizeof err) < 0) {
+		fprintf(stderr, "bsub: %s\n", err);
+		rc = CLIENT_EXIT_USAGE;
+		goto out;
+	}
+	if (bsub_scan_script(script, script_len, bsub_script_label(cmd.script), &scr, err,
+	                     sizeof err) < 0) {
+		fprintf(stderr, "bsub: %s\n", err);
+		rc = CLIENT_EXIT_USAGE;
+		goto out;
+	}
+	if (scr.late_line)
+		fprintf(stderr, "bsub: warning: %s:%u: #BSUB line after the first command is "
+		        "ignored (#BSUB lines go at the top of the script)\n",
+		        bsub_script_label(cmd.script), scr.late_line);
+	bsub_merge(&cmd, &scr);
+	if (!(cwd = getcwd(NULL, 0))) {
+		fprintf(stderr, "bsub: cannot get the current directory: %s\n", strerror(errno));
+		rc = CLIENT_EXIT_USAGE;
+		goto out;
+	}
+	rc = bsub_finish(&cmd, cwd, &job, err, sizeof err);
+	free(cwd);
+	if (rc < 0) {
+		rc = usage_error(err);
+		goto out;
+	}
+	if ((e = stat(job.cwd, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR) != 0) {
+		fprintf(stderr, "bsub: working directory %s: %s\n", job.cwd, strerror(e));
+		rc = CLIENT_EXIT_USAGE;
+		goto out;
+	}
+	if (bsub_env(environ, &env, &envc, &dropped) < 0) {
+		fprintf(stderr, "bsub: out of memory\n");
+		rc = CLIENT_EXIT_USAGE;
+		goto out;
+	}
+	if (dropped)
+		fprintf(stderr, "bsub: warning: %" PRIu32 " environment variable%s not passed to the "
+		        "job (over %u bytes each, or over %u in all)\n", dropped,
+		        dropped == 1 ? "" : "s", PROTO_MAX_STRING, PROTO_MAX_LIST);
+
+	m = (struct proto_submit){
+		.nodes = job.nodes, .estimate = job.estimate, .name = job.name,
+		.script = script, .script_len = (uint32_t)script_len, .cwd = job.cwd,
+		.out = job.out, .err = job.err, .argv = (const char **)cmd.args, .argc = cmd.nargs,
+		.env = env, .envc = envc,
+	};
+	proto_buf_init(&req);
+	if (proto_enc_submit(&req, &m) < 0) {
+		fprintf(stderr, "bsub: the job is too big to send: the script, its arguments and "
+		        "the environment together must fit in %u bytes\n", PROTO_MAX_PAYLOAD);
+		proto_buf_free(&req);
+		rc = CLIENT_EXIT_USAGE;
+		goto out;
+	}
+	rc = client_call("bsub", cmd.socket, &req, PT_SUBMITTED, &reply, &reply_len);
+	proto_buf_free(&req);
+	if (rc != 0)
+		goto out;
+	if (proto_dec_submitted(reply, reply_len, &sd, err, sizeof err) < 0) {
+		fprintf(stderr, "bsub: unreadable reply from backfilld: %s (the job may have been "
+		        "submitted: check with bq)\n", err);
+		rc = CLIENT_EXIT_UNREACHABLE;
+		goto out;
+	}
+	print_submitted(&sd, &job);
+	if (fflush(stdout) != 0)
+		rc = CLIENT_EXIT_REFUSED;
+out:
+	free(reply);
+	free(env);
+	free(script);
+	bsub_job_free(&job);
+	bsub_opts_free(&scr);
+	bsub_opts_free(&cmd);
+	return rc;
+}

@@ -1,0 +1,597 @@
+/* bsub's command line and #BSUB lines; see bsub_args.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "bsub_args.h"
+#include "duration.h"
+#include "proto.h"
+
+__attribute__((format(printf, 3, 4)))
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && len) {
+		va_start(ap, fmt);
+		vsnprintf(err, len, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/* Values are quoted in messages up to this many bytes. */
+#define SHOW 60
+
+static int shown(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > SHOW ? SHOW : (int)n;
+}
+
+static const char *more(const char *s)
+{
+	return strlen(s) > SHOW ? "..." : "";
+}
+
+void bsub_opts_free(struct bsub_opts *o)
+{
+	free(o->name);
+	free(o->out);
+	free(o->err);
+	free(o->cwd);
+	*o = (struct bsub_opts){ 0 };
+}
+
+void bsub_job_free(struct bsub_job *j)
+{
+	free(j->name);
+	free(j->cwd);
+	free(j->out);
+	free(j->err);
+	*j = (struct bsub_job){ 0 };
+}
+
+int bsub_parse_nodes(const char *s, uint32_t *out, char *err, size_t errlen)
+{
+	uint64_t v = 0;
+
+	if (!*s)
+		return fail(err, errlen, "expected a number of nodes, got an empty value");
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return fail(err, errlen, "expected a whole number of nodes (1 or more), "
+			            "not '%.*s%s'", shown(s), s, more(s));
+		v = v * 10 + (uint64_t)(*p - '0');
+		if (v > UINT32_MAX)
+			return fail(err, errlen, "%.*s%s nodes is more than the %u that can be asked for",
+			            shown(s), s, more(s), UINT32_MAX);
+	}
+	if (v == 0)
+		return fail(err, errlen, "a job needs at least 1 node, not 0");
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* ---- one option ---- */
+
+enum opt_id { O_NODES, O_TIME, O_NAME, O_OUT, O_ERR, O_CWD };
+
+static const struct {
+	const char *flag;
+	enum opt_id id;
+} job_opts[] = {
+	{ "-n", O_NODES }, { "-t", O_TIME }, { "-W", O_TIME }, { "-J", O_NAME },
+	{ "-o", O_OUT }, { "-e", O_ERR }, { "-cwd", O_CWD },
+};
+
+static int find_opt(const char *w)
+{
+	for (size_t k = 0; k < sizeof job_opts / sizeof *job_opts; k++)
+		if (strcmp(job_opts[k].flag, w) == 0)
+			return (int)k;
+	return -1;
+}
+
+static int set_string(char **slot, const char *v, char *err, size_t errlen)
+{
+	char *s = strdup(v);
+
+	if (!s)
+		return fail(err, errlen, "out of memory");
+	free(*slot);
+	*slot = s;
+	return 0;
+}
+
+/* Set the option flag (job_opts[k]) to v; messages start with the flag. */
+static int set_opt(struct bsub_opts *o, int k, const char *v, char *err, size_t errlen)
+{
+	const char *flag = job_opts[k].flag;
+	char why[200];
+
+	switch (job_opts[k].id) {
+	case O_NODES:
+		if (bsub_parse_nodes(v, &o->nodes, why, sizeof why) < 0)
+			return fail(err, errlen, "%s: %s", flag, why);
+		o->has_nodes = true;
+		return 0;
+	case O_TIME:
+		if (duration_parse(v, &o->estimate, why, sizeof why) < 0)
+			return fail(err, errlen, "%s: bad time limit '%.*s%s': %s (examples: 45 for "
+			            "minutes, 2:00, 1:30:00, 90s, 2h, 1h30m, 1d)", flag, shown(v), v,
+			            more(v), why);
+		o->has_time = true;
+		return 0;
+	case O_NAME:
+		if (!*v)
+			return fail(err, errlen, "%s: the job name is empty", flag);
+		if (strlen(v) > PROTO_MAX_STRING)
+			return fail(err, errlen, "%s: the job name is longer than %u bytes", flag,
+			            PROTO_MAX_STRING);
+		for (const unsigned char *p = (const unsigned char *)v; *p; p++)
+			if (*p < 0x20 || *p == 0x7f)
+				return fail(err, errlen, "%s: the job name has a control character", flag);
+		return set_string(&o->name, v, err, errlen);
+	case O_OUT:
+	case O_ERR:
+	case O_CWD:
+		if (!*v)
+			return fail(err, errlen, "%s: the path is empty", flag);
+		if (strlen(v) > PROTO_MAX_STRING)
+			return fail(err, errlen, "%s: the path is longer than %u bytes", flag,
+			            PROTO_MAX_STRING);
+		return set_string(job_opts[k].id == O_OUT ? &o->out :
+		                  job_opts[k].id == O_ERR ? &o->err : &o->cwd, v, err, errlen);
+	}
+	return fail(err, errlen, "internal error: option %s", flag);
+}
+
+/* ---- the command line ---- */
+
+static int parse_cmdline(int argc, char **argv, struct bsub_opts *o, char *err, size_t errlen)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int k;
+
+		if (strcmp(a, "--") == 0) {
+			i++;
+			break;
+		}
+		if (a[0] != '-' || a[1] == '\0')
+			break;		/* the script, or "-" */
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			o->help = true;
+			return 0;
+		}
+		if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
+			o->version = true;
+			return 0;
+		}
+		if (strncmp(a, "--socket=", 9) == 0 || strcmp(a, "--socket") == 0) {
+			const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+
+			if (!v)
+				return fail(err, errlen, "option --socket needs a value (a socket path)");
+			if (!*v)
+				return fail(err, errlen, "--socket: the path is empty");
+			o->socket = v;
+			continue;
+		}
+		if ((k = find_opt(a)) < 0) {
+			for (size_t j = 0; j < sizeof job_opts / sizeof *job_opts; j++) {
+				size_t fl = strlen(job_opts[j].flag);
+
+				if (strncmp(a, job_opts[j].flag, fl) == 0)
+					return fail(err, errlen, "unknown option '%.*s%s' (write the "
+					            "value as its own word: %s %.*s%s)", shown(a), a,
+					            more(a), job_opts[j].flag, shown(a + fl), a + fl,
+					            more(a + fl));
+			}
+			return fail(err, errlen, "unknown option '%.*s%s'", shown(a), a, more(a));
+		}
+		if (i + 1 >= argc)
+			return fail(err, errlen, "option %s needs a value", a);
+		if (set_opt(o, k, argv[++i], err, errlen) < 0)
+			return -1;
+	}
+	if (i < argc) {
+		o->script = strcmp(argv[i], "-") == 0 ? NULL : argv[i];
+		o->args = argv + i + 1;
+		o->nargs = (uint32_t)(argc - i - 1);
+	}
+	return 0;
+}
+
+int bsub_parse_cmdline(int argc, char **argv, struct bsub_opts *o, char *err, size_t errlen)
+{
+	*o = (struct bsub_opts){ 0 };
+	if (parse_cmdline(argc, argv, o, err, errlen) < 0) {
+		bsub_opts_free(o);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- #BSUB lines ---- */
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Split [s, s+len) into words (see bsub_args.h) into buf (at least 2 *
+ * len + 2 bytes), pointers in words[] (at least len + 1). */
+static int split_words(const char *s, size_t len, char *buf, char **words, size_t *nwords,
+                       char *err, size_t errlen)
+{
+	size_t p = 0, n = 0;
+	char *out = buf;
+
+	for (;;) {
+		while (p < len && is_blank(s[p]))
+			p++;
+		if (p == len || s[p] == '#')
+			break;
+		words[n++] = out;
+		while (p < len && !is_blank(s[p])) {
+			if (s[p] == '"' || s[p] == '\'') {
+				char q = s[p];
+				const char *end = memchr(s + p + 1, q, len - p - 1);
+
+				if (!end)
+					return fail(err, errlen, "unterminated %c quote", q);
+				memcpy(out, s + p + 1, (size_t)(end - (s + p + 1)));
+				out += end - (s + p + 1);
+				p = (size_t)(end - s) + 1;
+			} else {
+				*out++ = s[p++];
+			}
+		}
+		*out++ = '\0';
+	}
+	*nwords = n;
+	return 0;
+}
+
+/* The options of one #BSUB line (the text after "#BSUB"). */
+static int bsub_line(const char *s, size_t len, struct bsub_opts *o, char *err, size_t errlen)
+{
+	char *buf = malloc(2 * len + 2);
+	char **words = malloc((len + 1) * sizeof *words);
+	size_t n = 0;
+	int rc = 0;
+
+	if (!buf || !words) {
+		rc = fail(err, errlen, "out of memory");
+		goto out;
+	}
+	if (split_words(s, len, buf, words, &n, err, errlen) < 0) {
+		rc = -1;
+		goto out;
+	}
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const char *w = words[i];
+		int k = find_opt(w);
+
+		if (k >= 0) {
+			if (i + 1 >= n)
+				rc = fail(err, errlen, "option %s needs a value", w);
+			else
+				rc = set_opt(o, k, words[++i], err, errlen);
+		} else if (w[0] == '-') {
+			rc = fail(err, errlen, "unknown #BSUB option '%.*s%s' (#BSUB lines take "
+			          "-n, -t, -W, -J, -o, -e and -cwd)", shown(w), w, more(w));
+		} else {
+			rc = fail(err, errlen, "unexpected '%.*s%s' (expected an option, as in "
+			          "#BSUB -n 4)", shown(w), w, more(w));
+		}
+	}
+out:
+	free(buf);
+	free(words);
+	return rc;
+}
+
+/* Does the line (blanks skipped) start with "#BSUB"? 1 followed by a
+ * blank or the end, 2 followed by something else, 0 not at all. */
+static int bsub_prefix(const char *s, size_t len)
+{
+	if (len < 5 || memcmp(s, "#BSUB", 5) != 0)
+		return 0;
+	return len == 5 || is_blank(s[5]) ? 1 : 2;
+}
+
+int bsub_scan_script(const uint8_t *data, size_t len, const char *label, struct bsub_opts *o,
+                     char *err, size_t errlen)
+{
+	const char *s = (const char *)data;
+	size_t pos = 0;
+	unsigned line = 0;
+	bool stopped = false;
+	char why[512];
+
+	*o = (struct bsub_opts){ 0 };
+	while (pos < len) {
+		const char *nl = memchr(s + pos, '\n', len - pos);
+		size_t end = nl ? (size_t)(nl - s) : len, b = pos, e = end;
+
+		pos = end + 1;
+		line++;
+		if (e > b && s[e - 1] == '\r')
+			e--;
+		if (line == 1 && e - b >= 2 && s[b] == '#' && s[b + 1] == '!')
+			continue;
+		while (b < e && is_blank(s[b]))
+			b++;
+		if (stopped) {
+			if (bsub_prefix(s + b, e - b) == 1) {
+				o->late_line = line;
+				break;
+			}
+			continue;
+		}
+		if (b == e)
+			continue;
+		switch (bsub_prefix(s + b, e - b)) {
+		case 1:
+			if (memchr(s + b, '\0', e - b)) {
+				bsub_opts_free(o);
+				return fail(err, errlen, "%s:%u: NUL byte in a #BSUB line", label, line);
+			}
+			if (bsub_line(s + b + 5, e - b - 5, o, why, sizeof why) < 0) {
+				bsub_opts_free(o);
+				return fail(err, errlen, "%s:%u: %s", label, line, why);
+			}
+			break;
+		case 2:
+			bsub_opts_free(o);
+			return fail(err, errlen, "%s:%u: '#BSUB' must be followed by a space "
+			            "(as in #BSUB -n 4)", label, line);
+		default:
+			if (s[b] != '#')
+				stopped = true;
+		}
+	}
+	return 0;
+}
+
+static void take(char **dst, char **src)
+{
+	if (!*dst) {
+		*dst = *src;
+		*src = NULL;
+	}
+}
+
+void bsub_merge(struct bsub_opts *cmd, struct bsub_opts *script)
+{
+	if (!cmd->has_nodes && script->has_nodes) {
+		cmd->has_nodes = true;
+		cmd->nodes = script->nodes;
+	}
+	if (!cmd->has_time && script->has_time) {
+		cmd->has_time = true;
+		cmd->estimate = script->estimate;
+	}
+	take(&cmd->name, &script->name);
+	take(&cmd->out, &script->out);
+	take(&cmd->err, &script->err);
+	take(&cmd->cwd, &script->cwd);
+}
+
+/* ---- the job ---- */
+
+char *bsub_abs_path(const char *base, const char *path)
+{
+	size_t bl = path[0] == '/' ? 0 : strlen(base), pl = strlen(path);
+	char *tmp = malloc(bl + pl + 2), *out = malloc(bl + pl + 2);
+	char *p, *o = out;
+
+	if (!tmp || !out) {
+		free(tmp);
+		free(out);
+		return NULL;
+	}
+	snprintf(tmp, bl + pl + 2, "%s/%s", bl ? base : "", path);
+	/* Copy part by part, dropping empty and "." parts. */
+	for (p = tmp; *p;) {
+		char *q;
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		q = p;
+		while (*q && *q != '/')
+			q++;
+		n = (size_t)(q - p);
+		if (n && !(n == 1 && p[0] == '.')) {
+			*o++ = '/';
+			memcpy(o, p, n);
+			o += n;
+		}
+		p = q;
+	}
+	if (o == out)
+		*o++ = '/';
+	*o = '\0';
+	free(tmp);
+	return out;
+}
+
+static char *default_name(const char *script)
+{
+	const char *b = strrchr(script, '/');
+	char *s;
+
+	b = b ? b + 1 : script;
+	if (!*b || strlen(b) > PROTO_MAX_STRING || !(s = strdup(b)))
+		return NULL;
+	for (char *p = s; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return s;
+}
+
+int bsub_finish(const struct bsub_opts *o, const char *base, struct bsub_job *j,
+                char *err, size_t errlen)
+{
+	*j = (struct bsub_job){ 0 };
+	if (!o->has_nodes && !o->has_time)
+		return fail(err, errlen, "missing -n NODES and -t TIME: give the number of nodes and "
+		            "the time limit, as in bsub -n 4 -t 1:00 job.sh, or in #BSUB lines");
+	if (!o->has_nodes)
+		return fail(err, errlen, "missing -n NODES: give the number of nodes, as in -n 4, "
+		            "on the command line or in a #BSUB line");
+	if (!o->has_time)
+		return fail(err, errlen, "missing -t TIME: give the time limit, as in -t 1:00 "
+		            "(one hour), on the command line or in a #BSUB line");
+	if (!base || base[0] != '/')
+		return fail(err, errlen, "the current directory is not an absolute path");
+	if (o->nargs > PROTO_MAX_LIST)
+		return fail(err, errlen, "%u script arguments; at most %u can be sent", o->nargs,
+		            PROTO_MAX_LIST);
+	for (uint32_t k = 0; k < o->nargs; k++)
+		if (strlen(o->args[k]) > PROTO_MAX_STRING)
+			return fail(err, errlen, "script argument %u is longer than %u bytes", k + 1,
+			            PROTO_MAX_STRING);
+	j->nodes = o->nodes;
+	j->estimate = o->estimate;
+	j->cwd = bsub_abs_path(base, o->cwd ? o->cwd : ".");
+	if (o->out)
+		j->out = j->cwd ? bsub_abs_path(j->cwd, o->out) : NULL;
+	if (o->err)
+		j->err = j->cwd ? bsub_abs_path(j->cwd, o->err) : NULL;
+	else if (o->out && j->out)
+		j->err = strdup(j->out);
+	if (o->name)
+		j->name = strdup(o->name);
+	else if (o->script)
+		j->name = default_name(o->script);
+	if (!j->cwd || (o->out && !j->out) || ((o->out || o->err) && !j->err) ||
+	    (o->name && !j->name)) {
+		bsub_job_free(j);
+		return fail(err, errlen, "out of memory");
+	}
+	if (strlen(j->cwd) > PROTO_MAX_STRING || (j->out && strlen(j->out) > PROTO_MAX_STRING) ||
+	    (j->err && strlen(j->err) > PROTO_MAX_STRING)) {
+		const char *what = strlen(j->cwd) > PROTO_MAX_STRING ? "working directory" :
+		                   j->out && strlen(j->out) > PROTO_MAX_STRING ? "output file"
+		                                                               : "error file";
+
+		bsub_job_free(j);
+		return fail(err, errlen, "the %s, made absolute, is longer than %u bytes", what,
+		            PROTO_MAX_STRING);
+	}
+	return 0;
+}
+
+int bsub_env(char *const *envp, const char ***out, uint32_t *count, uint32_t *dropped)
+{
+	size_t n = 0;
+	const char **v;
+
+	*out = NULL;
+	*count = 0;
+	*dropped = 0;
+	while (envp && envp[n])
+		n++;
+	if (!(v = malloc((n ? n : 1) * sizeof *v)))
+		return -1;
+	for (size_t k = 0; k < n; k++) {
+		const char *e = envp[k], *eq = strchr(e, '=');
+
+		if (!eq || eq == e)
+			continue;
+		if (strlen(e) > PROTO_MAX_STRING || *count >= PROTO_MAX_LIST) {
+			(*dropped)++;
+			continue;
+		}
+		v[(*count)++] = e;
+	}
+	*out = v;
+	return 0;
+}
+
+const char *bsub_script_label(const char *path)
+{
+	return path ? path : "(stdin)";
+}
+
+int bsub_read_script(const char *path, uint8_t **data, size_t *len, char *err, size_t errlen)
+{
+	const char *label = bsub_script_label(path);
+	size_t cap = 64 * 1024, n = 0;
+	uint8_t *buf;
+	struct stat st;
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+
+	*data = NULL;
+	*len = 0;
+	if (fd < 0)
+		return fail(err, errlen, "cannot read the script %s: %s", label, strerror(errno));
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (path)
+			close(fd);
+		return fail(err, errlen, "cannot read the script %s: %s", label, strerror(EISDIR));
+	}
+	if (!(buf = malloc(cap))) {
+		if (path)
+			close(fd);
+		return fail(err, errlen, "out of memory");
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap) {
+			uint8_t *nb;
+
+			if (cap > PROTO_MAX_SCRIPT)
+				break;
+			cap *= 2;
+			if (!(nb = realloc(buf, cap))) {
+				free(buf);
+				if (path)
+					close(fd);
+				return fail(err, errlen, "out of memory");
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r == 0)
+			break;
+		if (r < 0) {
+			int e = errno;
+
+			if (e == EINTR)
+				continue;
+			free(buf);
+			if (path)
+				close(fd);
+			return fail(err, errlen, "cannot read the script %s: %s", label, strerror(e));
+		}
+		n += (size_t)r;
+	}
+	if (path)
+		close(fd);
+	if (n > PROTO_MAX_SCRIPT) {
+		free(buf);
+		return fail(err, errlen, "the script %s is larger than %u bytes (1 MiB), the most "
+		            "bsub sends", label, PROTO_MAX_SCRIPT);
+	}
+	if (n == 0) {
+		free(buf);
+		return fail(err, errlen, "the script %s is empty", label);
+	}
+	*data = buf;
+	*len = n;
+	return 0;
+}

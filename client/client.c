@@ -1,0 +1,552 @@
+/* The clients' transport and display helpers; see client.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "client.h"
+#include "paths.h"
+
+int client_timeout_ms = CLIENT_TIMEOUT_MS;
+
+__attribute__((format(printf, 3, 4)))
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && len) {
+		va_start(ap, fmt);
+		vsnprintf(err, len, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/* ---- transport ---- */
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait until fd is ready for `events` or the deadline passes: 1, or 0 on
+ * timeout, or -1 on error (errno). */
+static int wait_fd(int fd, short events, int64_t deadline)
+{
+	for (;;) {
+		int64_t left = deadline - now_ms();
+		struct pollfd p = { .fd = fd, .events = events };
+		int r;
+
+		if (left <= 0)
+			return 0;
+		r = poll(&p, 1, left > INT_MAX ? INT_MAX : (int)left);
+		if (r > 0)
+			return 1;
+		if (r < 0 && errno != EINTR)
+			return -1;
+	}
+}
+
+/* Write all of buf. 0; -1 with errno (ETIMEDOUT at the deadline). */
+static int send_all(int fd, const uint8_t *buf, size_t len, int64_t deadline)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		ssize_t n = send(fd, buf + off, len - off, MSG_NOSIGNAL);
+		int r;
+
+		if (n > 0) {
+			off += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+			return -1;
+		if ((r = wait_fd(fd, POLLOUT, deadline)) <= 0) {
+			if (r == 0)
+				errno = ETIMEDOUT;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Read up to len bytes, stopping early only at the end of the stream.
+ * Returns how many were read (< len: the peer closed), or -1 with errno
+ * (ETIMEDOUT at the deadline). */
+static ssize_t recv_all(int fd, uint8_t *buf, size_t len, int64_t deadline)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		ssize_t n = recv(fd, buf + off, len - off, 0);
+		int r;
+
+		if (n > 0) {
+			off += (size_t)n;
+			continue;
+		}
+		if (n == 0)
+			break;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			return -1;
+		if ((r = wait_fd(fd, POLLIN, deadline)) <= 0) {
+			if (r == 0)
+				errno = ETIMEDOUT;
+			return -1;
+		}
+	}
+	return (ssize_t)off;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static int seconds(int ms)
+{
+	return (ms + 999) / 1000;
+}
+
+int client_request(const char *socket_opt, const struct proto_buf *req, uint8_t **reply,
+                   size_t *reply_len, enum proto_type *type, char *err, size_t errlen)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char path[4096], why[256];
+	uint8_t hdr[PROTO_HEADER], *buf = NULL;
+	int64_t deadline = now_ms() + client_timeout_ms;
+	int64_t ms = client_timeout_ms;
+	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
+	int fd = -1, send_errno = 0, r;
+	size_t plen, flen = 0;
+	ssize_t got;
+
+	*reply = NULL;
+	*reply_len = 0;
+	if (!req || !req->p || req->len < PROTO_HEADER)
+		return fail(err, errlen, "internal error: no request to send");
+	if (paths_client_socket(socket_opt, getuid() == 0, path, sizeof path) < 0) {
+		const char *env = getenv(PATHS_ENV_SOCKET);
+
+		if ((socket_opt && *socket_opt) || (env && *env))
+			return fail(err, errlen, "the socket path is too long (at most %zu bytes)",
+			            sizeof sa.sun_path - 1);
+		return fail(err, errlen, "cannot work out the default socket path "
+		            "(set BACKFILLD_SOCKET or --socket)");
+	}
+	plen = strlen(path);
+	if (plen >= sizeof sa.sun_path)
+		return fail(err, errlen, "cannot reach backfilld at %s: the path is %zu bytes, and a "
+		            "Unix socket path can have at most %zu (use a shorter one)",
+		            path, plen, sizeof sa.sun_path - 1);
+	memcpy(sa.sun_path, path, plen + 1);
+
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return fail(err, errlen, "cannot create a socket: %s", strerror(errno));
+	/* A Unix stream connect blocks only while the daemon's backlog is
+	 * full, and gives up after the send timeout. */
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+	while ((r = connect(fd, (const struct sockaddr *)&sa, sizeof sa)) < 0 && errno == EINTR)
+		;
+	if (r < 0) {
+		int e = errno;
+
+		close(fd);
+		if (e == EAGAIN || e == EWOULDBLOCK || e == EINPROGRESS || e == ETIMEDOUT)
+			return fail(err, errlen, "backfilld at %s did not accept the connection "
+			            "within %d s (is it overloaded or stopped?)", path,
+			            seconds(client_timeout_ms));
+		return fail(err, errlen, "cannot reach backfilld at %s: %s (is the daemon running? "
+		            "set BACKFILLD_SOCKET or --socket)", path, strerror(e));
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
+		int e = errno;
+
+		close(fd);
+		return fail(err, errlen, "cannot set up the socket: %s", strerror(e));
+	}
+
+	/* The daemon may refuse a request before reading all of it (too big),
+	 * answer PT_ERROR and close: then sending fails, but its answer can
+	 * still be read. */
+	if (send_all(fd, req->p, req->len, deadline) < 0) {
+		send_errno = errno;
+		if (send_errno == ETIMEDOUT) {
+			close(fd);
+			return fail(err, errlen, "backfilld at %s did not take the request within %d s",
+			            path, seconds(client_timeout_ms));
+		}
+	}
+
+	got = recv_all(fd, hdr, PROTO_HEADER, deadline);
+	if (got < 0)
+		goto io_error;
+	if (got < PROTO_HEADER) {
+		close(fd);
+		if (got == 0 && send_errno)
+			return fail(err, errlen, "backfilld at %s closed the connection while the "
+			            "request was sent (%s)", path, strerror(send_errno));
+		if (got == 0)
+			return fail(err, errlen, "backfilld at %s closed the connection without a reply",
+			            path);
+		return fail(err, errlen, "backfilld at %s closed the connection in the middle of "
+		            "a reply", path);
+	}
+	if (proto_frame(hdr, PROTO_HEADER, &flen, type, why, sizeof why) < 0) {
+		close(fd);
+		return fail(err, errlen, "unreadable reply from backfilld at %s: %s", path, why);
+	}
+	flen = PROTO_HEADER + (size_t)rd32(hdr);	/* proto_frame checked the limit */
+	if (!(buf = malloc(flen))) {
+		close(fd);
+		return fail(err, errlen, "out of memory for a %zu-byte reply", flen);
+	}
+	memcpy(buf, hdr, PROTO_HEADER);
+	got = recv_all(fd, buf + PROTO_HEADER, flen - PROTO_HEADER, deadline);
+	if (got < 0)
+		goto io_error;
+	close(fd);
+	fd = -1;
+	if ((size_t)got < flen - PROTO_HEADER) {
+		free(buf);
+		return fail(err, errlen, "backfilld at %s closed the connection in the middle of "
+		            "a reply (%zu of %zu bytes)", path, PROTO_HEADER + (size_t)got, flen);
+	}
+	if (proto_frame(buf, flen, &flen, type, why, sizeof why) != 1) {
+		free(buf);
+		return fail(err, errlen, "unreadable reply from backfilld at %s: %s", path, why);
+	}
+	*reply = buf;
+	*reply_len = flen;
+	return 0;
+
+io_error:
+	{
+		int e = errno;
+
+		free(buf);
+		close(fd);
+		if (e == ETIMEDOUT)
+			return fail(err, errlen, "no reply from backfilld at %s within %d s", path,
+			            seconds(client_timeout_ms));
+		return fail(err, errlen, "reading the reply from backfilld at %s: %s", path,
+		            strerror(e));
+	}
+}
+
+int client_call(const char *prog, const char *socket_opt, const struct proto_buf *req,
+                enum proto_type want, uint8_t **reply, size_t *reply_len)
+{
+	char err[1024];
+	enum proto_type type;
+
+	if (client_request(socket_opt, req, reply, reply_len, &type, err, sizeof err) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return CLIENT_EXIT_UNREACHABLE;
+	}
+	if (type == PT_ERROR) {
+		struct proto_error e;
+		struct proto_arena a = { 0 };
+		int rc = CLIENT_EXIT_REFUSED;
+
+		if (proto_dec_error(*reply, *reply_len, &e, &a, err, sizeof err) < 0) {
+			fprintf(stderr, "%s: unreadable error reply from backfilld: %s\n", prog, err);
+			rc = CLIENT_EXIT_UNREACHABLE;
+		} else {
+			fprintf(stderr, "%s: ", prog);
+			client_put_text(stderr, e.message && *e.message ? e.message
+			                                                : proto_err_name(e.code), 0);
+			fputc('\n', stderr);
+		}
+		proto_arena_free(&a);
+		free(*reply);
+		*reply = NULL;
+		*reply_len = 0;
+		return rc;
+	}
+	if (type != want) {
+		fprintf(stderr, "%s: unexpected reply from backfilld (message type %u, expected %u)\n",
+		        prog, (unsigned)type, (unsigned)want);
+		free(*reply);
+		*reply = NULL;
+		*reply_len = 0;
+		return CLIENT_EXIT_UNREACHABLE;
+	}
+	return 0;
+}
+
+/* ---- times ---- */
+
+/* Whole seconds, rounded down (also for times before the epoch). */
+static int to_time_t(bf_time t, time_t *out)
+{
+	bf_time s = t / BF_SEC - (t % BF_SEC < 0);
+
+	if (t >= BF_NEVER || s > (bf_time)INT32_MAX * 1000 || s < -(bf_time)INT32_MAX * 1000)
+		return -1;
+	*out = (time_t)s;
+	return 0;
+}
+
+int client_format_time(bf_time t, char *buf, size_t len)
+{
+	struct tm tm;
+	time_t s;
+	char tmp[64];
+
+	if (to_time_t(t, &s) < 0 || !localtime_r(&s, &tm) ||
+	    strftime(tmp, sizeof tmp, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+		return snprintf(buf, len, "?");
+	return snprintf(buf, len, "%s", tmp);
+}
+
+int client_format_iso(bf_time t, char *buf, size_t len)
+{
+	struct tm tm;
+	time_t s;
+	char tmp[64];
+
+	if (to_time_t(t, &s) < 0 || !gmtime_r(&s, &tm) ||
+	    strftime(tmp, sizeof tmp, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		return snprintf(buf, len, "?");
+	return snprintf(buf, len, "%s", tmp);
+}
+
+int client_format_seconds(bf_time us, char *buf, size_t len)
+{
+	uint64_t mag = us < 0 ? (uint64_t)0 - (uint64_t)us : (uint64_t)us;
+	unsigned frac = (unsigned)(mag % (uint64_t)BF_SEC);
+	char digits[8];
+	int n;
+
+	if (!frac)
+		return snprintf(buf, len, "%s%" PRIu64, us < 0 ? "-" : "", mag / (uint64_t)BF_SEC);
+	snprintf(digits, sizeof digits, "%06u", frac);
+	for (n = 6; n > 0 && digits[n - 1] == '0'; n--)
+		;
+	return snprintf(buf, len, "%s%" PRIu64 ".%.*s", us < 0 ? "-" : "", mag / (uint64_t)BF_SEC,
+	                n, digits);
+}
+
+/* ---- exit statuses ---- */
+
+const char *client_signal_name(int sig)
+{
+	static const struct {
+		int sig;
+		const char *name;
+	} names[] = {
+		{ SIGHUP, "HUP" }, { SIGINT, "INT" }, { SIGQUIT, "QUIT" }, { SIGILL, "ILL" },
+		{ SIGTRAP, "TRAP" }, { SIGABRT, "ABRT" }, { SIGBUS, "BUS" }, { SIGFPE, "FPE" },
+		{ SIGKILL, "KILL" }, { SIGUSR1, "USR1" }, { SIGSEGV, "SEGV" }, { SIGUSR2, "USR2" },
+		{ SIGPIPE, "PIPE" }, { SIGALRM, "ALRM" }, { SIGTERM, "TERM" }, { SIGCHLD, "CHLD" },
+		{ SIGCONT, "CONT" }, { SIGSTOP, "STOP" }, { SIGTSTP, "TSTP" }, { SIGTTIN, "TTIN" },
+		{ SIGTTOU, "TTOU" }, { SIGURG, "URG" }, { SIGXCPU, "XCPU" }, { SIGXFSZ, "XFSZ" },
+		{ SIGVTALRM, "VTALRM" }, { SIGPROF, "PROF" }, { SIGWINCH, "WINCH" }, { SIGIO, "IO" },
+		{ SIGSYS, "SYS" },
+	};
+
+	for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+		if (names[k].sig == sig)
+			return names[k].name;
+	return NULL;
+}
+
+int client_exit_status(int32_t status, char *buf, size_t len)
+{
+	int st = (int)status;
+
+	if (WIFEXITED(st))
+		return snprintf(buf, len, "exit code %d", WEXITSTATUS(st));
+	if (WIFSIGNALED(st)) {
+		const char *name = client_signal_name(WTERMSIG(st));
+		const char *core = WCOREDUMP(st) ? ", core dumped" : "";
+
+		if (name)
+			return snprintf(buf, len, "killed by signal %d (SIG%s)%s", WTERMSIG(st), name,
+			                core);
+		return snprintf(buf, len, "killed by signal %d%s", WTERMSIG(st), core);
+	}
+	return snprintf(buf, len, "wait status 0x%x", (unsigned)st);
+}
+
+/* ---- text ---- */
+
+/* The length of the valid UTF-8 sequence at p (1 to 4), or 0 if the bytes
+ * there are not one. p is NUL-terminated. */
+static size_t utf8_len(const unsigned char *p)
+{
+	unsigned char c = p[0];
+	size_t n;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;		/* no surrogates */
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t k = 2; k < n; k++)
+		if (p[k] < 0x80 || p[k] > 0xbf)
+			return 0;
+	return n;
+}
+
+/* One character of s for a terminal: its bytes, or "?" (control
+ * characters, C1 controls, invalid bytes). Advances *p. */
+static size_t next_char(const unsigned char **p, const char **out)
+{
+	const unsigned char *s = *p;
+	size_t n = utf8_len(s);
+
+	if (n == 0 || s[0] < 0x20 || s[0] == 0x7f || (s[0] == 0xc2 && s[1] < 0xa0)) {
+		*p = s + (n ? n : 1);
+		*out = "?";
+		return 1;
+	}
+	*p = s + n;
+	*out = (const char *)s;
+	return n;
+}
+
+static size_t put_or_count(FILE *f, const char *s, size_t width)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t total = 0, cols = 0;
+
+	for (const unsigned char *q = p; *q;) {
+		const char *c;
+
+		next_char(&q, &c);
+		total++;
+	}
+	while (*p) {
+		const char *c;
+		size_t n;
+
+		if (width && total > width && cols == width - 1) {
+			if (f)
+				fputc('+', f);
+			return width;
+		}
+		n = next_char(&p, &c);
+		if (f)
+			fwrite(c, 1, n, f);
+		cols++;
+	}
+	return cols;
+}
+
+size_t client_put_text(FILE *f, const char *s, size_t width)
+{
+	return put_or_count(f, s, width);
+}
+
+size_t client_text_width(const char *s, size_t width)
+{
+	return put_or_count(NULL, s, width);
+}
+
+void client_put_json_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	while (*p) {
+		size_t n = utf8_len(p);
+
+		if (n == 0) {
+			fputs("\\ufffd", f);
+			p++;
+			continue;
+		}
+		switch (*p) {
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\t': fputs("\\t", f); break;
+		case '\b': fputs("\\b", f); break;
+		case '\f': fputs("\\f", f); break;
+		default:
+			if (*p < 0x20)
+				fprintf(f, "\\u%04x", *p);
+			else
+				fwrite(p, 1, n, f);
+		}
+		p += n;
+	}
+	fputc('"', f);
+}
+
+/* ---- ids, results ---- */
+
+int client_parse_id(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!s || !*s)
+		return -1;
+	for (const char *p = s; *p; p++) {
+		unsigned d;
+
+		if (*p < '0' || *p > '9')
+			return -1;
+		d = (unsigned)(*p - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	if (v == 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+const char *client_cancel_result(enum proto_err code)
+{
+	switch (code) {
+	case PE_OK: return "cancelled";
+	case PE_NOJOB: return "no such job";
+	case PE_DENIED: return "not your job";
+	case PE_DONE: return "already ended";
+	default: return proto_err_name(code);
+	}
+}

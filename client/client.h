@@ -1,0 +1,86 @@
+/* What bsub, bq and bkill share: one request and one reply over the
+ * daemon's Unix socket, the exit codes, and how times and text are shown.
+ *
+ * The protocol is common/proto.h; this is only its transport. A client
+ * connects, sends ONE request frame, reads ONE reply frame and closes. The
+ * daemon knows the caller from the socket (SO_PEERCRED): no identity is
+ * sent. */
+#ifndef BF_CLIENT_H
+#define BF_CLIENT_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "bf_time.h"
+#include "proto.h"
+
+#ifndef BACKFILLD_VERSION
+#define BACKFILLD_VERSION "0.1"
+#endif
+
+/* The exit codes of all three clients (documented in their man pages). */
+enum client_exit {
+	CLIENT_EXIT_OK = 0,		/* done */
+	CLIENT_EXIT_REFUSED = 1,	/* the daemon refused (bkill: a job not cancelled) */
+	CLIENT_EXIT_USAGE = 2,		/* bad option, argument, #BSUB line or script */
+	CLIENT_EXIT_UNREACHABLE = 3,	/* no daemon, or an unreadable answer */
+};
+
+/* The whole exchange (connect, send, receive) must end within this. */
+#define CLIENT_TIMEOUT_MS 30000
+/* The timeout in use; tests lower it. */
+extern int client_timeout_ms;
+
+/* Send one request frame (req, already proto_finish()ed) to the daemon at
+ * paths_client_socket(socket_opt, ...) and read one reply frame. Returns 0
+ * with the whole reply frame (header included) in *reply (malloc'ed; the
+ * caller frees it), its size in *reply_len and its type in *type; or -1
+ * with a one-line reason in err and *reply NULL. The reply is only framed
+ * here (proto_frame: version, length at most PROTO_HEADER +
+ * PROTO_MAX_PAYLOAD); decode it with the proto_dec_* of its type. */
+int client_request(const char *socket_opt, const struct proto_buf *req, uint8_t **reply,
+                   size_t *reply_len, enum proto_type *type, char *err, size_t errlen);
+
+/* client_request() and the reply's first check, as every client needs it:
+ * on failure it prints "PROG: reason" to stderr and returns the exit code
+ * (CLIENT_EXIT_UNREACHABLE: not reached, or the reply is unreadable or of
+ * another type than want; CLIENT_EXIT_REFUSED: PT_ERROR, whose message is
+ * printed). On success returns 0 with the reply as client_request gives it. */
+int client_call(const char *prog, const char *socket_opt, const struct proto_buf *req,
+                enum proto_type want, uint8_t **reply, size_t *reply_len);
+
+/* ---- showing things ---- */
+
+/* Local time, "YYYY-MM-DD HH:MM:SS" (whole seconds, rounded down).
+ * Like snprintf. A time that cannot be shown is written as "?". */
+int client_format_time(bf_time t, char *buf, size_t len);
+/* UTC, ISO 8601: "YYYY-MM-DDTHH:MM:SSZ" (whole seconds, rounded down). */
+int client_format_iso(bf_time t, char *buf, size_t len);
+/* Seconds as a JSON number, exact: 7200, 0.5, 1.000001. */
+int client_format_seconds(bf_time us, char *buf, size_t len);
+
+/* A wait status (as from waitpid) in words: "exit code 3",
+ * "killed by signal 9 (SIGKILL)", "killed by signal 11 (SIGSEGV), core dumped". */
+int client_exit_status(int32_t status, char *buf, size_t len);
+/* A signal's name without "SIG" ("TERM"), or NULL. */
+const char *client_signal_name(int sig);
+
+/* Text for a terminal: control characters and bytes that are not UTF-8
+ * become '?'. With width > 0, at most width characters are written and a
+ * longer text is cut to width - 1 characters followed by '+'. Returns the
+ * characters written (client_text_width: that would be written). */
+size_t client_put_text(FILE *f, const char *s, size_t width);
+size_t client_text_width(const char *s, size_t width);
+
+/* A JSON string literal for s (escaped; bytes that are not UTF-8 become
+ * U+FFFD), or null for NULL. */
+void client_put_json_str(FILE *f, const char *s);
+
+/* A job id as users type it: a whole decimal number from 1 to UINT64_MAX,
+ * digits only. 0 or -1. */
+int client_parse_id(const char *s, uint64_t *out);
+
+/* What bkill says for one job: "cancelled", "no such job", ... */
+const char *client_cancel_result(enum proto_err code);
+
+#endif

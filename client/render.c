@@ -1,0 +1,442 @@
+/* bq's output; see render.h. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/wait.h>
+#include "client.h"
+#include "duration.h"
+#include "render.h"
+
+bool render_job_ended(const struct proto_job *j)
+{
+	if (j->has_exit)
+		return true;
+	return !j->state || (strcmp(j->state, "queued") != 0 && strcmp(j->state, "running") != 0);
+}
+
+enum render_end_kind render_end_kind(const struct proto_job *j)
+{
+	switch (j->start_kind) {
+	case PS_ACTUAL:
+		return render_job_ended(j) ? RE_ACTUAL : RE_GUARANTEED;
+	case PS_GUARANTEED:
+		return RE_GUARANTEED;
+	case PS_PREDICTED:
+		return RE_PREDICTED;
+	default:
+		return RE_NONE;
+	}
+}
+
+/* ---- the table ---- */
+
+enum { C_ID, C_USER, C_NAME, C_STATE, C_NODES, C_LIMIT, C_SUBMIT, C_START, C_END, NCOL };
+
+static const char *const heads[NCOL] = {
+	"JOBID", "USER", "NAME", "STATE", "NODES", "LIMIT", "SUBMITTED", "START", "END",
+};
+static const size_t caps[NCOL] = {
+	[C_USER] = RENDER_USER_WIDTH, [C_NAME] = RENDER_NAME_WIDTH, [C_STATE] = RENDER_STATE_WIDTH,
+};
+static const bool right[NCOL] = { [C_ID] = true, [C_NODES] = true };
+
+/* The mark before a time: "<=" at the latest, " ~" predicted, "  " actual. */
+static const char *mark(enum render_end_kind kind)
+{
+	switch (kind) {
+	case RE_GUARANTEED: return "<=";
+	case RE_PREDICTED: return " ~";
+	default: return "  ";
+	}
+}
+
+static void marked_time(char *buf, size_t len, enum render_end_kind kind, bf_time t)
+{
+	char tb[48];
+
+	if (kind == RE_NONE) {
+		snprintf(buf, len, "  -");
+		return;
+	}
+	client_format_time(t, tb, sizeof tb);
+	snprintf(buf, len, "%s%s", mark(kind), tb);
+}
+
+static enum render_end_kind start_as_end_kind(enum proto_start_kind k)
+{
+	switch (k) {
+	case PS_ACTUAL: return RE_ACTUAL;
+	case PS_GUARANTEED: return RE_GUARANTEED;
+	case PS_PREDICTED: return RE_PREDICTED;
+	default: return RE_NONE;
+	}
+}
+
+struct row {
+	char id[24], uid[16], nodes[16], limit[40], submit[48], start[56], end[56];
+	const char *text[NCOL];
+};
+
+static void fill_row(struct row *r, const struct proto_job *j)
+{
+	snprintf(r->id, sizeof r->id, "%" PRIu64, j->id);
+	snprintf(r->uid, sizeof r->uid, "%" PRIu32, j->uid);
+	snprintf(r->nodes, sizeof r->nodes, "%" PRIu32, j->nodes);
+	duration_format(j->estimate, r->limit, sizeof r->limit);
+	client_format_time(j->submit, r->submit, sizeof r->submit);
+	marked_time(r->start, sizeof r->start, start_as_end_kind(j->start_kind), j->start);
+	marked_time(r->end, sizeof r->end, render_end_kind(j), j->end);
+	r->text[C_ID] = r->id;
+	r->text[C_USER] = j->user && *j->user ? j->user : r->uid;
+	r->text[C_NAME] = j->name && *j->name ? j->name : "-";
+	r->text[C_STATE] = j->state && *j->state ? j->state : "?";
+	r->text[C_NODES] = r->nodes;
+	r->text[C_LIMIT] = r->limit;
+	r->text[C_SUBMIT] = r->submit;
+	r->text[C_START] = r->start;
+	r->text[C_END] = r->end;
+}
+
+static void pad(FILE *f, size_t n)
+{
+	while (n--)
+		fputc(' ', f);
+}
+
+static void put_row(FILE *f, const char *const *text, const size_t *width)
+{
+	for (int c = 0; c < NCOL; c++) {
+		size_t w = client_text_width(text[c], caps[c]);
+
+		if (c)
+			fputs("  ", f);
+		if (right[c])
+			pad(f, width[c] - w);
+		client_put_text(f, text[c], caps[c]);
+		if (!right[c] && c < NCOL - 1)
+			pad(f, width[c] - w);
+	}
+	fputc('\n', f);
+}
+
+void render_table(FILE *f, const struct proto_jobs *js, bool all_users)
+{
+	size_t width[NCOL];
+	bool guaranteed = false, predicted = false;
+	struct row r;
+
+	if (js->count == 0) {
+		fputs(all_users ? "No jobs.\n" : "No jobs of yours (bq -a lists everyone's).\n", f);
+		return;
+	}
+	for (int c = 0; c < NCOL; c++)
+		width[c] = strlen(heads[c]);
+	for (uint32_t k = 0; k < js->count; k++) {
+		const struct proto_job *j = &js->jobs[k];
+
+		fill_row(&r, j);
+		for (int c = 0; c < NCOL; c++) {
+			size_t w = client_text_width(r.text[c], caps[c]);
+
+			if (w > width[c])
+				width[c] = w;
+		}
+		guaranteed |= j->start_kind == PS_GUARANTEED || render_end_kind(j) == RE_GUARANTEED;
+		predicted |= j->start_kind == PS_PREDICTED;
+	}
+	put_row(f, heads, width);
+	for (uint32_t k = 0; k < js->count; k++) {
+		fill_row(&r, &js->jobs[k]);
+		put_row(f, r.text, width);
+	}
+	if (guaranteed || predicted) {
+		fputc('\n', f);
+		if (guaranteed)
+			fputs("<= at the latest (guaranteed start; end at the time limit)", f);
+		if (guaranteed && predicted)
+			fputs("   ", f);
+		if (predicted)
+			fputs("~ predicted, not guaranteed", f);
+		fputc('\n', f);
+	}
+}
+
+/* ---- one job ---- */
+
+#define KEY_WIDTH 19
+
+static void key(FILE *f, const char *k)
+{
+	fprintf(f, "%s:", k);
+	pad(f, KEY_WIDTH - strlen(k) - 1);
+}
+
+static void kv_text(FILE *f, const char *k, const char *v)
+{
+	key(f, k);
+	client_put_text(f, v && *v ? v : "-", 0);
+	fputc('\n', f);
+}
+
+__attribute__((format(printf, 3, 4)))
+static void kv(FILE *f, const char *k, const char *fmt, ...)
+{
+	va_list ap;
+
+	key(f, k);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+}
+
+/* A measured time to the millisecond (rounded): 0:00:02.953, not .952580. */
+static bf_time to_ms(bf_time d)
+{
+	bf_time ms = BF_SEC / 1000;
+
+	return d >= 0 ? (d + ms / 2) / ms * ms : -((-d + ms / 2) / ms * ms);
+}
+
+void render_info(FILE *f, const struct proto_job *j, bf_time now)
+{
+	char a[64], b[64], uid[16];
+	bool ended = render_job_ended(j);
+
+	snprintf(uid, sizeof uid, "%" PRIu32, j->uid);
+	kv(f, "Job", "%" PRIu64, j->id);
+	kv_text(f, "Name", j->name);
+	kv_text(f, "User", j->user && *j->user ? j->user : uid);
+	kv(f, "UID", "%" PRIu32, j->uid);
+	kv_text(f, "State", j->state);
+	kv(f, "Nodes", "%" PRIu32, j->nodes);
+	kv_text(f, "Node list", j->node_list);
+	duration_format(j->estimate, a, sizeof a);
+	kv(f, "Time limit", "%s", a);
+	client_format_time(j->submit, a, sizeof a);
+	kv(f, "Submitted", "%s", a);
+
+	client_format_time(j->start, a, sizeof a);
+	switch (j->start_kind) {
+	case PS_ACTUAL: kv(f, "Start", "%s (started)", a); break;
+	case PS_GUARANTEED: kv(f, "Start", "%s at the latest (guaranteed)", a); break;
+	case PS_PREDICTED: kv(f, "Start", "~%s (predicted, not guaranteed)", a); break;
+	default: kv(f, "Start", "%s", ended ? "never started" : "not known yet"); break;
+	}
+	client_format_time(j->end, a, sizeof a);
+	switch (render_end_kind(j)) {
+	case RE_ACTUAL: kv(f, "End", "%s (ended)", a); break;
+	case RE_GUARANTEED:
+		kv(f, "End", "%s at the latest (%s)", a,
+		   j->start_kind == PS_ACTUAL ? "its time limit" : "guaranteed start + time limit");
+		break;
+	case RE_PREDICTED: kv(f, "End", "~%s (predicted, not guaranteed)", a); break;
+	default: kv(f, "End", "%s", ended ? "-" : "not known yet"); break;
+	}
+	if (j->start_kind == PS_ACTUAL) {
+		duration_format(to_ms(j->start - j->submit), a, sizeof a);
+		duration_format(to_ms((ended ? j->end : now) - j->start), b, sizeof b);
+		kv(f, "Waited", "%s", a);
+		kv(f, "Run time", "%s%s", b, ended ? "" : " so far");
+	} else {
+		kv(f, "Waited", "%s", "-");
+		kv(f, "Run time", "%s", "-");
+	}
+	if (j->has_exit) {
+		client_exit_status(j->exit_status, a, sizeof a);
+		kv(f, "Exit status", "%s", a);
+	} else {
+		kv(f, "Exit status", "%s", "-");
+	}
+	kv_text(f, "Working directory", j->cwd);
+	kv_text(f, "Output", j->out);
+	kv_text(f, "Error", j->err);
+}
+
+/* ---- JSON ---- */
+
+static void json_time(FILE *f, const char *k, bool known, bf_time t)
+{
+	char b[64];
+
+	if (!known) {
+		fprintf(f, ",\"%s\":null,\"%s_us\":null", k, k);
+		return;
+	}
+	client_format_iso(t, b, sizeof b);
+	fprintf(f, ",\"%s\":\"%s\",\"%s_us\":%" PRId64, k, b, k, t);
+}
+
+static void json_job(FILE *f, const struct proto_job *j)
+{
+	static const char *const start_kinds[] = {
+		[PS_NONE] = NULL, [PS_ACTUAL] = "actual", [PS_GUARANTEED] = "guaranteed",
+		[PS_PREDICTED] = "predicted",
+	};
+	static const char *const end_kinds[] = {
+		[RE_NONE] = NULL, [RE_ACTUAL] = "actual", [RE_GUARANTEED] = "guaranteed",
+		[RE_PREDICTED] = "predicted",
+	};
+	enum render_end_kind ek = render_end_kind(j);
+	char b[64];
+	int st = (int)j->exit_status;
+
+	fprintf(f, "{\"id\":%" PRIu64 ",\"uid\":%" PRIu32 ",\"user\":", j->id, j->uid);
+	client_put_json_str(f, j->user);
+	fputs(",\"name\":", f);
+	client_put_json_str(f, j->name);
+	fputs(",\"state\":", f);
+	client_put_json_str(f, j->state);
+	fprintf(f, ",\"ended\":%s,\"nodes\":%" PRIu32, render_job_ended(j) ? "true" : "false",
+	        j->nodes);
+	client_format_seconds(j->estimate, b, sizeof b);
+	fprintf(f, ",\"estimate_s\":%s,\"estimate_us\":%" PRId64, b, j->estimate);
+	json_time(f, "submit", true, j->submit);
+	json_time(f, "start", j->start_kind != PS_NONE, j->start);
+	fputs(",\"start_kind\":", f);
+	client_put_json_str(f, (unsigned)j->start_kind <= PS_PREDICTED ? start_kinds[j->start_kind]
+	                                                              : NULL);
+	json_time(f, "end", ek != RE_NONE, j->end);
+	fputs(",\"end_kind\":", f);
+	client_put_json_str(f, end_kinds[ek]);
+	if (j->has_exit) {
+		fprintf(f, ",\"exit_status\":%" PRId32, j->exit_status);
+		if (WIFEXITED(st))
+			fprintf(f, ",\"exit_code\":%d,\"exit_signal\":null", WEXITSTATUS(st));
+		else if (WIFSIGNALED(st))
+			fprintf(f, ",\"exit_code\":null,\"exit_signal\":%d", WTERMSIG(st));
+		else
+			fputs(",\"exit_code\":null,\"exit_signal\":null", f);
+	} else {
+		fputs(",\"exit_status\":null,\"exit_code\":null,\"exit_signal\":null", f);
+	}
+	fputs(",\"node_list\":", f);
+	client_put_json_str(f, j->node_list);
+	fputs(",\"cwd\":", f);
+	client_put_json_str(f, j->cwd);
+	fputs(",\"out\":", f);
+	client_put_json_str(f, j->out);
+	fputs(",\"err\":", f);
+	client_put_json_str(f, j->err);
+	fputc('}', f);
+}
+
+void render_json(FILE *f, const struct proto_jobs *js, bool single)
+{
+	if (single) {
+		if (js->count)
+			json_job(f, &js->jobs[0]);
+		else
+			fputs("null", f);
+		fputc('\n', f);
+		return;
+	}
+	fputc('[', f);
+	for (uint32_t k = 0; k < js->count; k++) {
+		fputs(k ? ",\n " : "\n ", f);
+		json_job(f, &js->jobs[k]);
+	}
+	fputs(js->count ? "\n]\n" : "]\n", f);
+}
+
+/* ---- the profile ---- */
+
+/* The step in force now: the last one at or before now, else the first. */
+static uint32_t current_step(const struct proto_steps *st, bf_time now)
+{
+	uint32_t cur = 0;
+
+	for (uint32_t k = 0; k < st->count && st->steps[k].t <= now; k++)
+		cur = k;
+	return cur;
+}
+
+static size_t bar_len(int64_t free, uint32_t nodes)
+{
+	int64_t n;
+
+	if (free <= 0 || nodes == 0)
+		return 0;
+	if (free >= (int64_t)nodes)
+		return RENDER_BAR_WIDTH;
+	n = (free * 2 * RENDER_BAR_WIDTH + nodes) / (2 * (int64_t)nodes);
+	if (n < 1)
+		n = 1;		/* some free: never an empty bar */
+	if (n > RENDER_BAR_WIDTH - 1)
+		n = RENDER_BAR_WIDTH - 1;	/* some busy: never a full one */
+	return (size_t)n;
+}
+
+static void from_now(char *buf, size_t len, bf_time t, bf_time now)
+{
+	bf_time d = t - now;
+
+	if (d <= 0) {
+		snprintf(buf, len, "now");
+		return;
+	}
+	d = (d + BF_SEC / 2) / BF_SEC * BF_SEC;
+	buf[0] = '+';
+	duration_format(d, buf + 1, len - 1);
+}
+
+void render_profile(FILE *f, const struct proto_steps *st, bf_time now)
+{
+	uint32_t cur = current_step(st, now), shown, k;
+	size_t wfrom = strlen("FROM NOW"), wfree = strlen("FREE");
+	char b[64];
+
+	if (st->count == 0) {
+		fprintf(f, "No profile steps from the daemon.\nfree now: ? of %" PRIu32 "\n", st->nodes);
+		return;
+	}
+	shown = st->count - cur < RENDER_MAX_STEPS ? st->count - cur : RENDER_MAX_STEPS;
+	for (k = cur; k < cur + shown; k++) {
+		size_t w;
+
+		from_now(b, sizeof b, st->steps[k].t, now);
+		if ((w = strlen(b)) > wfrom)
+			wfrom = w;
+		w = (size_t)snprintf(b, sizeof b, "%" PRId64, st->steps[k].free);
+		if (w > wfree)
+			wfree = w;
+	}
+	fprintf(f, "%-19s  %-*s  %*s  free nodes of %" PRIu32 ", %d columns = all\n", "TIME",
+	        (int)wfrom, "FROM NOW", (int)wfree, "FREE", st->nodes, RENDER_BAR_WIDTH);
+	for (k = cur; k < cur + shown; k++) {
+		const struct proto_step *s = &st->steps[k];
+		size_t n = bar_len(s->free, st->nodes);
+
+		client_format_time(s->t > now ? s->t : now, b, sizeof b);
+		fprintf(f, "%-19s  ", b);
+		from_now(b, sizeof b, s->t, now);
+		fprintf(f, "%-*s  %*" PRId64 "  |", (int)wfrom, b, (int)wfree, s->free);
+		for (size_t i = 0; i < RENDER_BAR_WIDTH; i++)
+			fputc(i < n ? '#' : ' ', f);
+		fputs("|\n", f);
+	}
+	if (st->count - cur > shown)
+		fprintf(f, "... %" PRIu32 " more steps (bq --profile --json lists them all)\n",
+		        st->count - cur - shown);
+	fprintf(f, "free now: %" PRId64 " of %" PRIu32 "\n", st->steps[cur].free, st->nodes);
+}
+
+void render_profile_json(FILE *f, const struct proto_steps *st, bf_time now)
+{
+	char b[64];
+
+	fprintf(f, "{\"nodes\":%" PRIu32, st->nodes);
+	client_format_iso(now, b, sizeof b);
+	fprintf(f, ",\"now\":\"%s\",\"now_us\":%" PRId64, b, now);
+	if (st->count)
+		fprintf(f, ",\"free_now\":%" PRId64, st->steps[current_step(st, now)].free);
+	else
+		fputs(",\"free_now\":null", f);
+	fputs(",\"steps\":[", f);
+	for (uint32_t k = 0; k < st->count; k++) {
+		client_format_iso(st->steps[k].t, b, sizeof b);
+		fprintf(f, "%s{\"time\":\"%s\",\"time_us\":%" PRId64 ",\"free\":%" PRId64 "}",
+		        k ? "," : "", b, st->steps[k].t, st->steps[k].free);
+	}
+	fputs("]}\n", f);
+}

@@ -251,6 +251,8 @@ void render_info(FILE *f, const struct proto_job *j, bf_time now)
 	kv_text(f, "Working directory", j->cwd);
 	kv_text(f, "Output", j->out);
 	kv_text(f, "Error", j->err);
+	if (j->reason)
+		kv_text(f, "Reason", j->reason);
 }
 
 /* ---- JSON ---- */
@@ -318,6 +320,8 @@ static void json_job(FILE *f, const struct proto_job *j)
 	client_put_json_str(f, j->out);
 	fputs(",\"err\":", f);
 	client_put_json_str(f, j->err);
+	fputs(",\"reason\":", f);
+	client_put_json_str(f, j->reason);
 	fputc('}', f);
 }
 

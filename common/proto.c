@@ -188,6 +188,7 @@ struct spec {
 	uint8_t tag, kind;
 	bool required, repeated;
 	uint32_t max_len;	/* PK_BYTES */
+	uint32_t max_count;	/* repeated: 0 means PROTO_MAX_LIST */
 };
 
 /* Walk the fields of [p, end), checking each against the spec table, and
@@ -217,8 +218,9 @@ static int walk(const uint8_t *p, const uint8_t *end, const struct spec *sp, siz
 			return fail(err, errlen, "field %u has the wrong kind", f.tag);
 		if (++count[k] > 1 && !sp[k].repeated)
 			return fail(err, errlen, "field %u given twice", f.tag);
-		if (count[k] > PROTO_MAX_LIST)
-			return fail(err, errlen, "more than %u of field %u", PROTO_MAX_LIST, f.tag);
+		if (count[k] > (sp[k].max_count ? sp[k].max_count : PROTO_MAX_LIST))
+			return fail(err, errlen, "more than %u of field %u",
+			            sp[k].max_count ? sp[k].max_count : PROTO_MAX_LIST, f.tag);
 		if (f.kind == PK_INT) {
 			if (end - p < 8)
 				return fail(err, errlen, "truncated field %u", f.tag);
@@ -323,15 +325,15 @@ static void *arena_push(struct proto_arena *a, void **arr, uint32_t *count, size
 enum { SU_NODES = 1, SU_ESTIMATE, SU_NAME, SU_SCRIPT, SU_CWD, SU_OUT, SU_ERR, SU_ARG, SU_ENV };
 
 static const struct spec submit_spec[] = {
-	{ SU_NODES, PK_INT, true, false, 0 },
-	{ SU_ESTIMATE, PK_INT, true, false, 0 },
-	{ SU_NAME, PK_BYTES, false, false, PROTO_MAX_STRING },
-	{ SU_SCRIPT, PK_BYTES, true, false, PROTO_MAX_SCRIPT },
-	{ SU_CWD, PK_BYTES, true, false, PROTO_MAX_STRING },
-	{ SU_OUT, PK_BYTES, false, false, PROTO_MAX_STRING },
-	{ SU_ERR, PK_BYTES, false, false, PROTO_MAX_STRING },
-	{ SU_ARG, PK_BYTES, false, true, PROTO_MAX_STRING },
-	{ SU_ENV, PK_BYTES, false, true, PROTO_MAX_STRING },
+	{ SU_NODES, PK_INT, true, false, 0, 0 },
+	{ SU_ESTIMATE, PK_INT, true, false, 0, 0 },
+	{ SU_NAME, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
+	{ SU_SCRIPT, PK_BYTES, true, false, PROTO_MAX_SCRIPT, 0 },
+	{ SU_CWD, PK_BYTES, true, false, PROTO_MAX_STRING, 0 },
+	{ SU_OUT, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
+	{ SU_ERR, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
+	{ SU_ARG, PK_BYTES, false, true, PROTO_MAX_STRING, 0 },
+	{ SU_ENV, PK_BYTES, false, true, PROTO_MAX_STRING, 0 },
 };
 
 int proto_enc_submit(struct proto_buf *b, const struct proto_submit *m)
@@ -416,8 +418,8 @@ int proto_dec_submit(const uint8_t *frame, size_t len, struct proto_submit *m,
 enum { LI_ALL = 1, LI_JOB };
 
 static const struct spec list_spec[] = {
-	{ LI_ALL, PK_INT, false, false, 0 },
-	{ LI_JOB, PK_INT, false, false, 0 },
+	{ LI_ALL, PK_INT, false, false, 0, 0 },
+	{ LI_JOB, PK_INT, false, false, 0, 0 },
 };
 
 int proto_enc_list(struct proto_buf *b, enum proto_type type, const struct proto_list *m)
@@ -465,7 +467,7 @@ int proto_enc_profile(struct proto_buf *b)
 /* ---- CANCEL ---- */
 
 enum { CA_ID = 1 };
-static const struct spec cancel_spec[] = { { CA_ID, PK_INT, true, true, 0 } };
+static const struct spec cancel_spec[] = { { CA_ID, PK_INT, true, true, 0, 0 } };
 
 int proto_enc_cancel(struct proto_buf *b, const struct proto_cancel *m)
 {
@@ -504,8 +506,8 @@ int proto_dec_cancel(const uint8_t *frame, size_t len, struct proto_cancel *m,
 
 enum { ER_CODE = 1, ER_MESSAGE };
 static const struct spec error_spec[] = {
-	{ ER_CODE, PK_INT, true, false, 0 },
-	{ ER_MESSAGE, PK_BYTES, false, false, PROTO_MAX_STRING },
+	{ ER_CODE, PK_INT, true, false, 0, 0 },
+	{ ER_MESSAGE, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
 };
 
 int proto_enc_error(struct proto_buf *b, const struct proto_error *m)
@@ -548,9 +550,9 @@ int proto_dec_error(const uint8_t *frame, size_t len, struct proto_error *m,
 
 enum { SD_JOB = 1, SD_START, SD_KIND };
 static const struct spec submitted_spec[] = {
-	{ SD_JOB, PK_INT, true, false, 0 },
-	{ SD_START, PK_INT, true, false, 0 },
-	{ SD_KIND, PK_INT, true, false, 0 },
+	{ SD_JOB, PK_INT, true, false, 0, 0 },
+	{ SD_START, PK_INT, true, false, 0, 0 },
+	{ SD_KIND, PK_INT, true, false, 0, 0 },
 };
 
 int proto_enc_submitted(struct proto_buf *b, const struct proto_submitted *m)
@@ -596,28 +598,29 @@ int proto_dec_submitted(const uint8_t *frame, size_t len, struct proto_submitted
 
 enum {
 	JO_ID = 1, JO_UID, JO_USER, JO_NAME, JO_STATE, JO_NODES, JO_ESTIMATE, JO_SUBMIT,
-	JO_START, JO_END, JO_START_KIND, JO_EXIT, JO_NODE_LIST, JO_CWD, JO_OUT, JO_ERR,
+	JO_START, JO_END, JO_START_KIND, JO_EXIT, JO_NODE_LIST, JO_CWD, JO_OUT, JO_ERR, JO_REASON,
 };
 enum { JS_JOB = 1 };
 
-static const struct spec jobs_spec[] = { { JS_JOB, PK_GROUP, false, true, 0 } };
+static const struct spec jobs_spec[] = { { JS_JOB, PK_GROUP, false, true, 0, PROTO_MAX_RECORDS } };
 static const struct spec job_spec[] = {
-	{ JO_ID, PK_INT, true, false, 0 },
-	{ JO_UID, PK_INT, true, false, 0 },
-	{ JO_USER, PK_BYTES, false, false, PROTO_MAX_STRING },
-	{ JO_NAME, PK_BYTES, false, false, PROTO_MAX_STRING },
-	{ JO_STATE, PK_BYTES, true, false, PROTO_MAX_STRING },
-	{ JO_NODES, PK_INT, true, false, 0 },
-	{ JO_ESTIMATE, PK_INT, true, false, 0 },
-	{ JO_SUBMIT, PK_INT, true, false, 0 },
-	{ JO_START, PK_INT, false, false, 0 },
-	{ JO_END, PK_INT, false, false, 0 },
-	{ JO_START_KIND, PK_INT, false, false, 0 },
-	{ JO_EXIT, PK_INT, false, false, 0 },
-	{ JO_NODE_LIST, PK_BYTES, false, false, PROTO_MAX_PAYLOAD / 2 },
-	{ JO_CWD, PK_BYTES, false, false, PROTO_MAX_STRING },
-	{ JO_OUT, PK_BYTES, false, false, PROTO_MAX_STRING },
-	{ JO_ERR, PK_BYTES, false, false, PROTO_MAX_STRING },
+	{ JO_ID, PK_INT, true, false, 0, 0 },
+	{ JO_UID, PK_INT, true, false, 0, 0 },
+	{ JO_USER, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
+	{ JO_NAME, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
+	{ JO_STATE, PK_BYTES, true, false, PROTO_MAX_STRING, 0 },
+	{ JO_NODES, PK_INT, true, false, 0, 0 },
+	{ JO_ESTIMATE, PK_INT, true, false, 0, 0 },
+	{ JO_SUBMIT, PK_INT, true, false, 0, 0 },
+	{ JO_START, PK_INT, false, false, 0, 0 },
+	{ JO_END, PK_INT, false, false, 0, 0 },
+	{ JO_START_KIND, PK_INT, false, false, 0, 0 },
+	{ JO_EXIT, PK_INT, false, false, 0, 0 },
+	{ JO_NODE_LIST, PK_BYTES, false, false, PROTO_MAX_PAYLOAD / 2, 0 },
+	{ JO_CWD, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
+	{ JO_OUT, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
+	{ JO_ERR, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
+	{ JO_REASON, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
 };
 
 int proto_enc_jobs(struct proto_buf *b, const struct proto_jobs *m)
@@ -646,6 +649,8 @@ int proto_enc_jobs(struct proto_buf *b, const struct proto_jobs *m)
 		proto_put_str(b, JO_CWD, j->cwd);
 		proto_put_str(b, JO_OUT, j->out);
 		proto_put_str(b, JO_ERR, j->err);
+		if (j->reason)
+			proto_put_bytes(b, JO_REASON, j->reason, strnlen(j->reason, PROTO_MAX_STRING));
 		proto_group_close(b, g);
 	}
 	return proto_finish(b);
@@ -699,6 +704,7 @@ static int take_job_field(const struct field *f, void *vctx, char *err, size_t e
 	case JO_CWD: j->cwd = s; break;
 	case JO_OUT: j->out = s; break;
 	case JO_ERR: j->err = s; break;
+	case JO_REASON: j->reason = s; break;
 	}
 	return 0;
 }
@@ -727,10 +733,12 @@ int proto_dec_jobs(const uint8_t *frame, size_t len, struct proto_jobs *m,
 
 enum { CD_RESULT = 1 };
 enum { CR_ID = 1, CR_CODE };
-static const struct spec cancelled_spec[] = { { CD_RESULT, PK_GROUP, false, true, 0 } };
+static const struct spec cancelled_spec[] = {
+	{ CD_RESULT, PK_GROUP, false, true, 0, PROTO_MAX_RECORDS },
+};
 static const struct spec result_spec[] = {
-	{ CR_ID, PK_INT, true, false, 0 },
-	{ CR_CODE, PK_INT, true, false, 0 },
+	{ CR_ID, PK_INT, true, false, 0, 0 },
+	{ CR_CODE, PK_INT, true, false, 0, 0 },
 };
 
 int proto_enc_cancelled(struct proto_buf *b, const struct proto_cancelled *m)
@@ -797,12 +805,12 @@ int proto_dec_cancelled(const uint8_t *frame, size_t len, struct proto_cancelled
 enum { ST_NODES = 1, ST_STEP };
 enum { SS_T = 1, SS_FREE };
 static const struct spec steps_spec[] = {
-	{ ST_NODES, PK_INT, true, false, 0 },
-	{ ST_STEP, PK_GROUP, false, true, 0 },
+	{ ST_NODES, PK_INT, true, false, 0, 0 },
+	{ ST_STEP, PK_GROUP, false, true, 0, PROTO_MAX_RECORDS },
 };
 static const struct spec step_spec[] = {
-	{ SS_T, PK_INT, true, false, 0 },
-	{ SS_FREE, PK_INT, true, false, 0 },
+	{ SS_T, PK_INT, true, false, 0, 0 },
+	{ SS_FREE, PK_INT, true, false, 0, 0 },
 };
 
 int proto_enc_steps(struct proto_buf *b, const struct proto_steps *m)

@@ -32,6 +32,7 @@
 #define PROTO_MAX_SCRIPT   (1u * 1024 * 1024)
 #define PROTO_MAX_STRING   4096			/* names, paths, one argument */
 #define PROTO_MAX_LIST     4096			/* arguments, environment entries, ids */
+#define PROTO_MAX_RECORDS  (1u << 20)		/* jobs in a listing, profile steps */
 
 enum proto_type {
 	/* requests */
@@ -148,6 +149,7 @@ struct proto_job {
 	int32_t exit_status;		/* as from waitpid */
 	const char *node_list;		/* compact ("node[001-064]"); PT_INFO only */
 	const char *cwd, *out, *err;	/* PT_INFO only, owner or root */
+	const char *reason;		/* PT_INFO: why it failed, if it did */
 };
 
 struct proto_jobs {

@@ -298,8 +298,11 @@ static void h_list(struct conn *c, const uint8_t *frame, size_t len)
 	sched_foreach_queued(d->sched, add_queued, &l);
 	if (store_load_final(d->store, FINAL_IN_LIST, add_final, &l) < 0)
 		log_warnx("listing ended jobs: %s", store_error(d->store));
+	/* A listing that does not fit one frame keeps its head: the running
+	 * jobs, then the queue in order, then the recently ended. */
 	proto_buf_init(&b);
-	proto_enc_jobs(&b, &(struct proto_jobs){ l.jobs, l.n });
+	while (proto_enc_jobs(&b, &(struct proto_jobs){ l.jobs, l.n }) < 0 && l.n > 0)
+		l.n /= 2;
 	conn_reply(c, &b);
 	proto_buf_free(&b);
 out:
@@ -320,6 +323,7 @@ struct one {
 static void reply_one(struct one *o, const struct store_job *r, bf_time predicted)
 {
 	struct proto_job pj;
+	char out[PROTO_MAX_STRING];
 
 	o->found = true;
 	if (!may_see(o->c, r->uid)) {
@@ -327,6 +331,14 @@ static void reply_one(struct one *o, const struct store_job *r, bf_time predicte
 		return;
 	}
 	jobs_to_proto(conn_daemon(o->c), r, true, predicted, &pj);
+	/* Where the output really goes: the default is bsub-ID.out in its
+	 * working directory, and errors go with the output unless named. */
+	if (!pj.out && r->cwd) {
+		snprintf(out, sizeof out, "%s/bsub-%" PRIu64 ".out", r->cwd, r->id);
+		pj.out = out;
+	}
+	if (!pj.err)
+		pj.err = pj.out;
 	proto_enc_jobs(o->b, &(struct proto_jobs){ &pj, 1 });
 }
 

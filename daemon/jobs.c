@@ -163,5 +163,6 @@ void jobs_to_proto(struct daemon *d, const struct store_job *r, bool detail, bf_
 		o->cwd = r->cwd;
 		o->out = r->out;
 		o->err = r->err;
+		o->reason = r->reason;
 	}
 }

@@ -27,77 +27,84 @@ printf '#!/bin/sh\necho after\n' >edit.sh
 wait_state 2 done && grep -q before edit.out && ! grep -q after edit.out
 ok $? "the script is spooled at submission: editing it afterwards changes nothing"
 
+# A job that cannot start says why; the default output path is shown.
+"$BSUB" -n 1 -t 10s -o /nonexistent/dir/out.txt edit.sh >/dev/null	# job 3
+wait_state 3 failed && "$BQ" -l 3 | grep -q "^Reason: .*opening /nonexistent/dir/out.txt"
+ok $? "a job whose output cannot be opened fails, and bq -l says why"
+"$BQ" -l 1 | grep -q "^Output: *$TMP/bsub-1.out"
+ok $? "bq -l shows where the output goes by default"
+
 # Guarantees: B waits for A and is promised A's limit + grace; when A ends
 # early, B starts earlier, never later.
 printf '#!/bin/sh\nsleep ${1:-1}\n' >sleep.sh
-"$BSUB" -n 4 -t 20s sleep.sh 2 >/dev/null	# job 3
+"$BSUB" -n 4 -t 20s sleep.sh 2 >/dev/null	# job 5
 "$BSUB" -n 4 -t 20s -J b sleep.sh 1 | grep -q "guaranteed to start by"
 ok $? "a job that must wait is told its guaranteed start"
-"$BQ" | grep -q "^ *4 .*<="
+"$BQ" | grep -q "^ *5 .*<="
 ok $? "bq marks the guaranteed start"
-g4=$(jfield 4 start_us); s3=$(jfield 3 start_us)
+g4=$(jfield 5 start_us); s3=$(jfield 4 start_us)
 [ -n "$g4" ] && [ "$g4" -le $((s3 + 21000000)) ]
 ok $? "the guarantee is no later than A's limit plus the grace"
-wait_state 4 done
-s4=$(jfield 4 start_us)
+wait_state 5 done
+s4=$(jfield 5 start_us)
 [ "$s4" -le "$g4" ]
 ok $? "B started no later than its guarantee ($s4 <= $g4)"
 
 # Kill at the limit: SIGTERM, then SIGKILL after the grace.
 printf '#!/bin/sh\ntrap "echo TERM" TERM\nwhile :; do sleep 0.1; done\n' >stubborn.sh
-"$BSUB" -n 1 -t 1s stubborn.sh >/dev/null	# job 5
-wait_state 5 killed 15
+"$BSUB" -n 1 -t 1s stubborn.sh >/dev/null	# job 7
+wait_state 6 killed 15
 ok $? "a job past its time limit ends as killed"
-"$BQ" -l 5 | grep -q "signal 9" && grep -q TERM bsub-5.out
+"$BQ" -l 6 | grep -q "signal 9" && grep -q TERM bsub-6.out
 ok $? "it got SIGTERM first and, ignoring it, SIGKILL after the grace"
-rt=$(( $(jfield 5 end_us) - $(jfield 5 start_us) ))
+rt=$(( $(jfield 6 end_us) - $(jfield 6 start_us) ))
 [ "$rt" -ge 1000000 ]
 ok $? "it was not killed before its limit (ran ${rt} us)"
 
 # Cancel: a running job and a queued one.
-"$BSUB" -n 4 -t 1:00 sleep.sh 30 >/dev/null	# 6 runs
-"$BSUB" -n 4 -t 1:00 sleep.sh 30 >/dev/null	# 7 waits
-wait_state 6 running
-"$BKILL" 7 | grep -q "Job 7: cancelled" && wait_state 7 cancelled 5
+"$BSUB" -n 4 -t 1:00 sleep.sh 30 >/dev/null	# 7 runs
+"$BSUB" -n 4 -t 1:00 sleep.sh 30 >/dev/null	# 8 waits
+wait_state 7 running
+"$BKILL" 8 | grep -q "Job 8: cancelled" && wait_state 8 cancelled 5
 ok $? "bkill cancels a queued job"
-"$BKILL" 6 >/dev/null && wait_state 6 cancelled 10
+"$BKILL" 7 >/dev/null && wait_state 7 cancelled 10
 ok $? "bkill cancels a running job (signalled)"
-"$BKILL" 6 999 >"$TMP/k.out"
-[ $? -eq 1 ] && grep -q "Job 6: already ended" "$TMP/k.out" && grep -q "Job 999: no such job" "$TMP/k.out"
+"$BKILL" 7 999 >"$TMP/k.out"
+[ $? -eq 1 ] && grep -q "Job 7: already ended" "$TMP/k.out" && grep -q "Job 999: no such job" "$TMP/k.out"
 ok $? "bkill says which ids it could not cancel, exit 1"
 
 # A second user: lists everyone's jobs, cannot cancel or inspect root's.
-"$BSUB" -n 1 -t 1:00 sleep.sh 30 >/dev/null	# 8, root's
-wait_state 8 running
+"$BSUB" -n 1 -t 1:00 sleep.sh 30 >/dev/null	# 9, root's
+wait_state 9 running
 AS_NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
-$AS_NOBODY "$BKILL" 8 >"$TMP/k.out" 2>&1
+$AS_NOBODY "$BKILL" 9 >"$TMP/k.out" 2>&1
 [ $? -eq 1 ] && grep -q "not your job" "$TMP/k.out"
 ok $? "another user cannot cancel the job"
-$AS_NOBODY "$BQ" -l 8 >/dev/null 2>&1
+$AS_NOBODY "$BQ" -l 9 >/dev/null 2>&1
 [ $? -eq 1 ]
 ok $? "nor see its details"
-$AS_NOBODY "$BQ" -a | grep -q "^ *8 "
+$AS_NOBODY "$BQ" -a | grep -q "^ *9 "
 ok $? "but lists it with everyone's jobs"
-wait_state 8 running
+wait_state 9 running
 ok $? "and it is still running"
 mkdir "$TMP/nobody" && chown nobody:nogroup "$TMP/nobody"
 printf '#!/bin/sh\nid -u\n' >"$TMP/nobody/whoami.sh"
 (cd "$TMP/nobody" && $AS_NOBODY "$BSUB" -n 1 -t 10s whoami.sh) | grep -q submitted &&
-	wait_state 9 done && grep -q "^65534$" "$TMP/nobody/bsub-9.out"
+	wait_state 10 done && grep -q "^65534$" "$TMP/nobody/bsub-10.out"
 ok $? "a job runs as the user who submitted it, in its directory"
-"$BQ" -l 9 | grep -q "^User: *nobody"
+"$BQ" -l 10 | grep -q "^User: *nobody"
 ok $? "and is listed as that user's"
 
 # Restart, clean: the running job (8) is found again; a queued one keeps
 # its guarantee.
-"$BSUB" -n 4 -t 1:00 sleep.sh 1 >/dev/null	# 10 waits for 8
-g10=$(jfield 10 start_us)
+"$BSUB" -n 4 -t 1:00 sleep.sh 1 >/dev/null	# 11 waits for 8
+g10=$(jfield 11 start_us)
 stop_daemon TERM
 start_daemon --nodes 4 --policy conservative --kill-grace 1
 ok $? "the daemon starts again after a clean stop"
-"$BQ" -l 8 | grep -q "^State: *running"
+"$BQ" -l 9 | grep -q "^State: *running"
 ok $? "the running job is found again"
-g10b=$(jfield 10 start_us)
+g10b=$(jfield 11 start_us)
 [ -n "$g10b" ] && [ "$g10b" -le "$g10" ]
 ok $? "the queued job's guarantee survived ($g10b <= $g10)"
 
@@ -106,9 +113,9 @@ ok $? "the queued job's guarantee survived ($g10b <= $g10)"
 stop_daemon KILL
 start_daemon --nodes 4 --policy conservative --kill-grace 1
 ok $? "the daemon starts again after kill -9"
-"$BQ" -l 11 >/dev/null && "$BQ" -l 10 >/dev/null && "$BQ" -l 8 | grep -q "^State: *running"
+"$BQ" -l 12 >/dev/null && "$BQ" -l 11 >/dev/null && "$BQ" -l 9 | grep -q "^State: *running"
 ok $? "every acknowledged job is still there, the running one re-found"
-"$BKILL" 8 >/dev/null
-wait_state 10 done 20 && wait_state 11 done 20
+"$BKILL" 9 >/dev/null
+wait_state 11 done 20 && wait_state 12 done 20
 ok $? "after the cancel, the waiting jobs run to the end"
 done_testing

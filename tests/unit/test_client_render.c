@@ -333,7 +333,7 @@ static void json_out(void)
 		"\"start\":\"2026-11-21T13:00:00Z\",\"start_us\":1795266000000000,\"start_kind\":\"actual\","
 		"\"end\":\"2026-11-21T13:01:00Z\",\"end_us\":1795266060000000,\"end_kind\":\"actual\","
 		"\"exit_status\":9,\"exit_code\":null,\"exit_signal\":9,"
-		"\"node_list\":null,\"cwd\":null,\"out\":null,\"err\":null}";
+		"\"node_list\":null,\"cwd\":null,\"out\":null,\"err\":null,\"reason\":null}";
 	char want[2048];
 
 	render_json(f, &js, true);

@@ -38,7 +38,7 @@ LIBDAEMON  := $(BUILD)/libdaemon.a
 LIBCLIENT  := $(BUILD)/libclient.a
 CLIENT_BIN := $(CLIENTS:%=$(BUILD)/%)
 
-.PHONY: all deps check test asan bench run install clean fuzz
+.PHONY: all deps check test asan bench run replay-sample install clean fuzz
 # Keep object files of tests and benchmarks (make would delete them as intermediates).
 .SECONDARY:
 all: $(BUILD)/backfilld $(CLIENT_BIN) $(TEST_BIN) $(BENCH_BIN)
@@ -92,9 +92,18 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@sh bench/run.sh $(BUILD)
 
-# The main job (until the live daemon exists): replay a small sample trace
-# that the project generates itself, under each policy.
+# The main job: the daemon in the foreground with the default paths (as
+# root /run, /var/lib, /var/spool; otherwise under $$XDG_RUNTIME_DIR and var/).
 run: deps
+	@$(MAKE) --no-print-directory all
+	@printf '%s\n' "backfilld: starting in the foreground (Ctrl-C stops it; running jobs go on)." \
+	    "  submit from this directory:  printf '#!/bin/sh\\nhostname; sleep 5\\n' > job.sh" \
+	    "                               $(BUILD)/bsub -n 2 -t 1:00 job.sh && $(BUILD)/bq" \
+	    "  elsewhere, set BACKFILLD_SOCKET to the socket it prints below."
+	@exec $(BUILD)/backfilld --foreground
+
+# A replay of the project's own small sample trace under each policy.
+replay-sample: deps
 	@$(MAKE) --no-print-directory all
 	@sh mk/sample-trace.sh > $(BUILD)/sample.swf
 	@for p in fcfs easy conservative; do \

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <event2/event.h>
 #include "log.h"
 #include "server.h"
@@ -332,6 +333,13 @@ void drive_commit(struct daemon *d)
 		log_warnx("scheduling pass: %s", sched_strerror(rc));
 	take_actions(d, now);
 	sched_foreach_queued(d->sched, sync_guarantee, d);
+	/* The batch's scripts first: one flush of the spool's file system
+	 * for all of them, then the commit that makes the jobs exist. */
+	if (d->spool_dirty) {
+		if (syncfs(d->spool_fd) < 0)
+			log_warn("syncing the spool");
+		d->spool_dirty = false;
+	}
 	if (store_in_txn(d->store)) {
 		for (uint32_t k = 0; k < d->njobs; k++)
 			if (d->jobs[k]->dirty)

@@ -38,12 +38,14 @@ static char *join(const char *const *v, uint32_t n, size_t *len)
 	return s;
 }
 
-/* The script, durably, where only its owner can read it. */
+/* The script, where only its owner can read it. It is made durable with
+ * the rest of the batch: one syncfs of the spool before the commit (see
+ * drive_commit), not an fsync per script. */
 static int spool_script(struct daemon *d, uint64_t id, uid_t uid, gid_t gid, const uint8_t *data,
                         size_t len, char *err, size_t errlen)
 {
 	char dir[700], path[720];
-	int fd = -1, dfd;
+	int fd = -1;
 	size_t off = 0;
 
 	snprintf(dir, sizeof dir, "%s/%" PRIu64, d->jobs_dir, id);
@@ -61,13 +63,10 @@ static int spool_script(struct daemon *d, uint64_t id, uid_t uid, gid_t gid, con
 			goto fail;
 		off += (size_t)n;
 	}
-	if ((d->root && fchown(fd, uid, gid) < 0) || fsync(fd) < 0)
+	if (d->root && fchown(fd, uid, gid) < 0)
 		goto fail;
 	close(fd);
-	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
+	d->spool_dirty = true;
 	return 0;
 fail:
 	snprintf(err, errlen, "cannot spool the script in %s: %s", dir, strerror(errno));

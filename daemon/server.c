@@ -1,5 +1,6 @@
 /* The daemon's life: set-up, the loop, a clean stop. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,6 +206,7 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 
 	memset(d, 0, sizeof *d);
 	d->o = *o;
+	d->spool_fd = -1;
 	d->root = geteuid() == 0;
 	d->listen_fd = -1;
 	if (set_nodes(d, o->nodes, err, errlen) < 0)
@@ -227,6 +229,10 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 	    make_dirs(d->jobs_dir, true, 0711) < 0) {
 		snprintf(err, errlen, "creating the directories for %s, %s, %s: %s", o->db, o->socket,
 		         o->spool, strerror(errno));
+		return -1;
+	}
+	if ((d->spool_fd = open(o->spool, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		snprintf(err, errlen, "%s: %s", o->spool, strerror(errno));
 		return -1;
 	}
 	if (!(d->store = store_open(o->db, err, errlen)) || check_partition(d, err, errlen) < 0)
@@ -289,4 +295,6 @@ void server_free(struct daemon *d)
 		free((char *)d->launch[0]);
 	free(d->launch);
 	free(d->jobs);
+	if (d->spool_fd >= 0)
+		close(d->spool_fd);
 }

@@ -73,6 +73,8 @@ struct daemon {
 	uint32_t nconns;
 	bf_time last_now;
 	bool stopping;
+	bool spool_dirty;		/* scripts written since the last sync */
+	int spool_fd;			/* the spool directory, for syncfs */
 	uint64_t commits, batched;	/* statistics: commits, requests in them */
 };
 

@@ -17,6 +17,7 @@ static void usage(FILE *f)
 "usage: bq [-a] [--json] [--socket PATH]\n"
 "       bq -l ID [--json] [--socket PATH]\n"
 "       bq --profile [--json] [--socket PATH]\n"
+"       bq --nodes [--json] [--socket PATH]\n"
 "       bq --help | --version\n"
 "\n"
 "Show backfilld's jobs: by default yours, one line each.\n"
@@ -24,6 +25,7 @@ static void usage(FILE *f)
 "  -a              all users' jobs\n"
 "  -l ID           everything about job ID\n"
 "  --profile       free nodes over future time, as a chart\n"
+"  --nodes         the partition's nodes: which job holds which, which are free\n"
 "  --json          JSON instead of text (keys listed in bq(1))\n"
 "  --socket PATH   the daemon's socket (default: $BACKFILLD_SOCKET, else the\n"
 "                  per-user default)\n"
@@ -57,7 +59,7 @@ static bf_time wall_now(void)
 	return (bf_time)ts.tv_sec * BF_SEC + ts.tv_nsec / 1000;
 }
 
-enum mode { M_LIST, M_INFO, M_PROFILE };
+enum mode { M_LIST, M_INFO, M_PROFILE, M_NODES };
 
 int main(int argc, char **argv)
 {
@@ -79,13 +81,13 @@ int main(int argc, char **argv)
 			all = true;
 		} else if (strcmp(a, "--json") == 0) {
 			json = true;
-		} else if (strcmp(a, "--profile") == 0) {
-			if (mode == M_INFO)
-				return usage_error("%s: -l and --profile do not go together", a);
-			mode = M_PROFILE;
+		} else if (strcmp(a, "--profile") == 0 || strcmp(a, "--nodes") == 0) {
+			if (mode != M_LIST)
+				return usage_error("%s: -l, --profile and --nodes do not go together", a);
+			mode = a[2] == 'p' ? M_PROFILE : M_NODES;
 		} else if (strcmp(a, "-l") == 0) {
-			if (mode == M_PROFILE)
-				return usage_error("%s: -l and --profile do not go together", a);
+			if (mode != M_LIST)
+				return usage_error("%s: -l, --profile and --nodes do not go together", a);
 			if (i + 1 >= argc)
 				return usage_error("option %s needs a job ID", a);
 			if (client_parse_id(argv[++i], &id) < 0)
@@ -113,12 +115,14 @@ int main(int argc, char **argv)
 		}
 	}
 	if (all && mode != M_LIST)
-		return usage_error("%s: -a lists all users' jobs; it does not go with -l or --profile",
-		                   "-a");
+		return usage_error("%s: -a lists all users' jobs; it does not go with -l, --profile "
+		                   "or --nodes", "-a");
 
 	proto_buf_init(&req);
 	if (mode == M_PROFILE)
 		enc = proto_enc_profile(&req);
+	else if (mode == M_NODES)
+		enc = proto_enc_nodes(&req);
 	else
 		enc = proto_enc_list(&req, mode == M_INFO ? PT_INFO : PT_LIST,
 		                     &(struct proto_list){ .all_users = all, .has_job = mode == M_INFO,
@@ -128,13 +132,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bq: out of memory\n");
 		return CLIENT_EXIT_UNREACHABLE;
 	}
-	rc = client_call("bq", socket, &req, mode == M_PROFILE ? PT_STEPS : PT_JOBS, &reply,
-	                 &reply_len);
+	rc = client_call("bq", socket, &req,
+	                 mode == M_PROFILE ? PT_STEPS : mode == M_NODES ? PT_NODEMAP : PT_JOBS,
+	                 &reply, &reply_len);
 	proto_buf_free(&req);
 	if (rc != 0)
 		return rc;
 
-	if (mode == M_PROFILE) {
+	if (mode == M_NODES) {
+		struct proto_nodemap nm;
+
+		if (proto_dec_nodemap(reply, reply_len, &nm, &arena, err, sizeof err) < 0 ||
+		    render_nodes(stdout, &nm, json) < 0)
+			goto unreadable;
+	} else if (mode == M_PROFILE) {
 		struct proto_steps st;
 
 		if (proto_dec_steps(reply, reply_len, &st, &arena, err, sizeof err) < 0)

@@ -1,10 +1,12 @@
 /* bq's output; see render.h. */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include "client.h"
 #include "duration.h"
+#include "nodelist.h"
 #include "render.h"
 
 bool render_job_ended(const struct proto_job *j)
@@ -443,4 +445,116 @@ void render_profile_json(FILE *f, const struct proto_steps *st, bf_time now)
 		        k ? "," : "", b, st->steps[k].t, st->steps[k].free);
 	}
 	fputs("]}\n", f);
+}
+
+/* ---- nodes ---- */
+
+/* bsearch over partition indices sorted by name (qsort has no context:
+ * the names are passed in this pointer for the duration of the sort). */
+static char **node_sort_names;
+
+static int node_by_name(const void *a, const void *b)
+{
+	return strcmp(node_sort_names[*(const uint32_t *)a], node_sort_names[*(const uint32_t *)b]);
+}
+
+static int64_t node_find(char **names, const uint32_t *sorted, uint32_t n, const char *name)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(names[sorted[mid]], name);
+
+		if (c == 0)
+			return sorted[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+int render_nodes(FILE *f, const struct proto_nodemap *m, bool json)
+{
+	struct nodelist all = { 0 }, part;
+	uint32_t *sorted = NULL, busy = 0;
+	int32_t *owner = NULL;
+	char err[256];
+	int rc = -1;
+
+	if (nodelist_parse(m->nodes, &all, err, sizeof err) < 0 ||
+	    !(sorted = malloc(all.count * sizeof *sorted)) ||
+	    !(owner = malloc(all.count * sizeof *owner)))
+		goto out;
+	for (uint32_t k = 0; k < all.count; k++) {
+		sorted[k] = k;
+		owner[k] = -1;
+	}
+	node_sort_names = all.names;
+	qsort(sorted, all.count, sizeof *sorted, node_by_name);
+	node_sort_names = NULL;
+	for (uint32_t h = 0; h < m->count; h++) {
+		if (nodelist_parse(m->held[h].nodes, &part, err, sizeof err) < 0)
+			goto out;
+		for (uint32_t k = 0; k < part.count; k++) {
+			int64_t i = node_find(all.names, sorted, all.count, part.names[k]);
+
+			if (i >= 0 && owner[i] < 0) {
+				owner[i] = (int32_t)h;
+				busy++;
+			}
+		}
+		nodelist_free(&part);
+	}
+	if (json) {
+		fputs("[\n", f);
+		for (uint32_t k = 0; k < all.count; k++) {
+			fputs(" {\"name\":", f);
+			client_put_json_str(f, all.names[k]);
+			if (owner[k] >= 0) {
+				fprintf(f, ",\"state\":\"busy\",\"job\":%" PRIu64 ",\"uid\":%u,\"user\":",
+				        m->held[owner[k]].job, (unsigned)m->held[owner[k]].uid);
+				client_put_json_str(f, m->held[owner[k]].user);
+			} else {
+				fputs(",\"state\":\"free\",\"job\":null,\"uid\":null,\"user\":null", f);
+			}
+			fprintf(f, "}%s\n", k + 1 < all.count ? "," : "");
+		}
+		fputs("]\n", f);
+	} else {
+		fprintf(f, "%-24s %-5s %8s  %s\n", "NODES", "STATE", "JOB", "USER");
+		for (uint32_t k = 0; k < all.count;) {
+			uint32_t e = k + 1;
+			char run[25];
+			int len;
+
+			while (e < all.count && owner[e] == owner[k])
+				e++;
+			len = nodelist_format((const char *const *)all.names + k, e - k, run, sizeof run);
+			if (len >= (int)sizeof run)
+				strcpy(run + sizeof run - 2, "+");
+			if (owner[k] >= 0) {
+				const struct proto_holder *h = &m->held[owner[k]];
+
+				fprintf(f, "%-24s %-5s %8" PRIu64 "  ", run, "busy", h->job);
+				if (h->user)
+					client_put_text(f, h->user, 16);
+				else
+					fprintf(f, "%u", (unsigned)h->uid);
+				fputc('\n', f);
+			} else {
+				fprintf(f, "%-24s %-5s %8s  %s\n", run, "free", "-", "-");
+			}
+			k = e;
+		}
+		fprintf(f, "\n%u nodes: %u busy, %u free\n", all.count, busy, all.count - busy);
+	}
+	rc = 0;
+out:
+	free(sorted);
+	free(owner);
+	nodelist_free(&all);
+	return rc;
 }

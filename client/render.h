@@ -38,5 +38,8 @@ void render_json(FILE *f, const struct proto_jobs *js, bool single);
 /* bq --profile, as a chart and as JSON. */
 void render_profile(FILE *f, const struct proto_steps *st, bf_time now);
 void render_profile_json(FILE *f, const struct proto_steps *st, bf_time now);
+/* The nodes: runs of adjacent nodes in the same state, compact; or JSON,
+ * one object per node. Returns -1 if the map does not parse. */
+int  render_nodes(FILE *f, const struct proto_nodemap *m, bool json);
 
 #endif

@@ -874,3 +874,96 @@ int proto_dec_steps(const uint8_t *frame, size_t len, struct proto_steps *m,
 	m->count = c.n;
 	return 0;
 }
+
+/* ---- NODES / NODEMAP ---- */
+
+enum { NM_NODES = 1, NM_HELD };
+enum { HD_JOB = 1, HD_UID, HD_USER, HD_NODES };
+static const struct spec nodemap_spec[] = {
+	{ NM_NODES, PK_BYTES, true, false, PROTO_MAX_PAYLOAD / 2, 0 },
+	{ NM_HELD, PK_GROUP, false, true, 0, PROTO_MAX_RECORDS },
+};
+static const struct spec holder_spec[] = {
+	{ HD_JOB, PK_INT, true, false, 0, 0 },
+	{ HD_UID, PK_INT, true, false, 0, 0 },
+	{ HD_USER, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
+	{ HD_NODES, PK_BYTES, true, false, PROTO_MAX_PAYLOAD / 2, 0 },
+};
+
+int proto_enc_nodes(struct proto_buf *b)
+{
+	proto_start(b, PT_NODES);
+	return proto_finish(b);
+}
+
+int proto_enc_nodemap(struct proto_buf *b, const struct proto_nodemap *m)
+{
+	proto_start(b, PT_NODEMAP);
+	proto_put_str(b, NM_NODES, m->nodes ? m->nodes : "");
+	for (uint32_t k = 0; k < m->count; k++) {
+		size_t g = proto_group_open(b, NM_HELD);
+
+		proto_put_int(b, HD_JOB, (int64_t)m->held[k].job);
+		proto_put_int(b, HD_UID, m->held[k].uid);
+		proto_put_str(b, HD_USER, m->held[k].user);
+		proto_put_str(b, HD_NODES, m->held[k].nodes ? m->held[k].nodes : "");
+		proto_group_close(b, g);
+	}
+	return proto_finish(b);
+}
+
+struct nodemap_ctx {
+	struct proto_nodemap *m;
+	struct proto_arena *a;
+	struct proto_holder *held;
+	uint32_t n;
+};
+
+static int take_holder_field(const struct field *f, void *vctx, char *err, size_t errlen)
+{
+	struct nodemap_ctx *c = vctx;
+	struct proto_holder *h = &c->held[c->n - 1];
+	const char *s = NULL;
+
+	if (f->kind == PK_BYTES && !(s = arena_str(c->a, f)))
+		return NOMEM(err, errlen);
+	switch (f->tag) {
+	case HD_JOB: h->job = (uint64_t)f->i; break;
+	case HD_UID:
+		if (f->i < 0 || f->i > UINT32_MAX)
+			return fail(err, errlen, "bad uid");
+		h->uid = (uint32_t)f->i;
+		break;
+	case HD_USER: h->user = s; break;
+	case HD_NODES: h->nodes = s; break;
+	}
+	return 0;
+}
+
+static int take_nodemap(const struct field *f, void *vctx, char *err, size_t errlen)
+{
+	struct nodemap_ctx *c = vctx;
+
+	if (f->tag == NM_NODES) {
+		if (!(c->m->nodes = arena_str(c->a, f)))
+			return NOMEM(err, errlen);
+		return 0;
+	}
+	if (!arena_push(c->a, (void **)&c->held, &c->n, sizeof *c->held))
+		return NOMEM(err, errlen);
+	c->held[c->n - 1] = (struct proto_holder){ 0 };
+	return walk(f->data, f->data + f->len, holder_spec, 4, take_holder_field, c, err, errlen);
+}
+
+int proto_dec_nodemap(const uint8_t *frame, size_t len, struct proto_nodemap *m,
+                      struct proto_arena *a, char *err, size_t errlen)
+{
+	struct nodemap_ctx c = { .m = m, .a = a };
+
+	*m = (struct proto_nodemap){ 0 };
+	if (walk_frame(frame, len, PT_NODEMAP, nodemap_spec, 2, take_nodemap, &c, err, errlen) < 0)
+		return -1;
+	m->held = c.held;
+	m->count = c.n;
+	return 0;
+}

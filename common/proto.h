@@ -41,12 +41,14 @@ enum proto_type {
 	PT_INFO = 3,		/* one job: struct proto_list with a job id */
 	PT_CANCEL = 4,		/* struct proto_cancel */
 	PT_PROFILE = 5,		/* free nodes over future time: no fields */
+	PT_NODES = 6,		/* which job holds which node: no fields */
 	/* replies */
 	PT_ERROR = 64,		/* struct proto_error */
 	PT_SUBMITTED = 65,	/* struct proto_submitted */
 	PT_JOBS = 66,		/* struct proto_jobs */
 	PT_CANCELLED = 67,	/* struct proto_cancelled */
 	PT_STEPS = 68,		/* struct proto_steps */
+	PT_NODEMAP = 69,	/* struct proto_nodemap */
 };
 
 /* Error codes in PT_ERROR and per job in PT_CANCELLED. */
@@ -174,6 +176,20 @@ struct proto_steps {
 	uint32_t count;
 };
 
+/* The partition's nodes and who holds them (running jobs are public). */
+struct proto_holder {
+	uint64_t job;
+	uint32_t uid;
+	const char *user;		/* may be NULL */
+	const char *nodes;		/* compact list */
+};
+
+struct proto_nodemap {
+	const char *nodes;		/* every node of the partition, compact */
+	const struct proto_holder *held;
+	uint32_t count;
+};
+
 /* Encoders write one whole frame into b (which they reset first);
  * 0 or -1 (no memory, or over PROTO_MAX_PAYLOAD). */
 int proto_enc_submit(struct proto_buf *b, const struct proto_submit *m);
@@ -185,6 +201,8 @@ int proto_enc_submitted(struct proto_buf *b, const struct proto_submitted *m);
 int proto_enc_jobs(struct proto_buf *b, const struct proto_jobs *m);
 int proto_enc_cancelled(struct proto_buf *b, const struct proto_cancelled *m);
 int proto_enc_steps(struct proto_buf *b, const struct proto_steps *m);
+int proto_enc_nodes(struct proto_buf *b);
+int proto_enc_nodemap(struct proto_buf *b, const struct proto_nodemap *m);
 
 /* Decoders read the payload of a frame that proto_frame() accepted, into
  * *m, whose strings and arrays point into the frame or into `arena`
@@ -210,5 +228,7 @@ int proto_dec_cancelled(const uint8_t *frame, size_t len, struct proto_cancelled
                         struct proto_arena *a, char *err, size_t errlen);
 int proto_dec_steps(const uint8_t *frame, size_t len, struct proto_steps *m,
                     struct proto_arena *a, char *err, size_t errlen);
+int proto_dec_nodemap(const uint8_t *frame, size_t len, struct proto_nodemap *m,
+                      struct proto_arena *a, char *err, size_t errlen);
 
 #endif

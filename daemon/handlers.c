@@ -516,6 +516,38 @@ static void h_profile(struct conn *c, const uint8_t *frame, size_t len)
 	proto_buf_free(&b);
 }
 
+/* ---- nodes ---- */
+
+static void h_nodes(struct conn *c, const uint8_t *frame, size_t len)
+{
+	struct daemon *d = conn_daemon(c);
+	struct proto_holder *held = calloc(d->njobs ? d->njobs : 1, sizeof *held);
+	struct proto_buf b;
+	uint32_t n = 0;
+
+	(void)frame;
+	if (len != PROTO_HEADER) {
+		free(held);
+		conn_error(c, PE_MALFORMED, "a nodes request has no fields");
+		return;
+	}
+	if (!held) {
+		conn_error(c, PE_INTERNAL, "out of memory");
+		return;
+	}
+	for (uint32_t k = 0; k < d->njobs; k++) {
+		const struct store_job *r = &d->jobs[k]->rec;
+
+		if (r->state == ST_RUNNING && r->node_list)
+			held[n++] = (struct proto_holder){ r->id, r->uid, r->user, r->node_list };
+	}
+	proto_buf_init(&b);
+	proto_enc_nodemap(&b, &(struct proto_nodemap){ d->partition, held, n });
+	conn_reply(c, &b);
+	proto_buf_free(&b);
+	free(held);
+}
+
 typedef void (*handler_fn)(struct conn *c, const uint8_t *frame, size_t len);
 
 static const struct command {
@@ -527,6 +559,7 @@ static const struct command {
 	{ PT_INFO, h_info },
 	{ PT_CANCEL, h_cancel },
 	{ PT_PROFILE, h_profile },
+	{ PT_NODES, h_nodes },
 };
 
 void handle_request(struct conn *c, enum proto_type type, const uint8_t *frame, size_t len)

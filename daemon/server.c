@@ -53,15 +53,17 @@ static int set_nodes(struct daemon *d, const char *spec, char *err, size_t errle
 		return -1;
 	} else {
 		/* nodelist's names share one allocation: copy them to own each. */
-		char **own = calloc(nl.count, sizeof *own);
+		uint32_t count = nl.count;
+		char **own = calloc(count, sizeof *own);
 
-		for (uint32_t k = 0; own && k < nl.count; k++)
+		for (uint32_t k = 0; own && k < count; k++)
 			if (!(own[k] = strdup(nl.names[k])))
 				own = NULL;
-		nodelist_free(&nl);
+		nodelist_free(&nl);	/* zeroes nl */
 		if (!own)
 			goto nomem;
 		nl.names = own;
+		nl.count = count;
 	}
 	d->node_names = nl.names;
 	d->nnodes = nl.count;
@@ -174,6 +176,7 @@ static int check_partition(struct daemon *d, char *err, size_t errlen)
 	if (len < 0 || !(desc = malloc((size_t)len + 1)))
 		goto out;
 	nodelist_format(names, d->nnodes, desc, (size_t)len + 1);
+	d->partition = strdup(desc);
 	switch (store_meta_get(d->store, "partition", stored, sizeof stored)) {
 	case 1:
 		if (strcmp(stored, desc) != 0) {
@@ -291,6 +294,7 @@ void server_free(struct daemon *d)
 		free(d->node_names[k]);
 	free(d->node_names);
 	free(d->node_sorted);
+	free(d->partition);
 	if (d->launch)
 		free((char *)d->launch[0]);
 	free(d->launch);

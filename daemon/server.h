@@ -64,6 +64,7 @@ struct daemon {
 	uint64_t next_seq;
 
 	char **node_names;		/* index -> name */
+	char *partition;		/* all of them, compact (node[001-128]) */
 	uint32_t *node_sorted;		/* indices sorted by name, for lookups */
 	uint32_t nnodes;
 	const char **launch;		/* split --launch */

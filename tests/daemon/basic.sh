@@ -73,49 +73,59 @@ ok $? "bkill cancels a running job (signalled)"
 [ $? -eq 1 ] && grep -q "Job 7: already ended" "$TMP/k.out" && grep -q "Job 999: no such job" "$TMP/k.out"
 ok $? "bkill says which ids it could not cancel, exit 1"
 
+# The node view: which job holds which node.
+nid=$("$BSUB" -n 3 -t 1:00 sleep.sh 30 | sed -n 's/^Job \([0-9]*\) submitted.*/\1/p')
+wait_state "$nid" running
+"$BQ" --nodes >"$TMP/nodes.out"
+grep -q "^node\[001-003\] *busy *$nid *root" "$TMP/nodes.out" && grep -q "^node004 *free" "$TMP/nodes.out" &&
+	grep -q "^4 nodes: 3 busy, 1 free" "$TMP/nodes.out"
+ok $? "bq --nodes shows which job holds which node"
+[ $? -eq 0 ] || sed 's/^/# /' "$TMP/nodes.out"
+"$BKILL" "$nid" >/dev/null && wait_state "$nid" cancelled 10
+
 # A second user: lists everyone's jobs, cannot cancel or inspect root's.
-"$BSUB" -n 1 -t 1:00 sleep.sh 30 >/dev/null	# 9, root's
-wait_state 9 running
+"$BSUB" -n 1 -t 1:00 sleep.sh 30 >/dev/null	# 10, root's
+wait_state 10 running
 AS_NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
-$AS_NOBODY "$BKILL" 9 >"$TMP/k.out" 2>&1
+$AS_NOBODY "$BKILL" 10 >"$TMP/k.out" 2>&1
 [ $? -eq 1 ] && grep -q "not your job" "$TMP/k.out"
 ok $? "another user cannot cancel the job"
-$AS_NOBODY "$BQ" -l 9 >/dev/null 2>&1
+$AS_NOBODY "$BQ" -l 10 >/dev/null 2>&1
 [ $? -eq 1 ]
 ok $? "nor see its details"
-$AS_NOBODY "$BQ" -a | grep -q "^ *9 "
+$AS_NOBODY "$BQ" -a | grep -q "^ *10 "
 ok $? "but lists it with everyone's jobs"
-wait_state 9 running
+wait_state 10 running
 ok $? "and it is still running"
 mkdir "$TMP/nobody" && chown nobody:nogroup "$TMP/nobody"
 printf '#!/bin/sh\nid -u\n' >"$TMP/nobody/whoami.sh"
 (cd "$TMP/nobody" && $AS_NOBODY "$BSUB" -n 1 -t 10s whoami.sh) | grep -q submitted &&
-	wait_state 10 done && grep -q "^65534$" "$TMP/nobody/bsub-10.out"
+	wait_state 11 done && grep -q "^65534$" "$TMP/nobody/bsub-11.out"
 ok $? "a job runs as the user who submitted it, in its directory"
-"$BQ" -l 10 | grep -q "^User: *nobody"
+"$BQ" -l 11 | grep -q "^User: *nobody"
 ok $? "and is listed as that user's"
 
-# Restart, clean: the running job (8) is found again; a queued one keeps
+# Restart, clean: the running job (10) is found again; a queued one keeps
 # its guarantee.
-"$BSUB" -n 4 -t 1:00 sleep.sh 1 >/dev/null	# 11 waits for 8
-g10=$(jfield 11 start_us)
+"$BSUB" -n 4 -t 1:00 sleep.sh 1 >/dev/null	# 12 waits for 10
+g10=$(jfield 12 start_us)
 stop_daemon TERM
 start_daemon --nodes 4 --policy conservative --kill-grace 1
 ok $? "the daemon starts again after a clean stop"
-"$BQ" -l 9 | grep -q "^State: *running"
+"$BQ" -l 10 | grep -q "^State: *running"
 ok $? "the running job is found again"
-g10b=$(jfield 11 start_us)
+g10b=$(jfield 12 start_us)
 [ -n "$g10b" ] && [ "$g10b" -le "$g10" ]
 ok $? "the queued job's guarantee survived ($g10b <= $g10)"
 
 # Restart after kill -9: nothing acknowledged is lost.
-"$BSUB" -n 2 -t 30s sleep.sh 1 >/dev/null	# 11
+"$BSUB" -n 2 -t 30s sleep.sh 1 >/dev/null	# 13
 stop_daemon KILL
 start_daemon --nodes 4 --policy conservative --kill-grace 1
 ok $? "the daemon starts again after kill -9"
-"$BQ" -l 12 >/dev/null && "$BQ" -l 11 >/dev/null && "$BQ" -l 9 | grep -q "^State: *running"
+"$BQ" -l 13 >/dev/null && "$BQ" -l 12 >/dev/null && "$BQ" -l 10 | grep -q "^State: *running"
 ok $? "every acknowledged job is still there, the running one re-found"
-"$BKILL" 9 >/dev/null
-wait_state 11 done 20 && wait_state 12 done 20
+"$BKILL" 10 >/dev/null
+wait_state 12 done 20 && wait_state 13 done 20
 ok $? "after the cancel, the waiting jobs run to the end"
 done_testing

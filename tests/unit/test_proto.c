@@ -87,6 +87,20 @@ static void round_trips(void)
 	proto_arena_free(&a);
 	ok(proto_enc_profile(&b) == 0 && frame_ok(&b, PT_PROFILE) && b.len == PROTO_HEADER,
 	   "profile request is a bare header");
+	ok(proto_enc_nodes(&b) == 0 && frame_ok(&b, PT_NODES) && b.len == PROTO_HEADER,
+	   "nodes request is a bare header");
+	{
+		struct proto_holder h[2] = { { 3, 1000, "alice", "n[01-04]" }, { 9, 7, NULL, "n05" } };
+		struct proto_nodemap nm = { "n[01-10]", h, 2 }, nm2;
+
+		ok(proto_enc_nodemap(&b, &nm) == 0 &&
+		   proto_dec_nodemap(b.p, b.len, &nm2, &a, err, sizeof err) == 0 &&
+		   strcmp(nm2.nodes, "n[01-10]") == 0 && nm2.count == 2 && nm2.held[0].job == 3 &&
+		   strcmp(nm2.held[0].user, "alice") == 0 && nm2.held[1].user == NULL &&
+		   strcmp(nm2.held[1].nodes, "n05") == 0 && nm2.held[1].uid == 7,
+		   "nodemap round trip");
+		proto_arena_free(&a);
+	}
 	proto_buf_free(&b);
 }
 

@@ -329,6 +329,7 @@ void drive_commit(struct daemon *d)
 	bf_time now = server_now(d);
 	int rc;
 
+	d->pred.valid = false;	/* the pass may change every prediction */
 	if ((rc = sched_run(d->sched, now)) < 0)
 		log_warnx("scheduling pass: %s", sched_strerror(rc));
 	take_actions(d, now);

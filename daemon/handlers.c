@@ -179,36 +179,45 @@ out:
 
 /* ---- listing ---- */
 
-struct queue_pos {
-	uint64_t id;
-	size_t pos, found;
-};
-
-static int find_pos(const struct sched_job_info *i, void *arg)
+static int index_queued(const struct sched_job_info *i, void *arg)
 {
-	struct queue_pos *q = arg;
+	struct daemon *d = arg;
 
-	if (i->id == q->id) {
-		q->found = q->pos;
-		return 1;
+	return idmap_put(&d->pred.pos, i->id, (uint32_t)d->pred.n++) < 0;
+}
+
+/* The predictions for the whole queue, once per pass (see server.h). */
+static bool predictions(struct daemon *d)
+{
+	size_t n = sched_queue_len(d->sched);
+
+	if (d->pred.valid)
+		return true;
+	idmap_destroy(&d->pred.pos);
+	if (idmap_init(&d->pred.pos, (uint32_t)n) < 0)
+		return false;
+	if (n > d->pred.cap) {
+		bf_time *t = realloc(d->pred.t, n * sizeof *t);
+
+		if (!t)
+			return false;
+		d->pred.t = t;
+		d->pred.cap = n;
 	}
-	q->pos++;
-	return 0;
+	d->pred.n = 0;
+	sched_foreach_queued(d->sched, index_queued, d);
+	sched_predict(d->sched, server_now(d), d->pred.t, n);
+	d->pred.valid = d->pred.n == n;
+	return d->pred.valid;
 }
 
 static bf_time predicted_start(struct daemon *d, uint64_t id)
 {
-	struct queue_pos q = { .id = id, .found = SIZE_MAX };
-	size_t n = sched_queue_len(d->sched);
-	bf_time *pred, t = BF_NEVER;
+	uint32_t k;
 
-	sched_foreach_queued(d->sched, find_pos, &q);
-	if (q.found == SIZE_MAX || !(pred = malloc((n ? n : 1) * sizeof *pred)))
+	if (!predictions(d) || (k = idmap_get(&d->pred.pos, id)) == IDMAP_NONE)
 		return BF_NEVER;
-	if (sched_predict(d->sched, server_now(d), pred, n) > q.found)
-		t = pred[q.found];
-	free(pred);
-	return t;
+	return d->pred.t[k];
 }
 
 /* Copies of final jobs read from the store (whose strings live only
@@ -269,8 +278,6 @@ static void h_list(struct conn *c, const uint8_t *frame, size_t len)
 	struct listing l = { .c = c };
 	struct proto_buf b;
 	char err[200];
-	size_t nq = sched_queue_len(d->sched);
-	bf_time *pred = NULL;
 
 	if (proto_dec_list(frame, len, &m, err, sizeof err) < 0) {
 		conn_error(c, PE_MALFORMED, "%s", err);
@@ -280,12 +287,10 @@ static void h_list(struct conn *c, const uint8_t *frame, size_t len)
 	l.cap = d->njobs + FINAL_IN_LIST;
 	l.jobs = calloc(l.cap, sizeof *l.jobs);
 	l.strs = calloc(2 * FINAL_IN_LIST + 1, sizeof *l.strs);
-	pred = malloc((nq ? nq : 1) * sizeof *pred);
-	if (!l.jobs || !l.strs || !pred) {
+	if (!l.jobs || !l.strs || !predictions(d)) {
 		conn_error(c, PE_INTERNAL, "out of memory");
 		goto out;
 	}
-	sched_predict(d->sched, server_now(d), pred, nq);
 	/* Running jobs, then the queue in its order, then the recently ended. */
 	for (uint32_t k = 0; k < d->njobs; k++) {
 		struct djob *j = d->jobs[k];
@@ -293,7 +298,7 @@ static void h_list(struct conn *c, const uint8_t *frame, size_t len)
 		if (j->rec.state == ST_RUNNING && (l.all || j->rec.uid == conn_uid(c)))
 			jobs_to_proto(d, &j->rec, false, BF_NEVER, &l.jobs[l.n++]);
 	}
-	l.pred = pred;
+	l.pred = d->pred.t;	/* in queue order, as add_queued walks it */
 	sched_foreach_queued(d->sched, add_queued, &l);
 	if (store_load_final(d->store, FINAL_IN_LIST, add_final, &l) < 0)
 		log_warnx("listing ended jobs: %s", store_error(d->store));
@@ -309,7 +314,6 @@ out:
 		free(l.strs[k]);
 	free(l.strs);
 	free(l.jobs);
-	free(pred);
 }
 
 struct one {

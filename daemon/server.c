@@ -295,6 +295,8 @@ void server_free(struct daemon *d)
 	free(d->node_names);
 	free(d->node_sorted);
 	free(d->partition);
+	idmap_destroy(&d->pred.pos);
+	free(d->pred.t);
 	if (d->launch)
 		free((char *)d->launch[0]);
 	free(d->launch);

@@ -73,6 +73,14 @@ struct daemon {
 	struct conn *conns;		/* all open connections */
 	uint32_t nconns;
 	bf_time last_now;
+	/* Predicted starts (EASY/FCFS), computed at most once per pass: every
+	 * answer of a batch shares them. */
+	struct {
+		bool valid;
+		struct idmap pos;	/* job id -> index in t[] */
+		bf_time *t;
+		size_t n, cap;
+	} pred;
 	bool stopping;
 	bool spool_dirty;		/* scripts written since the last sync */
 	int spool_fd;			/* the spool directory, for syncfs */

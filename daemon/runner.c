@@ -380,23 +380,35 @@ void runner_reap(struct runner_proc *p)
 	p->pidfd = -1;
 }
 
-int runner_collect(const char *dir, uint64_t id, int *wstatus, bf_time *end, char *reason,
-                   size_t reason_len)
+/* A small record the supervisor wrote: 1 read (NUL-terminated in buf),
+ * 0 absent, -1 unreadable. */
+static int read_record(const char *dir, uint64_t id, const char *kind, char *buf, size_t len)
 {
-	char path[4096], buf[1024];
-	const char *r;
-	long long e;
+	char path[4096];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof path, "%s/%" PRIu64 ".status", dir, id);
+	snprintf(path, sizeof path, "%s/%" PRIu64 ".%s", dir, id, kind);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return errno == ENOENT ? 0 : -1;
-	n = read(fd, buf, sizeof buf - 1);
+	n = read(fd, buf, len - 1);
 	close(fd);
 	if (n <= 0)
 		return -1;
 	buf[n] = 0;
+	return 1;
+}
+
+int runner_collect(const char *dir, uint64_t id, int *wstatus, bf_time *end, char *reason,
+                   size_t reason_len)
+{
+	char buf[1024];
+	const char *r;
+	long long e;
+	int rc = read_record(dir, id, "status", buf, sizeof buf);
+
+	if (rc <= 0)
+		return rc;
 	if (sscanf(buf, "wstatus %d\nend %lld\n", wstatus, &e) != 2)
 		return -1;
 	*end = e;
@@ -410,19 +422,12 @@ int runner_collect(const char *dir, uint64_t id, int *wstatus, bf_time *end, cha
 
 int runner_sup_read(const char *dir, uint64_t id, pid_t *pid, int64_t *start_ticks)
 {
-	char path[4096], buf[128];
+	char buf[128];
 	long long t;
-	ssize_t n;
-	int fd, p;
+	int p, rc = read_record(dir, id, "sup", buf, sizeof buf);
 
-	snprintf(path, sizeof path, "%s/%" PRIu64 ".sup", dir, id);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return errno == ENOENT ? 0 : -1;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
+	if (rc <= 0)
+		return rc;
 	if (sscanf(buf, "pid %d\nstart %lld\n", &p, &t) != 2)
 		return -1;
 	*pid = p;

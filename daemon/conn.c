@@ -29,6 +29,7 @@ struct conn {
 	gid_t gid;
 	bool replied;		/* one request per connection */
 	bool in_handler;	/* read_cb frees it afterwards, not conn_reply */
+	bool foreign;		/* another user reached a non-root daemon */
 	bool waiting;		/* for the commit */
 	void (*answer)(struct conn *c);
 	uint64_t job;
@@ -66,6 +67,8 @@ static void conn_free(struct conn *c)
 		c->ctx_free(c->ctx);
 	bufferevent_free(c->bev);
 	free(c);
+	if (d->stopping && d->nconns == 0)
+		event_base_loopbreak(d->base);	/* the last answer is out */
 }
 
 static void write_cb(struct bufferevent *bev, void *arg)
@@ -166,7 +169,11 @@ static void read_cb(struct bufferevent *bev, void *arg)
 		return;
 	}
 	c->in_handler = true;
-	handle_request(c, type, p, len);
+	if (c->foreign)
+		conn_error(c, PE_DENIED, "this backfilld runs as uid %u and serves only that user",
+		           (unsigned)geteuid());
+	else
+		handle_request(c, type, p, len);
 	c->in_handler = false;
 	/* The handler replied, or the connection waits for the commit; the
 	 * request's bytes are not needed after the handler returns. */
@@ -217,6 +224,9 @@ static void accept_cb(evutil_socket_t lfd, short what, void *arg)
 	c->d = d;
 	c->uid = cred.uid;
 	c->gid = cred.gid;
+	/* Not root: the socket is the owner's alone; refuse anyone else who
+	 * reaches it anyway (a socket made accessible by hand). */
+	c->foreign = !d->root && cred.uid != geteuid();
 	c->bev = bufferevent_socket_new(d->base, fd, BEV_OPT_CLOSE_ON_FREE);
 	if (!c->bev) {
 		close(fd);
@@ -238,6 +248,7 @@ static void accept_cb(evutil_socket_t lfd, short what, void *arg)
 int conn_listen(struct daemon *d, char *err, size_t errlen)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct stat st;
 	int fd;
 
 	if (strlen(d->o.socket) >= sizeof sun.sun_path) {
@@ -255,10 +266,20 @@ int conn_listen(struct daemon *d, char *err, size_t errlen)
 	}
 	if (fd >= 0)
 		close(fd);
-	unlink(d->o.socket);
+	/* Only a socket is ever removed: a mistyped --socket must not delete
+	 * the database or anything else that happens to be there. */
+	if (lstat(d->o.socket, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			snprintf(err, errlen, "%s exists and is not a socket", d->o.socket);
+			return -1;
+		}
+		unlink(d->o.socket);
+	}
+	/* Root runs each job as its submitter: anyone may submit. A daemon
+	 * that is not root runs every job as itself: only its own user may. */
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sun, sizeof sun) < 0 ||
-	    chmod(d->o.socket, 0666) < 0 || listen(fd, 128) < 0) {
+	    chmod(d->o.socket, d->root ? 0666 : 0600) < 0 || listen(fd, 128) < 0) {
 		snprintf(err, errlen, "%s: %s", d->o.socket, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -271,6 +292,12 @@ int conn_listen(struct daemon *d, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+void conn_stop_listening(struct daemon *d)
+{
+	if (d->listen_ev)
+		event_del(d->listen_ev);
 }
 
 void conn_close_all(struct daemon *d)

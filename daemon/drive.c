@@ -194,6 +194,22 @@ static const char **split_blob(const char *blob, size_t len, uint32_t *count)
 
 static void job_failed(struct daemon *d, struct djob *j, const char *why);
 
+/* A job's spooled files, once its end is durable: its script and host file
+ * are not needed any more (the store keeps its record). */
+static void spool_forget(struct daemon *d, uint64_t id)
+{
+	static const char *const files[] = { "script", "hostfile" };
+	char path[700];
+
+	for (size_t k = 0; k < sizeof files / sizeof *files; k++) {
+		snprintf(path, sizeof path, "%s/%" PRIu64 "/%s", d->jobs_dir, id, files[k]);
+		unlink(path);
+	}
+	snprintf(path, sizeof path, "%s/%" PRIu64, d->jobs_dir, id);
+	if (rmdir(path) < 0 && errno != ENOENT)
+		log_warn("removing %s", path);
+}
+
 /* Fork the supervisor of a job the pass started (after the commit). */
 static void start_job(struct daemon *d, struct djob *j)
 {
@@ -361,6 +377,7 @@ void drive_commit(struct daemon *d)
 
 		if (!store_state_live(j->rec.state)) {
 			runner_forget(d->status_dir, j->rec.id);
+			spool_forget(d, j->rec.id);
 			jobs_remove(d, j);
 		}
 	}

@@ -300,7 +300,8 @@ static void h_list(struct conn *c, const uint8_t *frame, size_t len)
 	}
 	l.pred = d->pred.t;	/* in queue order, as add_queued walks it */
 	sched_foreach_queued(d->sched, add_queued, &l);
-	if (store_load_final(d->store, FINAL_IN_LIST, add_final, &l) < 0)
+	if (store_load_final(d->store, FINAL_IN_LIST, l.all ? -1 : (int64_t)conn_uid(c), add_final,
+	                     &l) < 0)
 		log_warnx("listing ended jobs: %s", store_error(d->store));
 	/* A listing that does not fit one frame keeps its head: the running
 	 * jobs, then the queue in order, then the recently ended. */

@@ -60,7 +60,7 @@ static void usage(FILE *f)
 "order. Queue order is arrival order.\n"
 "\n"
 "Exit status: 0 done, 1 failed (replay failed; the daemon could not start),\n"
-"2 usage error. See backfilld(8).\n");
+"2 usage error, 75 the daemon's store failed while serving. See backfilld(8).\n");
 }
 
 /* A whole decimal number in [lo, hi], nothing else. */
@@ -79,18 +79,27 @@ static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
 	return 0;
 }
 
-/* The grace: a plain number is seconds; otherwise the time-limit grammar. */
+/* The grace: a plain number is seconds (never minutes, as a bare number
+ * is in a time limit); otherwise the time-limit grammar (2m, 1m30s). */
 static int parse_grace(const char *arg, bf_time *out)
 {
 	char err[200];
 	uint32_t secs;
 
-	if (parse_u32(arg, 0, 86400, &secs) == 0) {
+	if (arg[0] >= '0' && arg[0] <= '9' && strspn(arg, "0123456789") == strlen(arg)) {
+		if (parse_u32(arg, 0, 7 * 86400, &secs) < 0) {
+			fprintf(stderr, "backfilld: --kill-grace %s: at most a week (604800 s)\n", arg);
+			return -1;
+		}
 		*out = (bf_time)secs * BF_SEC;
 		return 0;
 	}
 	if (duration_parse(arg, out, err, sizeof err) < 0) {
 		fprintf(stderr, "backfilld: --kill-grace %s: %s\n", arg, err);
+		return -1;
+	}
+	if (*out > 7 * 86400 * BF_SEC) {
+		fprintf(stderr, "backfilld: --kill-grace %s: at most a week\n", arg);
 		return -1;
 	}
 	return 0;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <event2/event.h>
@@ -140,17 +141,49 @@ static int make_dirs(const char *path, bool whole, mode_t mode)
 	return buf[0] && mkdir(buf, mode) < 0 && errno != EEXIST ? -1 : 0;
 }
 
+/* One daemon per database and spool: two would plan the same nodes twice.
+ * The locks (flock, held by the open files) last as long as the process. */
+static int lock_state(struct daemon *d, char *err, size_t errlen)
+{
+	char path[600];
+	const char *what[2] = { d->o.db, d->o.spool };
+
+	for (int k = 0; k < 2; k++) {
+		snprintf(path, sizeof path, k ? "%s/lock" : "%s.lock", what[k]);
+		d->lock_fd[k] = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		if (d->lock_fd[k] < 0 || flock(d->lock_fd[k], LOCK_EX | LOCK_NB) < 0) {
+			snprintf(err, errlen, errno == EWOULDBLOCK ?
+			         "%s: another backfilld is using it" : "%s: %s", what[k],
+			         strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void stop_now(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	event_base_loopbreak(((struct daemon *)arg)->base);
+}
+
 static void stop_cb(evutil_socket_t sig, short what, void *arg)
 {
 	struct daemon *d = arg;
+	struct timeval drain = { 2, 0 };
 
 	(void)what;
+	if (d->stopping)
+		return;
 	log_info("stopping on signal %d: running jobs go on under their supervisors and are "
 	         "found again at the next start", (int)sig);
 	d->stopping = true;
-	drive_commit(d);
-	conn_close_all(d);
-	event_base_loopbreak(d->base);
+	conn_stop_listening(d);
+	drive_commit(d);	/* commit and answer what was waiting for it */
+	/* Let the answers reach their clients; a silent client gets 2 s. */
+	if (d->nconns == 0 || event_base_once(d->base, -1, EV_TIMEOUT, stop_now, d, &drain) < 0)
+		event_base_loopbreak(d->base);
 }
 
 static void hup_cb(evutil_socket_t sig, short what, void *arg)
@@ -209,7 +242,7 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 
 	memset(d, 0, sizeof *d);
 	d->o = *o;
-	d->spool_fd = -1;
+	d->spool_fd = d->lock_fd[0] = d->lock_fd[1] = -1;
 	d->root = geteuid() == 0;
 	d->listen_fd = -1;
 	if (set_nodes(d, o->nodes, err, errlen) < 0)
@@ -238,6 +271,8 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 		snprintf(err, errlen, "%s: %s", o->spool, strerror(errno));
 		return -1;
 	}
+	if (lock_state(d, err, errlen) < 0)
+		return -1;
 	if (!(d->store = store_open(o->db, err, errlen)) || check_partition(d, err, errlen) < 0)
 		return -1;
 	prm.nodes = d->nnodes;
@@ -303,4 +338,7 @@ void server_free(struct daemon *d)
 	free(d->jobs);
 	if (d->spool_fd >= 0)
 		close(d->spool_fd);
+	for (int k = 0; k < 2; k++)
+		if (d->lock_fd[k] >= 0)
+			close(d->lock_fd[k]);
 }

@@ -84,6 +84,7 @@ struct daemon {
 	bool stopping;
 	bool spool_dirty;		/* scripts written since the last sync */
 	int spool_fd;			/* the spool directory, for syncfs */
+	int lock_fd[2];			/* held: this daemon's database and spool */
 	uint64_t commits, batched;	/* statistics: commits, requests in them */
 };
 
@@ -127,6 +128,9 @@ int  drive_store(struct daemon *d, struct djob *j, const char *log_detail);
 /* ---- conn.c: the listening socket and connections ---- */
 int  conn_listen(struct daemon *d, char *err, size_t errlen);
 void conn_close_all(struct daemon *d);
+/* No new connections (a stop): the open ones finish; the loop ends when the
+ * last one closes. */
+void conn_stop_listening(struct daemon *d);
 /* Reply and close; a NULL frame answers nothing. */
 void conn_reply(struct conn *c, const struct proto_buf *b);
 void conn_error(struct conn *c, enum proto_err code, const char *fmt, ...)

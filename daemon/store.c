@@ -38,8 +38,8 @@ static const char *const sql[S_NSTMTS] = {
 	[S_LOG] = "INSERT INTO job_log (job, t, state, detail) VALUES (?1, ?2, ?3, ?4)",
 	[S_LIVE] = "SELECT " JOB_COLUMNS " FROM jobs WHERE state <= 1 ORDER BY seq",
 	[S_ONE] = "SELECT " JOB_COLUMNS " FROM jobs WHERE id = ?1",
-	[S_FINAL] = "SELECT " JOB_COLUMNS " FROM jobs WHERE state > 1 ORDER BY end_time DESC, id DESC "
-	            "LIMIT ?1",
+	[S_FINAL] = "SELECT " JOB_COLUMNS " FROM jobs WHERE state > 1 AND (?2 < 0 OR uid = ?2) "
+	            "ORDER BY end_time DESC, id DESC LIMIT ?1",
 	[S_LOG_COUNT] = "SELECT count(*) FROM job_log WHERE job = ?1",
 };
 
@@ -398,9 +398,10 @@ int store_get_job(struct store *s, uint64_t id, store_visit visit, void *arg)
 	return visit_rows(s, S_ONE, visit, arg);
 }
 
-int store_load_final(struct store *s, uint32_t limit, store_visit visit, void *arg)
+int store_load_final(struct store *s, uint32_t limit, int64_t uid, store_visit visit, void *arg)
 {
 	sqlite3_bind_int64(s->st[S_FINAL], 1, limit);
+	sqlite3_bind_int64(s->st[S_FINAL], 2, uid);
 	return visit_rows(s, S_FINAL, visit, arg);
 }
 

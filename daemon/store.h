@@ -77,12 +77,13 @@ int  store_put_job(struct store *st, const struct store_job *j);
 int  store_log(struct store *st, uint64_t id, bf_time t, enum store_state state, const char *detail);
 
 /* Visit jobs: the live ones in arrival order (for a restart); or one by id;
- * or the most recent `limit` final ones. The struct and its strings are
+ * or the most recent `limit` final ones (of one uid, or all for uid < 0).
+ * The struct and its strings are
  * valid only during the call; visit returns non-zero to stop. 0 or -1. */
 typedef int (*store_visit)(const struct store_job *j, void *arg);
 int  store_load_live(struct store *st, store_visit visit, void *arg);
 int  store_get_job(struct store *st, uint64_t id, store_visit visit, void *arg);
-int  store_load_final(struct store *st, uint32_t limit, store_visit visit, void *arg);
+int  store_load_final(struct store *st, uint32_t limit, int64_t uid, store_visit visit, void *arg);
 /* How many state changes a job has logged (for tests and bq -l). */
 int64_t store_log_count(struct store *st, uint64_t id);
 

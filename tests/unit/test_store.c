@@ -115,8 +115,12 @@ int main(void)
 	   "arguments with their NUL separators kept");
 	ok_eq(store_log_count(st, id1), 2, "job 1's state changes are logged");
 	s = (struct seen){ 0 };
-	ok(store_load_final(st, 10, collect, &s) == 0 && s.n == 1 && s.ids[0] == 1,
+	ok(store_load_final(st, 10, -1, collect, &s) == 0 && s.n == 1 && s.ids[0] == 1,
 	   "final jobs are listed apart");
+	s = (struct seen){ 0 };
+	ok(store_load_final(st, 10, 1000, collect, &s) == 0 && s.n == 1 &&
+	   store_load_final(st, 10, 1001, collect, &s) == 0 && s.n == 1,
+	   "and by owner: uid 1000 has one, uid 1001 none");
 	store_close(st);
 
 	/* A daemon killed with -9: what was committed is there, what was not

@@ -10,6 +10,7 @@
 #include <event2/event.h>
 #include "duration.h"
 #include "log.h"
+#include "nodelist.h"
 #include "paths.h"
 #include "replay.h"
 #include "server.h"
@@ -266,8 +267,28 @@ int main(int argc, char **argv)
 			fprintf(stderr, "backfilld: %s goes with --replay\n", replay_only);
 			return 2;
 		}
-		if (nodes)
+		if (nodes) {
+			struct nodelist nl;
+			char err[300];
+			uint32_t n;
+
+			/* A partition: a count, or a node list (checked here, so
+			 * a bad one is a usage error as in replay mode). */
+			if (nodes[0] >= '0' && nodes[0] <= '9' &&
+			    strspn(nodes, "0123456789") == strlen(nodes)) {
+				if (parse_u32(nodes, 1, NODELIST_MAX, &n) < 0) {
+					fprintf(stderr, "backfilld: --nodes %s: from 1 to %u nodes\n",
+					        nodes, NODELIST_MAX);
+					return 2;
+				}
+			} else if (nodelist_parse(nodes, &nl, err, sizeof err) < 0) {
+				fprintf(stderr, "backfilld: --nodes %s: %s\n", nodes, err);
+				return 2;
+			} else {
+				nodelist_free(&nl);
+			}
 			so.nodes = nodes;
+		}
 		return serve(&so);
 	}
 	if (serve_only) {

@@ -1,13 +1,19 @@
 #!/bin/sh
 # Benchmarks: replay speed on real traces and on a synthetic 1M-job trace,
-# then the core's per-event cost against the queue length (bench_queue).
-# Prints figures only: timing never fails the run. The exit status is
-# non-zero only if a replay or bench_queue fails (or cannot run at all).
+# the core's per-event cost against the queue length (bench_queue), then the
+# live daemon over its socket (bench_daemon: durable submissions per second,
+# bq latency and the pass with 10,000 queued, memory and restart with many
+# jobs). Prints figures only: timing never fails the run. The exit status is
+# non-zero only if a replay, bench_queue or bench_daemon fails (or cannot run
+# at all).
 #
 # Usage: sh bench/run.sh [BUILD]      (make bench runs it with BUILD=build)
 # Traces: ../shared/traces beside the checkout (BF_TRACES overrides); they are
 # read in place. The synthetic trace goes to a temporary directory that is
-# removed at the end.
+# removed at the end; so do bench_daemon's daemons (socket, database, spool),
+# each stopped by its pid. bench_daemon gets BENCH_DAEMON_TIMEOUT seconds
+# (default 420) and reads BENCH_DAEMON_BIG, BENCH_DAEMON_BUDGET, BENCH_PERF
+# (see bench/bench_daemon.c).
 set -u
 LC_ALL=C
 export LC_ALL
@@ -20,11 +26,12 @@ case $build in
 esac
 bin=$bdir/backfilld
 bq=$bdir/bench/bench_queue
+bd=$bdir/bench/bench_daemon
 traces=${BF_TRACES:-$top/../shared/traces}
 policies="fcfs easy conservative"
 status=0
 
-for f in "$bin" "$bq"; do
+for f in "$bin" "$bq" "$bd"; do
 	if [ ! -x "$f" ]; then
 		echo "bench: $f is missing: build first (make bench does)" >&2
 		exit 1
@@ -258,6 +265,25 @@ if [ "$rc" -ne 0 ]; then
 		echo "FAILED: bench_queue gave no result after $limit s (killed: a hang?)"
 	else
 		echo "FAILED: bench_queue exited with status $rc"
+	fi
+fi
+
+echo
+echo "== Daemon: over the socket ($build/bench/bench_daemon) =="
+dlimit=${BENCH_DAEMON_TIMEOUT:-420}
+dtmo=
+[ -z "$tmo" ] || dtmo="timeout $dlimit"
+# Its daemons' directories go under $tmp (removed at exit whatever happens);
+# on a signal it stops what it started itself.
+# shellcheck disable=SC2086
+TMPDIR=$tmp $dtmo "$bd" "$bdir"
+rc=$?
+if [ "$rc" -ne 0 ]; then
+	status=1
+	if [ -n "$dtmo" ] && [ "$rc" -eq 124 ]; then
+		echo "FAILED: bench_daemon gave no result after $dlimit s (killed: a hang?)"
+	else
+		echo "FAILED: bench_daemon exited with status $rc"
 	fi
 fi
 

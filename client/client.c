@@ -445,7 +445,17 @@ static size_t next_char(const unsigned char **p, const char **out)
 static size_t put_or_count(FILE *f, const char *s, size_t width)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	size_t total = 0, cols = 0;
+	size_t total = 0, cols = 0, len = 0;
+
+	/* The common case, printable ASCII that fits: as it is, in one write
+	 * (a listing of thousands of rows is mostly this). */
+	while (p[len] >= 0x20 && p[len] < 0x7f)
+		len++;
+	if (!p[len] && (!width || len <= width)) {
+		if (f)
+			fwrite(p, 1, len, f);
+		return len;
+	}
 
 	for (const unsigned char *q = p; *q;) {
 		const char *c;

@@ -730,14 +730,17 @@ size_t sched_predict(const struct sched *s, bf_time now, bf_time *out, size_t ca
 	}
 	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next, k++) {
 		const struct job *j = &s->jobs[i];
-		bf_time t = profile_anchor(&what_if, j->nodes, j->hold, from);
+		bf_time t;
+
+		if (k >= cap)
+			continue;	/* counted, not planned: the caller wants no more */
+		t = profile_anchor(&what_if, j->nodes, j->hold, from);
 
 		if (t != BF_NEVER && profile_reserve(&what_if, t, j->nodes, j->hold) < 0)
 			t = BF_NEVER;
 		if (s->prm.policy == SCHED_FCFS && t != BF_NEVER)
 			from = t;
-		if (k < cap)
-			out[k] = t;
+		out[k] = t;
 	}
 	profile_destroy(&what_if);
 	return k;

@@ -166,7 +166,8 @@ void sched_foreach_queued(const struct sched *s,
                           int (*visit)(const struct sched_job_info *, void *), void *arg);
 /* Predicted start of every queued job in queue order, assuming each job
  * runs for its full estimate (conservative: the guarantees). Written to
- * out[i] for the i-th queued job, at most cap; returns the queue length. */
+ * out[i] for the i-th queued job; only the first cap are planned (each
+ * costs an anchor search over the plan so far); returns the queue length. */
 size_t sched_predict(const struct sched *s, bf_time now, bf_time *out, size_t cap);
 /* The plan as steps from now on: at t[i] the plan has free[i] nodes free
  * (conservative: after every reservation; EASY/FCFS: after the running

@@ -196,30 +196,29 @@ static void event_cb(struct bufferevent *bev, short what, void *arg)
 	conn_free(c);
 }
 
-static void accept_cb(evutil_socket_t lfd, short what, void *arg)
+/* One accepted connection; false when there was none to accept. */
+static bool accept_one(struct daemon *d, int lfd)
 {
-	struct daemon *d = arg;
 	struct timeval tmo = { IO_TIMEOUT_S, 0 };
 	struct ucred cred;
 	socklen_t clen = sizeof cred;
 	struct conn *c;
 	int fd;
 
-	(void)what;
 	fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd < 0) {
 		if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
 			log_warn("accept");
-		return;
+		return errno == EINTR || errno == ECONNABORTED;
 	}
 	if (d->nconns >= MAX_CONNS || d->stopping) {
 		close(fd);	/* the client sees the connection closed */
-		return;
+		return true;
 	}
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0 ||
 	    !(c = calloc(1, sizeof *c))) {
 		close(fd);
-		return;
+		return true;
 	}
 	c->d = d;
 	c->uid = cred.uid;
@@ -231,7 +230,7 @@ static void accept_cb(evutil_socket_t lfd, short what, void *arg)
 	if (!c->bev) {
 		close(fd);
 		free(c);
-		return;
+		return true;
 	}
 	c->next = d->conns;
 	if (d->conns)
@@ -243,6 +242,16 @@ static void accept_cb(evutil_socket_t lfd, short what, void *arg)
 	bufferevent_setwatermark(c->bev, EV_READ, 0, PROTO_HEADER + PROTO_MAX_PAYLOAD + 1);
 	bufferevent_set_timeouts(c->bev, &tmo, &tmo);
 	bufferevent_enable(c->bev, EV_READ);
+	return true;
+}
+
+static void accept_cb(evutil_socket_t lfd, short what, void *arg)
+{
+	(void)what;
+	/* Everyone waiting now, so that their requests are read in the same
+	 * loop pass and share one commit (a burst, bounded per pass). */
+	for (int k = 0; k < 256 && accept_one(arg, lfd); k++)
+		;
 }
 
 int conn_listen(struct daemon *d, char *err, size_t errlen)

@@ -28,12 +28,30 @@ static void store_failed(struct daemon *d)
 	exit(75);
 }
 
+/* Remember a job the commit has to look at (start it, forget it). */
+static void touch(struct daemon *d, uint64_t id)
+{
+	if (d->ntouched == d->touched_cap) {
+		uint32_t cap = d->touched_cap ? d->touched_cap * 2 : 64;
+		uint64_t *t = realloc(d->touched, cap * sizeof *t);
+
+		if (!t) {
+			log_warnx("out of memory tracking jobs; stopping");
+			store_failed(d);
+		}
+		d->touched = t;
+		d->touched_cap = cap;
+	}
+	d->touched[d->ntouched++] = id;
+}
+
 int drive_store(struct daemon *d, struct djob *j, const char *detail)
 {
 	if (store_begin(d->store) < 0 || store_put_job(d->store, &j->rec) < 0 ||
 	    (detail && store_log(d->store, j->rec.id, server_now(d), j->rec.state, detail) < 0))
 		store_failed(d);
 	j->dirty = false;
+	touch(d, j->rec.id);
 	return 0;
 }
 
@@ -53,12 +71,13 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg);
 
 int drive_init(struct daemon *d)
 {
-	/* The commit runs at a lower priority than the connections, so every
-	 * request that is ready in this loop pass joins the same commit. */
+	/* Three priorities, events default to the middle one (1); the commit
+	 * runs at the lowest (2), after every connection that is ready in this
+	 * loop pass: all their requests join the same commit. */
 	d->commit_ev = event_new(d->base, -1, 0, commit_cb, d);
 	d->tick_ev = evtimer_new(d->base, tick_cb, d);
 	d->tick_at = BF_NEVER;
-	if (!d->commit_ev || !d->tick_ev || event_priority_set(d->commit_ev, 1) < 0)
+	if (!d->commit_ev || !d->tick_ev || event_priority_set(d->commit_ev, 2) < 0)
 		return -1;
 	return 0;
 }
@@ -176,6 +195,28 @@ static int sync_guarantee(const struct sched_job_info *i, void *arg)
 	return 0;
 }
 
+static int sync_head(const struct sched_job_info *i, void *arg)
+{
+	sync_guarantee(i, arg);
+	return 1;	/* the head only */
+}
+
+/* Guarantees change only when the plan moved (conservative compression, a
+ * broken promise) or, under EASY and FCFS, with the head: visit every
+ * queued job only in the first case. */
+static void sync_guarantees(struct daemon *d)
+{
+	const struct sched_stats *st = sched_get_stats(d->sched);
+	uint64_t moves = st->compressions + st->broken;
+
+	if (moves != d->plan_moves) {
+		d->plan_moves = moves;
+		sched_foreach_queued(d->sched, sync_guarantee, d);
+	} else {
+		sched_foreach_queued(d->sched, sync_head, d);
+	}
+}
+
 /* Split a NUL-separated blob into an array (pointers into the blob). */
 static const char **split_blob(const char *blob, size_t len, uint32_t *count)
 {
@@ -256,6 +297,7 @@ static void start_job(struct daemon *d, struct djob *j)
 	j->rec.sup_pid = j->sup.pid;
 	j->rec.sup_start = j->sup.start_ticks;
 	j->dirty = true;	/* the spool's record has it already: no commit needed now */
+	touch(d, j->rec.id);
 	if (drive_watch(d, j) < 0)
 		log_warn("job %" PRIu64 ": cannot watch its supervisor", j->rec.id);
 	if (j->rec.kill_why)
@@ -349,7 +391,7 @@ void drive_commit(struct daemon *d)
 	if ((rc = sched_run(d->sched, now)) < 0)
 		log_warnx("scheduling pass: %s", sched_strerror(rc));
 	take_actions(d, now);
-	sched_foreach_queued(d->sched, sync_guarantee, d);
+	sync_guarantees(d);
 	/* The batch's scripts first: one flush of the spool's file system
 	 * for all of them, then the commit that makes the jobs exist. */
 	if (d->spool_dirty) {
@@ -358,27 +400,42 @@ void drive_commit(struct daemon *d)
 		d->spool_dirty = false;
 	}
 	if (store_in_txn(d->store)) {
-		for (uint32_t k = 0; k < d->njobs; k++)
-			if (d->jobs[k]->dirty)
-				drive_store(d, d->jobs[k], NULL);
+		for (uint32_t k = 0; k < d->ntouched; k++) {
+			struct djob *j = jobs_get(d, d->touched[k]);
+
+			if (j && j->dirty)
+				drive_store(d, j, NULL);
+		}
 		if (store_commit(d->store) < 0)
 			store_failed(d);
 		d->commits++;
 	}
-	/* Durable now: start what the pass chose, answer, forget the ended. */
-	for (uint32_t k = 0; k < d->njobs; k++)
-		if (d->jobs[k]->start_pending)
-			start_job(d, d->jobs[k]);
+	/* Durable now: start what the pass chose, answer, forget the ended.
+	 * Only the jobs this pass touched can need either. */
+	for (uint32_t k = 0; k < d->ntouched; k++) {
+		struct djob *j = jobs_get(d, d->touched[k]);
+
+		if (j && j->start_pending)
+			start_job(d, j);
+	}
 	conn_answer_waiting(d, true);
 	/* Ended jobs leave memory once their end is durable (a job that failed
-	 * to start just now is in a new transaction: the next commit). */
-	for (uint32_t k = d->njobs; k-- > 0 && !store_in_txn(d->store);) {
-		struct djob *j = d->jobs[k];
+	 * to start just now is in a new transaction: the next commit keeps it
+	 * touched). */
+	if (!store_in_txn(d->store)) {
+		uint32_t n = d->ntouched;
 
-		if (!store_state_live(j->rec.state)) {
-			runner_forget(d->status_dir, j->rec.id);
-			spool_forget(d, j->rec.id);
-			jobs_remove(d, j);
+		d->ntouched = 0;
+		for (uint32_t k = 0; k < n; k++) {
+			struct djob *j = jobs_get(d, d->touched[k]);
+
+			if (j && !store_state_live(j->rec.state)) {
+				runner_forget(d->status_dir, j->rec.id);
+				spool_forget(d, j->rec.id);
+				jobs_remove(d, j);
+			} else if (j && j->dirty) {
+				touch(d, j->rec.id);	/* its supervisor's pid, next commit */
+			}
 		}
 	}
 	drive_arm_tick(d);

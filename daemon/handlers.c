@@ -186,7 +186,11 @@ static int index_queued(const struct sched_job_info *i, void *arg)
 	return idmap_put(&d->pred.pos, i->id, (uint32_t)d->pred.n++) < 0;
 }
 
-/* The predictions for the whole queue, once per pass (see server.h). */
+/* Predictions for the head of the queue, once per pass (see server.h).
+ * Each costs an anchor search over the plan so far: past this many queued
+ * jobs the start is "not known yet" rather than a costly guess. */
+#define PREDICT_MAX 2000
+
 static bool predictions(struct daemon *d)
 {
 	size_t n = sched_queue_len(d->sched);
@@ -206,7 +210,9 @@ static bool predictions(struct daemon *d)
 	}
 	d->pred.n = 0;
 	sched_foreach_queued(d->sched, index_queued, d);
-	sched_predict(d->sched, server_now(d), d->pred.t, n);
+	for (size_t k = PREDICT_MAX; k < n; k++)
+		d->pred.t[k] = BF_NEVER;
+	sched_predict(d->sched, server_now(d), d->pred.t, n < PREDICT_MAX ? n : PREDICT_MAX);
 	d->pred.valid = d->pred.n == n;
 	return d->pred.valid;
 }

@@ -277,7 +277,7 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 		return -1;
 	prm.nodes = d->nnodes;
 	if (sched_new(&d->sched, &prm) != SCHED_OK || idmap_init(&d->ids, 1024) < 0 ||
-	    !(d->base = event_base_new()) || event_base_priority_init(d->base, 2) < 0 ||
+	    !(d->base = event_base_new()) || event_base_priority_init(d->base, 3) < 0 ||
 	    drive_init(d) < 0) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -332,6 +332,7 @@ void server_free(struct daemon *d)
 	free(d->partition);
 	idmap_destroy(&d->pred.pos);
 	free(d->pred.t);
+	free(d->touched);
 	if (d->launch)
 		free((char *)d->launch[0]);
 	free(d->launch);

@@ -81,6 +81,11 @@ struct daemon {
 		bf_time *t;
 		size_t n, cap;
 	} pred;
+	/* Jobs stored or started in this pass: what the commit must look at
+	 * (not every live job). */
+	uint64_t *touched;
+	uint32_t ntouched, touched_cap;
+	uint64_t plan_moves;		/* the core's compressions + broken, last synced */
 	bool stopping;
 	bool spool_dirty;		/* scripts written since the last sync */
 	int spool_fd;			/* the spool directory, for syncfs */

@@ -7,22 +7,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "errf.h"
 #include "bsub_args.h"
 #include "duration.h"
 #include "proto.h"
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && len) {
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 /* Values are quoted in messages up to this many bytes. */
 #define SHOW 60
@@ -62,18 +50,18 @@ int bsub_parse_nodes(const char *s, uint32_t *out, char *err, size_t errlen)
 	uint64_t v = 0;
 
 	if (!*s)
-		return fail(err, errlen, "expected a number of nodes, got an empty value");
+		return errf(err, errlen, "expected a number of nodes, got an empty value");
 	for (const char *p = s; *p; p++) {
 		if (*p < '0' || *p > '9')
-			return fail(err, errlen, "expected a whole number of nodes (1 or more), "
+			return errf(err, errlen, "expected a whole number of nodes (1 or more), "
 			            "not '%.*s%s'", shown(s), s, more(s));
 		v = v * 10 + (uint64_t)(*p - '0');
 		if (v > UINT32_MAX)
-			return fail(err, errlen, "%.*s%s nodes is more than the %u that can be asked for",
+			return errf(err, errlen, "%.*s%s nodes is more than the %u that can be asked for",
 			            shown(s), s, more(s), UINT32_MAX);
 	}
 	if (v == 0)
-		return fail(err, errlen, "a job needs at least 1 node, not 0");
+		return errf(err, errlen, "a job needs at least 1 node, not 0");
 	*out = (uint32_t)v;
 	return 0;
 }
@@ -103,7 +91,7 @@ static int set_string(char **slot, const char *v, char *err, size_t errlen)
 	char *s = strdup(v);
 
 	if (!s)
-		return fail(err, errlen, "out of memory");
+		return errf(err, errlen, "out of memory");
 	free(*slot);
 	*slot = s;
 	return 0;
@@ -118,38 +106,38 @@ static int set_opt(struct bsub_opts *o, int k, const char *v, char *err, size_t 
 	switch (job_opts[k].id) {
 	case O_NODES:
 		if (bsub_parse_nodes(v, &o->nodes, why, sizeof why) < 0)
-			return fail(err, errlen, "%s: %s", flag, why);
+			return errf(err, errlen, "%s: %s", flag, why);
 		o->has_nodes = true;
 		return 0;
 	case O_TIME:
 		if (duration_parse(v, &o->estimate, why, sizeof why) < 0)
-			return fail(err, errlen, "%s: bad time limit '%.*s%s': %s (examples: 45 for "
+			return errf(err, errlen, "%s: bad time limit '%.*s%s': %s (examples: 45 for "
 			            "minutes, 2:00, 1:30:00, 90s, 2h, 1h30m, 1d)", flag, shown(v), v,
 			            more(v), why);
 		o->has_time = true;
 		return 0;
 	case O_NAME:
 		if (!*v)
-			return fail(err, errlen, "%s: the job name is empty", flag);
+			return errf(err, errlen, "%s: the job name is empty", flag);
 		if (strlen(v) > PROTO_MAX_STRING)
-			return fail(err, errlen, "%s: the job name is longer than %u bytes", flag,
+			return errf(err, errlen, "%s: the job name is longer than %u bytes", flag,
 			            PROTO_MAX_STRING);
 		for (const unsigned char *p = (const unsigned char *)v; *p; p++)
 			if (*p < 0x20 || *p == 0x7f)
-				return fail(err, errlen, "%s: the job name has a control character", flag);
+				return errf(err, errlen, "%s: the job name has a control character", flag);
 		return set_string(&o->name, v, err, errlen);
 	case O_OUT:
 	case O_ERR:
 	case O_CWD:
 		if (!*v)
-			return fail(err, errlen, "%s: the path is empty", flag);
+			return errf(err, errlen, "%s: the path is empty", flag);
 		if (strlen(v) > PROTO_MAX_STRING)
-			return fail(err, errlen, "%s: the path is longer than %u bytes", flag,
+			return errf(err, errlen, "%s: the path is longer than %u bytes", flag,
 			            PROTO_MAX_STRING);
 		return set_string(job_opts[k].id == O_OUT ? &o->out :
 		                  job_opts[k].id == O_ERR ? &o->err : &o->cwd, v, err, errlen);
 	}
-	return fail(err, errlen, "internal error: option %s", flag);
+	return errf(err, errlen, "internal error: option %s", flag);
 }
 
 /* ---- the command line ---- */
@@ -180,9 +168,9 @@ static int parse_cmdline(int argc, char **argv, struct bsub_opts *o, char *err, 
 			const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
 
 			if (!v)
-				return fail(err, errlen, "option --socket needs a value (a socket path)");
+				return errf(err, errlen, "option --socket needs a value (a socket path)");
 			if (!*v)
-				return fail(err, errlen, "--socket: the path is empty");
+				return errf(err, errlen, "--socket: the path is empty");
 			o->socket = v;
 			continue;
 		}
@@ -191,15 +179,15 @@ static int parse_cmdline(int argc, char **argv, struct bsub_opts *o, char *err, 
 				size_t fl = strlen(job_opts[j].flag);
 
 				if (strncmp(a, job_opts[j].flag, fl) == 0)
-					return fail(err, errlen, "unknown option '%.*s%s' (write the "
+					return errf(err, errlen, "unknown option '%.*s%s' (write the "
 					            "value as its own word: %s %.*s%s)", shown(a), a,
 					            more(a), job_opts[j].flag, shown(a + fl), a + fl,
 					            more(a + fl));
 			}
-			return fail(err, errlen, "unknown option '%.*s%s'", shown(a), a, more(a));
+			return errf(err, errlen, "unknown option '%.*s%s'", shown(a), a, more(a));
 		}
 		if (i + 1 >= argc)
-			return fail(err, errlen, "option %s needs a value", a);
+			return errf(err, errlen, "option %s needs a value", a);
 		if (set_opt(o, k, argv[++i], err, errlen) < 0)
 			return -1;
 	}
@@ -248,7 +236,7 @@ static int split_words(const char *s, size_t len, char *buf, char **words, size_
 				const char *end = memchr(s + p + 1, q, len - p - 1);
 
 				if (!end)
-					return fail(err, errlen, "unterminated %c quote", q);
+					return errf(err, errlen, "unterminated %c quote", q);
 				memcpy(out, s + p + 1, (size_t)(end - (s + p + 1)));
 				out += end - (s + p + 1);
 				p = (size_t)(end - s) + 1;
@@ -271,7 +259,7 @@ static int bsub_line(const char *s, size_t len, struct bsub_opts *o, char *err, 
 	int rc = 0;
 
 	if (!buf || !words) {
-		rc = fail(err, errlen, "out of memory");
+		rc = errf(err, errlen, "out of memory");
 		goto out;
 	}
 	if (split_words(s, len, buf, words, &n, err, errlen) < 0) {
@@ -284,14 +272,14 @@ static int bsub_line(const char *s, size_t len, struct bsub_opts *o, char *err, 
 
 		if (k >= 0) {
 			if (i + 1 >= n)
-				rc = fail(err, errlen, "option %s needs a value", w);
+				rc = errf(err, errlen, "option %s needs a value", w);
 			else
 				rc = set_opt(o, k, words[++i], err, errlen);
 		} else if (w[0] == '-') {
-			rc = fail(err, errlen, "unknown #BSUB option '%.*s%s' (#BSUB lines take "
+			rc = errf(err, errlen, "unknown #BSUB option '%.*s%s' (#BSUB lines take "
 			          "-n, -t, -W, -J, -o, -e and -cwd)", shown(w), w, more(w));
 		} else {
-			rc = fail(err, errlen, "unexpected '%.*s%s' (expected an option, as in "
+			rc = errf(err, errlen, "unexpected '%.*s%s' (expected an option, as in "
 			          "#BSUB -n 4)", shown(w), w, more(w));
 		}
 	}
@@ -345,16 +333,16 @@ int bsub_scan_script(const uint8_t *data, size_t len, const char *label, struct 
 		case 1:
 			if (memchr(s + b, '\0', e - b)) {
 				bsub_opts_free(o);
-				return fail(err, errlen, "%s:%u: NUL byte in a #BSUB line", label, line);
+				return errf(err, errlen, "%s:%u: NUL byte in a #BSUB line", label, line);
 			}
 			if (bsub_line(s + b + 5, e - b - 5, o, why, sizeof why) < 0) {
 				bsub_opts_free(o);
-				return fail(err, errlen, "%s:%u: %s", label, line, why);
+				return errf(err, errlen, "%s:%u: %s", label, line, why);
 			}
 			break;
 		case 2:
 			bsub_opts_free(o);
-			return fail(err, errlen, "%s:%u: '#BSUB' must be followed by a space "
+			return errf(err, errlen, "%s:%u: '#BSUB' must be followed by a space "
 			            "(as in #BSUB -n 4)", label, line);
 		default:
 			if (s[b] != '#')
@@ -446,22 +434,22 @@ int bsub_finish(const struct bsub_opts *o, const char *base, struct bsub_job *j,
 {
 	*j = (struct bsub_job){ 0 };
 	if (!o->has_nodes && !o->has_time)
-		return fail(err, errlen, "missing -n NODES and -t TIME: give the number of nodes and "
+		return errf(err, errlen, "missing -n NODES and -t TIME: give the number of nodes and "
 		            "the time limit, as in bsub -n 4 -t 1:00 job.sh, or in #BSUB lines");
 	if (!o->has_nodes)
-		return fail(err, errlen, "missing -n NODES: give the number of nodes, as in -n 4, "
+		return errf(err, errlen, "missing -n NODES: give the number of nodes, as in -n 4, "
 		            "on the command line or in a #BSUB line");
 	if (!o->has_time)
-		return fail(err, errlen, "missing -t TIME: give the time limit, as in -t 1:00 "
+		return errf(err, errlen, "missing -t TIME: give the time limit, as in -t 1:00 "
 		            "(one hour), on the command line or in a #BSUB line");
 	if (!base || base[0] != '/')
-		return fail(err, errlen, "the current directory is not an absolute path");
+		return errf(err, errlen, "the current directory is not an absolute path");
 	if (o->nargs > PROTO_MAX_LIST)
-		return fail(err, errlen, "%u script arguments; at most %u can be sent", o->nargs,
+		return errf(err, errlen, "%u script arguments; at most %u can be sent", o->nargs,
 		            PROTO_MAX_LIST);
 	for (uint32_t k = 0; k < o->nargs; k++)
 		if (strlen(o->args[k]) > PROTO_MAX_STRING)
-			return fail(err, errlen, "script argument %u is longer than %u bytes", k + 1,
+			return errf(err, errlen, "script argument %u is longer than %u bytes", k + 1,
 			            PROTO_MAX_STRING);
 	j->nodes = o->nodes;
 	j->estimate = o->estimate;
@@ -479,7 +467,7 @@ int bsub_finish(const struct bsub_opts *o, const char *base, struct bsub_job *j,
 	if (!j->cwd || (o->out && !j->out) || ((o->out || o->err) && !j->err) ||
 	    (o->name && !j->name)) {
 		bsub_job_free(j);
-		return fail(err, errlen, "out of memory");
+		return errf(err, errlen, "out of memory");
 	}
 	if (strlen(j->cwd) > PROTO_MAX_STRING || (j->out && strlen(j->out) > PROTO_MAX_STRING) ||
 	    (j->err && strlen(j->err) > PROTO_MAX_STRING)) {
@@ -488,7 +476,7 @@ int bsub_finish(const struct bsub_opts *o, const char *base, struct bsub_job *j,
 		                                                               : "error file";
 
 		bsub_job_free(j);
-		return fail(err, errlen, "the %s, made absolute, is longer than %u bytes", what,
+		return errf(err, errlen, "the %s, made absolute, is longer than %u bytes", what,
 		            PROTO_MAX_STRING);
 	}
 	return 0;
@@ -537,16 +525,16 @@ int bsub_read_script(const char *path, uint8_t **data, size_t *len, char *err, s
 	*data = NULL;
 	*len = 0;
 	if (fd < 0)
-		return fail(err, errlen, "cannot read the script %s: %s", label, strerror(errno));
+		return errf(err, errlen, "cannot read the script %s: %s", label, strerror(errno));
 	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		if (path)
 			close(fd);
-		return fail(err, errlen, "cannot read the script %s: %s", label, strerror(EISDIR));
+		return errf(err, errlen, "cannot read the script %s: %s", label, strerror(EISDIR));
 	}
 	if (!(buf = malloc(cap))) {
 		if (path)
 			close(fd);
-		return fail(err, errlen, "out of memory");
+		return errf(err, errlen, "out of memory");
 	}
 	for (;;) {
 		ssize_t r;
@@ -561,7 +549,7 @@ int bsub_read_script(const char *path, uint8_t **data, size_t *len, char *err, s
 				free(buf);
 				if (path)
 					close(fd);
-				return fail(err, errlen, "out of memory");
+				return errf(err, errlen, "out of memory");
 			}
 			buf = nb;
 		}
@@ -576,7 +564,7 @@ int bsub_read_script(const char *path, uint8_t **data, size_t *len, char *err, s
 			free(buf);
 			if (path)
 				close(fd);
-			return fail(err, errlen, "cannot read the script %s: %s", label, strerror(e));
+			return errf(err, errlen, "cannot read the script %s: %s", label, strerror(e));
 		}
 		n += (size_t)r;
 	}
@@ -584,12 +572,12 @@ int bsub_read_script(const char *path, uint8_t **data, size_t *len, char *err, s
 		close(fd);
 	if (n > PROTO_MAX_SCRIPT) {
 		free(buf);
-		return fail(err, errlen, "the script %s is larger than %u bytes (1 MiB), the most "
+		return errf(err, errlen, "the script %s is larger than %u bytes (1 MiB), the most "
 		            "bsub sends", label, PROTO_MAX_SCRIPT);
 	}
 	if (n == 0) {
 		free(buf);
-		return fail(err, errlen, "the script %s is empty", label);
+		return errf(err, errlen, "the script %s is empty", label);
 	}
 	*data = buf;
 	*len = n;

@@ -13,23 +13,11 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "errf.h"
 #include "client.h"
 #include "paths.h"
 
 int client_timeout_ms = CLIENT_TIMEOUT_MS;
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && len) {
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 /* ---- transport ---- */
 
@@ -142,26 +130,26 @@ int client_request(const char *socket_opt, const struct proto_buf *req, uint8_t 
 	*reply = NULL;
 	*reply_len = 0;
 	if (!req || !req->p || req->len < PROTO_HEADER)
-		return fail(err, errlen, "internal error: no request to send");
+		return errf(err, errlen, "internal error: no request to send");
 	if (paths_client_socket(socket_opt, getuid() == 0, path, sizeof path) < 0) {
 		const char *env = getenv(PATHS_ENV_SOCKET);
 
 		if ((socket_opt && *socket_opt) || (env && *env))
-			return fail(err, errlen, "the socket path is too long (at most %zu bytes)",
+			return errf(err, errlen, "the socket path is too long (at most %zu bytes)",
 			            sizeof sa.sun_path - 1);
-		return fail(err, errlen, "cannot work out the default socket path "
+		return errf(err, errlen, "cannot work out the default socket path "
 		            "(set BACKFILLD_SOCKET or --socket)");
 	}
 	plen = strlen(path);
 	if (plen >= sizeof sa.sun_path)
-		return fail(err, errlen, "cannot reach backfilld at %s: the path is %zu bytes, and a "
+		return errf(err, errlen, "cannot reach backfilld at %s: the path is %zu bytes, and a "
 		            "Unix socket path can have at most %zu (use a shorter one)",
 		            path, plen, sizeof sa.sun_path - 1);
 	memcpy(sa.sun_path, path, plen + 1);
 
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return fail(err, errlen, "cannot create a socket: %s", strerror(errno));
+		return errf(err, errlen, "cannot create a socket: %s", strerror(errno));
 	/* A Unix stream connect blocks only while the daemon's backlog is
 	 * full, and gives up after the send timeout. */
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
@@ -172,17 +160,17 @@ int client_request(const char *socket_opt, const struct proto_buf *req, uint8_t 
 
 		close(fd);
 		if (e == EAGAIN || e == EWOULDBLOCK || e == EINPROGRESS || e == ETIMEDOUT)
-			return fail(err, errlen, "backfilld at %s did not accept the connection "
+			return errf(err, errlen, "backfilld at %s did not accept the connection "
 			            "within %d s (is it overloaded or stopped?)", path,
 			            seconds(client_timeout_ms));
-		return fail(err, errlen, "cannot reach backfilld at %s: %s (is the daemon running? "
+		return errf(err, errlen, "cannot reach backfilld at %s: %s (is the daemon running? "
 		            "set BACKFILLD_SOCKET or --socket)", path, strerror(e));
 	}
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
 		int e = errno;
 
 		close(fd);
-		return fail(err, errlen, "cannot set up the socket: %s", strerror(e));
+		return errf(err, errlen, "cannot set up the socket: %s", strerror(e));
 	}
 
 	/* The daemon may refuse a request before reading all of it (too big),
@@ -192,7 +180,7 @@ int client_request(const char *socket_opt, const struct proto_buf *req, uint8_t 
 		send_errno = errno;
 		if (send_errno == ETIMEDOUT) {
 			close(fd);
-			return fail(err, errlen, "backfilld at %s did not take the request within %d s",
+			return errf(err, errlen, "backfilld at %s did not take the request within %d s",
 			            path, seconds(client_timeout_ms));
 		}
 	}
@@ -203,22 +191,22 @@ int client_request(const char *socket_opt, const struct proto_buf *req, uint8_t 
 	if (got < PROTO_HEADER) {
 		close(fd);
 		if (got == 0 && send_errno)
-			return fail(err, errlen, "backfilld at %s closed the connection while the "
+			return errf(err, errlen, "backfilld at %s closed the connection while the "
 			            "request was sent (%s)", path, strerror(send_errno));
 		if (got == 0)
-			return fail(err, errlen, "backfilld at %s closed the connection without a reply",
+			return errf(err, errlen, "backfilld at %s closed the connection without a reply",
 			            path);
-		return fail(err, errlen, "backfilld at %s closed the connection in the middle of "
+		return errf(err, errlen, "backfilld at %s closed the connection in the middle of "
 		            "a reply", path);
 	}
 	if (proto_frame(hdr, PROTO_HEADER, &flen, type, why, sizeof why) < 0) {
 		close(fd);
-		return fail(err, errlen, "unreadable reply from backfilld at %s: %s", path, why);
+		return errf(err, errlen, "unreadable reply from backfilld at %s: %s", path, why);
 	}
 	flen = PROTO_HEADER + (size_t)rd32(hdr);	/* proto_frame checked the limit */
 	if (!(buf = malloc(flen))) {
 		close(fd);
-		return fail(err, errlen, "out of memory for a %zu-byte reply", flen);
+		return errf(err, errlen, "out of memory for a %zu-byte reply", flen);
 	}
 	memcpy(buf, hdr, PROTO_HEADER);
 	got = recv_all(fd, buf + PROTO_HEADER, flen - PROTO_HEADER, deadline);
@@ -228,12 +216,12 @@ int client_request(const char *socket_opt, const struct proto_buf *req, uint8_t 
 	fd = -1;
 	if ((size_t)got < flen - PROTO_HEADER) {
 		free(buf);
-		return fail(err, errlen, "backfilld at %s closed the connection in the middle of "
+		return errf(err, errlen, "backfilld at %s closed the connection in the middle of "
 		            "a reply (%zu of %zu bytes)", path, PROTO_HEADER + (size_t)got, flen);
 	}
 	if (proto_frame(buf, flen, &flen, type, why, sizeof why) != 1) {
 		free(buf);
-		return fail(err, errlen, "unreadable reply from backfilld at %s: %s", path, why);
+		return errf(err, errlen, "unreadable reply from backfilld at %s: %s", path, why);
 	}
 	*reply = buf;
 	*reply_len = flen;
@@ -246,9 +234,9 @@ io_error:
 		free(buf);
 		close(fd);
 		if (e == ETIMEDOUT)
-			return fail(err, errlen, "no reply from backfilld at %s within %d s", path,
+			return errf(err, errlen, "no reply from backfilld at %s within %d s", path,
 			            seconds(client_timeout_ms));
-		return fail(err, errlen, "reading the reply from backfilld at %s: %s", path,
+		return errf(err, errlen, "reading the reply from backfilld at %s: %s", path,
 		            strerror(e));
 	}
 }

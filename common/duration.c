@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include "errf.h"
 #include "duration.h"
 
 #define MINUTE ((uint64_t)60 * BF_SEC)
@@ -27,19 +28,6 @@ static const struct unit {
 	{ 's', 6, (uint64_t)BF_SEC },
 };
 #define NUNITS ((int)(sizeof units / sizeof units[0]))
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -96,10 +84,10 @@ static int two_digits(const char **p, const char *what, uint64_t *v, char *err, 
 	const char *s = *p;
 
 	if (!is_digit(s[0]) || !is_digit(s[1]) || is_digit(s[2]))
-		return fail(err, errlen, "%s after ':' must be exactly two digits, 00 to 59", what);
+		return errf(err, errlen, "%s after ':' must be exactly two digits, 00 to 59", what);
 	*v = (uint64_t)(s[0] - '0') * 10 + (uint64_t)(s[1] - '0');
 	if (*v > 59)
-		return fail(err, errlen, "%s after ':' must be 00 to 59, not %c%c", what, s[0], s[1]);
+		return errf(err, errlen, "%s after ':' must be 00 to 59, not %c%c", what, s[0], s[1]);
 	*p = s + 2;
 	return 0;
 }
@@ -116,12 +104,12 @@ static int parse_clock(const char *s, uint64_t *total, char *err, size_t errlen)
 	for (const char *q = s; *q; q++)
 		colons += *q == ':';
 	if (colons > 2)
-		return fail(err, errlen, "too many ':' (use M, H:MM or H:MM:SS)");
+		return errf(err, errlen, "too many ':' (use M, H:MM or H:MM:SS)");
 	h = number(&p, &nd);
 	if (nd == 0)
-		return fail(err, errlen, "expected hours before ':' (use H:MM, as in 0:30)");
+		return errf(err, errlen, "expected hours before ':' (use H:MM, as in 0:30)");
 	if (*p != ':')
-		return fail(err, errlen, "unexpected %s in H:MM time (a clock takes no units)",
+		return errf(err, errlen, "unexpected %s in H:MM time (a clock takes no units)",
 			    show(*p, cb, sizeof cb));
 	p++;
 	if (two_digits(&p, "minutes", &mm, err, errlen) < 0)
@@ -132,7 +120,7 @@ static int parse_clock(const char *s, uint64_t *total, char *err, size_t errlen)
 			return -1;
 	}
 	if (*p)
-		return fail(err, errlen, "unexpected %s after H:MM%s (a clock takes no units or fractions)",
+		return errf(err, errlen, "unexpected %s after H:MM%s (a clock takes no units or fractions)",
 			    show(*p, cb, sizeof cb), colons == 2 ? ":SS" : "");
 	*total = sat_add(sat_mul(h, HOUR), mm * MINUTE + ss * (uint64_t)BF_SEC);
 	return 0;
@@ -155,38 +143,38 @@ static int parse_units(const char *s, uint64_t *total, char *err, size_t errlen)
 
 		if (!is_digit(*p)) {
 			if (*p == '.')
-				return fail(err, errlen, "a fraction needs a digit before the '.' (0.5h, not .5h)");
+				return errf(err, errlen, "a fraction needs a digit before the '.' (0.5h, not .5h)");
 			if (unit_index(*p) >= 0)
-				return fail(err, errlen, "unit '%c' needs a number before it (as in 2%c)", *p, *p);
-			return fail(err, errlen, "unexpected %s in time limit", show(*p, cb, sizeof cb));
+				return errf(err, errlen, "unit '%c' needs a number before it (as in 2%c)", *p, *p);
+			return errf(err, errlen, "unexpected %s in time limit", show(*p, cb, sizeof cb));
 		}
 		v = number(&p, &nd);
 		if (*p == '.') {
 			p++;
 			if (!is_digit(*p))
-				return fail(err, errlen, "a fraction needs a digit after the '.' (1.5h, not 1.h)");
+				return errf(err, errlen, "a fraction needs a digit after the '.' (1.5h, not 1.h)");
 			f = number(&p, &fd);
 		}
 		if (!*p) {
 			if (fd)
-				return fail(err, errlen, "a fraction needs a unit (as in 1.5h); plain numbers are whole minutes");
-			return fail(err, errlen, "the number %.*s at the end needs a unit (d, h, m or s)",
+				return errf(err, errlen, "a fraction needs a unit (as in 1.5h); plain numbers are whole minutes");
+			return errf(err, errlen, "the number %.*s at the end needs a unit (d, h, m or s)",
 				    (int)(nd < 20 ? nd : 20), num);
 		}
 		u = unit_index(*p);
 		if (u < 0)
-			return fail(err, errlen, "unknown unit %s (use d, h, m or s)", show(*p, cb, sizeof cb));
+			return errf(err, errlen, "unknown unit %s (use d, h, m or s)", show(*p, cb, sizeof cb));
 		if (u == last)
-			return fail(err, errlen, "unit '%c' given twice", units[u].c);
+			return errf(err, errlen, "unit '%c' given twice", units[u].c);
 		if (u < last)
-			return fail(err, errlen, "units must go from largest to smallest: d, h, m, s ('%c' after '%c')",
+			return errf(err, errlen, "units must go from largest to smallest: d, h, m, s ('%c' after '%c')",
 				    units[u].c, units[last].c);
 		if (fd && parts)
-			return fail(err, errlen, "a fraction is allowed only on a single unit (1.5h, not 1h0.5m)");
+			return errf(err, errlen, "a fraction is allowed only on a single unit (1.5h, not 1h0.5m)");
 		if (fraction)
-			return fail(err, errlen, "a fraction is allowed only on a single unit (1.5h, not 1.5h30m)");
+			return errf(err, errlen, "a fraction is allowed only on a single unit (1.5h, not 1.5h30m)");
 		if (fd > (size_t)units[u].frac)
-			return fail(err, errlen, "at most %d digits after the '.' with unit '%c' (the limit is in microseconds)",
+			return errf(err, errlen, "at most %d digits after the '.' with unit '%c' (the limit is in microseconds)",
 				    units[u].frac, units[u].c);
 		p++;
 		*total = sat_add(*total, sat_mul(v, units[u].us));
@@ -213,17 +201,17 @@ int duration_parse(const char *s, bf_time *out, char *err, size_t errlen)
 	bool digits_only = true;
 
 	if (!s || !*s)
-		return fail(err, errlen, "empty time limit");
+		return errf(err, errlen, "empty time limit");
 	len = strnlen(s, DURATION_MAX_LEN + 1);
 	if (len > DURATION_MAX_LEN)
-		return fail(err, errlen, "time limit longer than %d characters", DURATION_MAX_LEN);
+		return errf(err, errlen, "time limit longer than %d characters", DURATION_MAX_LEN);
 	for (size_t i = 0; i < len; i++) {
 		if (is_space(s[i]))
-			return fail(err, errlen, "space in time limit (write it as one word, as in 1h30m)");
+			return errf(err, errlen, "space in time limit (write it as one word, as in 1h30m)");
 		digits_only &= is_digit(s[i]);
 	}
 	if (s[0] == '+' || s[0] == '-')
-		return fail(err, errlen, "a time limit takes no sign %s", show(s[0], cb, sizeof cb));
+		return errf(err, errlen, "a time limit takes no sign %s", show(s[0], cb, sizeof cb));
 	if (strchr(s, ':')) {
 		if (parse_clock(s, &total, err, errlen) < 0)
 			return -1;
@@ -235,9 +223,9 @@ int duration_parse(const char *s, bf_time *out, char *err, size_t errlen)
 		return -1;
 	}
 	if (total == 0)
-		return fail(err, errlen, "a time limit must be more than 0");
+		return errf(err, errlen, "a time limit must be more than 0");
 	if (total > (uint64_t)BF_MAX_DURATION)
-		return fail(err, errlen, "a time limit of more than 100 years (36600d) is not accepted");
+		return errf(err, errlen, "a time limit of more than 100 years (36600d) is not accepted");
 	*out = (bf_time)total;
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "errf.h"
 #include "nodelist.h"
 
 #define QUOTE_MAX 40	/* characters of input shown in a message */
@@ -23,19 +24,6 @@ struct builder {
 	uint64_t count;
 	uint64_t bytes;		/* sum of name lengths + NULs */
 };
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -116,7 +104,7 @@ static size_t put_num(char *dst, uint64_t v, unsigned width)
 static int room(const struct builder *b, uint64_t k, char *err, size_t errlen)
 {
 	if (k > NODELIST_MAX - b->count)
-		return fail(err, errlen, "more than %u nodes in the list", NODELIST_MAX);
+		return errf(err, errlen, "more than %u nodes in the list", NODELIST_MAX);
 	return 0;
 }
 
@@ -125,7 +113,7 @@ static int add_name(struct builder *b, const char *name, size_t len, char *err, 
 	char q[4 * QUOTE_MAX + 4];
 
 	if (len > NODELIST_NAME_MAX)
-		return fail(err, errlen, "node name '%s' has %zu bytes, more than %d",
+		return errf(err, errlen, "node name '%s' has %zu bytes, more than %d",
 			    quote(q, name, len), len, NODELIST_NAME_MAX);
 	if (room(b, 1, err, errlen) < 0)
 		return -1;
@@ -153,7 +141,7 @@ static int add_range(struct builder *b, const char *pre, size_t plen, uint64_t l
 		memcpy(name, pre, n);
 		if (plen <= NODELIST_NAME_MAX)
 			n += put_num(name + n, hi, width);
-		return fail(err, errlen, "node name '%s' has %zu bytes, more than %d",
+		return errf(err, errlen, "node name '%s' has %zu bytes, more than %d",
 			    quote(q, name, n), plen + dmax, NODELIST_NAME_MAX);
 	}
 	if (room(b, hi - lo + 1, err, errlen) < 0)
@@ -206,7 +194,7 @@ static int bracket_number(const char **p, uint64_t *v, unsigned *width, char *er
 	while (is_digit(s[n]))
 		n++;
 	if (n > NODELIST_NUM_DIGITS)
-		return fail(err, errlen, "number '%s' in brackets has more than %d digits",
+		return errf(err, errlen, "number '%s' in brackets has more than %d digits",
 			    quote(q, s, n), NODELIST_NUM_DIGITS);
 	for (size_t i = 0; i < n; i++)
 		*v = *v * 10 + (uint64_t)(s[i] - '0');
@@ -222,12 +210,12 @@ static int no_number(const char *p, const char *where, char *err, size_t errlen)
 	char c[8];
 
 	if (*p == '[')
-		return fail(err, errlen, "nested brackets are not supported");
+		return errf(err, errlen, "nested brackets are not supported");
 	if (*p == '\0')
-		return fail(err, errlen, "missing ']'");
+		return errf(err, errlen, "missing ']'");
 	if (*p == ',' || *p == ']')
-		return fail(err, errlen, "empty element in brackets (as in [1,,2] or [])");
-	return fail(err, errlen, "expected a number%s in brackets, not %s", where, show(c, *p));
+		return errf(err, errlen, "empty element in brackets (as in [1,,2] or [])");
+	return errf(err, errlen, "expected a number%s in brackets, not %s", where, show(c, *p));
 }
 
 /* The bracket group after a prefix; *p is just past '['. */
@@ -238,7 +226,7 @@ static int scan_brackets(const char **pp, const char *pre, size_t plen, struct b
 	char c[8], q1[4 * QUOTE_MAX + 4], q2[4 * QUOTE_MAX + 4];
 
 	if (*p == ']')
-		return fail(err, errlen, "empty brackets '[]'");
+		return errf(err, errlen, "empty brackets '[]'");
 	for (;;) {
 		const char *lo_s = p, *hi_s;
 		uint64_t lo, hi;
@@ -248,7 +236,7 @@ static int scan_brackets(const char **pp, const char *pre, size_t plen, struct b
 		if (n < 0)
 			return -1;
 		if (n == 0 && *p == '-')
-			return fail(err, errlen, "a range in brackets has no start (as in [-3])");
+			return errf(err, errlen, "a range in brackets has no start (as in [-3])");
 		if (n == 0)
 			return no_number(p, "", err, errlen);
 		hi = lo;
@@ -259,12 +247,12 @@ static int scan_brackets(const char **pp, const char *pre, size_t plen, struct b
 			if (n < 0)
 				return -1;
 			if (n == 0 && (*p == ',' || *p == ']' || *p == '\0'))
-				return fail(err, errlen, "range '%s-' has no end",
+				return errf(err, errlen, "range '%s-' has no end",
 					    quote(q1, lo_s, (size_t)(hi_s - 1 - lo_s)));
 			if (n == 0)
 				return no_number(p, " after '-'", err, errlen);
 			if (hi < lo)
-				return fail(err, errlen, "range '%s-%s' goes backwards",
+				return errf(err, errlen, "range '%s-%s' goes backwards",
 					    quote(q1, lo_s, (size_t)(hi_s - 1 - lo_s)),
 					    quote(q2, hi_s, (size_t)(p - hi_s)));
 		}
@@ -277,20 +265,20 @@ static int scan_brackets(const char **pp, const char *pre, size_t plen, struct b
 		if (*p == ']')
 			break;
 		if (*p == '\0')
-			return fail(err, errlen, "missing ']'");
+			return errf(err, errlen, "missing ']'");
 		if (*p == '[')
-			return fail(err, errlen, "nested brackets are not supported");
-		return fail(err, errlen, "unexpected %s in brackets (expected ',', '-' or ']')",
+			return errf(err, errlen, "nested brackets are not supported");
+		return errf(err, errlen, "unexpected %s in brackets (expected ',', '-' or ']')",
 			    show(c, *p));
 	}
 	p++;	/* ']' */
 	if (*p == ']')
-		return fail(err, errlen, "']' without '['");
+		return errf(err, errlen, "']' without '['");
 	for (const char *q = p; *q && *q != ','; q++)
 		if (*q == '[')
-			return fail(err, errlen, "only one [...] group per name is supported");
+			return errf(err, errlen, "only one [...] group per name is supported");
 	if (*p && *p != ',')
-		return fail(err, errlen, "text after ']' is not supported (a [...] group must end the name)");
+		return errf(err, errlen, "text after ']' is not supported (a [...] group must end the name)");
 	*pp = p;
 	return 0;
 }
@@ -302,7 +290,7 @@ static int scan(const char *s, struct builder *b, char *err, size_t errlen)
 	char c[8];
 
 	if (!*p)
-		return fail(err, errlen, "empty node list");
+		return errf(err, errlen, "empty node list");
 	for (;;) {
 		const char *pre = p;
 		size_t plen;
@@ -314,19 +302,19 @@ static int scan(const char *s, struct builder *b, char *err, size_t errlen)
 		 * site's remote shell): nothing that reads as an option or a
 		 * relative path. */
 		if (plen && (pre[0] == '-' || pre[0] == '.'))
-			return fail(err, errlen, "a node name may not begin with '%c'", pre[0]);
+			return errf(err, errlen, "a node name may not begin with '%c'", pre[0]);
 		if (*p == '[') {
 			p++;
 			if (scan_brackets(&p, pre, plen, b, err, errlen) < 0)
 				return -1;
 		} else if (*p == ']') {
-			return fail(err, errlen, "']' without '['");
+			return errf(err, errlen, "']' without '['");
 		} else if (*p && *p != ',') {
-			return fail(err, errlen,
+			return errf(err, errlen,
 				    "character %s is not allowed in a node name (only A-Z a-z 0-9 . _ -)",
 				    show(c, *p));
 		} else if (plen == 0) {
-			return fail(err, errlen, "empty name in node list (check the commas)");
+			return errf(err, errlen, "empty name in node list (check the commas)");
 		} else if (add_name(b, pre, plen, err, errlen) < 0) {
 			return -1;
 		}
@@ -390,14 +378,14 @@ int nodelist_parse(const char *s, struct nodelist *out, char *err, size_t errlen
 	out->names = NULL;
 	out->count = 0;
 	if (!s)
-		return fail(err, errlen, "empty node list");
+		return errf(err, errlen, "empty node list");
 	if (scan(s, &b, err, errlen) < 0)
 		return -1;
 	/* count <= 2^20 names of <= 64 bytes: no size_t overflow. */
 	ptrs = (size_t)b.count * sizeof(char *);
 	b.names = malloc(ptrs + (size_t)b.bytes);
 	if (!b.names)
-		return fail(err, errlen, "out of memory for %llu node names", (unsigned long long)b.count);
+		return errf(err, errlen, "out of memory for %llu node names", (unsigned long long)b.count);
 	b.next = (char *)b.names + ptrs;
 	b.count = 0;
 	b.bytes = 0;
@@ -408,10 +396,10 @@ int nodelist_parse(const char *s, struct nodelist *out, char *err, size_t errlen
 	rep = first_repeat(b.names, (uint32_t)b.count);
 	if (rep != -1) {
 		if (rep == -2)
-			fail(err, errlen, "out of memory checking %llu node names for repeats",
+			errf(err, errlen, "out of memory checking %llu node names for repeats",
 			     (unsigned long long)b.count);
 		else
-			fail(err, errlen, "node '%s' is listed twice",
+			errf(err, errlen, "node '%s' is listed twice",
 			     quote(q, b.names[rep], strlen(b.names[rep])));
 		free(b.names);
 		return -1;

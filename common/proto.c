@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "errf.h"
 #include "proto.h"
 
 enum proto_kind { PK_INT = 1, PK_BYTES = 2, PK_GROUP = 3 };
@@ -17,17 +18,6 @@ static const char *const err_names[] = {
 const char *proto_err_name(enum proto_err e)
 {
 	return (unsigned)e < sizeof err_names / sizeof *err_names ? err_names[e] : "unknown error";
-}
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
 }
 
 /* ---- output ---- */
@@ -162,12 +152,12 @@ int proto_frame(const uint8_t *buf, size_t avail, size_t *frame_len, enum proto_
 		return 0;
 	n = rd32(buf);
 	if (buf[4] != PROTO_VERSION)
-		return fail(err, errlen, "protocol version %u; this side speaks %u", buf[4],
+		return errf(err, errlen, "protocol version %u; this side speaks %u", buf[4],
 		            PROTO_VERSION);
 	if (buf[6] || buf[7])
-		return fail(err, errlen, "malformed frame header");
+		return errf(err, errlen, "malformed frame header");
 	if (n > PROTO_MAX_PAYLOAD)
-		return fail(err, errlen, "message of %u bytes is over the %u-byte limit", n,
+		return errf(err, errlen, "message of %u bytes is over the %u-byte limit", n,
 		            PROTO_MAX_PAYLOAD);
 	if (avail - PROTO_HEADER < n)
 		return 0;
@@ -206,47 +196,47 @@ static int walk(const uint8_t *p, const uint8_t *end, const struct spec *sp, siz
 		size_t k;
 
 		if (end - p < 2)
-			return fail(err, errlen, "truncated field");
+			return errf(err, errlen, "truncated field");
 		f.tag = p[0];
 		f.kind = p[1];
 		p += 2;
 		for (k = 0; k < nspec && sp[k].tag != f.tag; k++)
 			;
 		if (k == nspec)
-			return fail(err, errlen, "unknown field %u", f.tag);
+			return errf(err, errlen, "unknown field %u", f.tag);
 		if (sp[k].kind != f.kind)
-			return fail(err, errlen, "field %u has the wrong kind", f.tag);
+			return errf(err, errlen, "field %u has the wrong kind", f.tag);
 		if (++count[k] > 1 && !sp[k].repeated)
-			return fail(err, errlen, "field %u given twice", f.tag);
+			return errf(err, errlen, "field %u given twice", f.tag);
 		if (count[k] > (sp[k].max_count ? sp[k].max_count : PROTO_MAX_LIST))
-			return fail(err, errlen, "more than %u of field %u",
+			return errf(err, errlen, "more than %u of field %u",
 			            sp[k].max_count ? sp[k].max_count : PROTO_MAX_LIST, f.tag);
 		if (f.kind == PK_INT) {
 			if (end - p < 8)
-				return fail(err, errlen, "truncated field %u", f.tag);
+				return errf(err, errlen, "truncated field %u", f.tag);
 			f.i = (int64_t)((uint64_t)rd32(p) << 32 | rd32(p + 4));
 			p += 8;
 		} else {
 			if (end - p < 4)
-				return fail(err, errlen, "truncated field %u", f.tag);
+				return errf(err, errlen, "truncated field %u", f.tag);
 			f.len = rd32(p);
 			p += 4;
 			if ((size_t)(end - p) < f.len)
-				return fail(err, errlen, "truncated field %u", f.tag);
+				return errf(err, errlen, "truncated field %u", f.tag);
 			f.data = p;
 			p += f.len;
 			if (f.kind == PK_BYTES && f.len > sp[k].max_len)
-				return fail(err, errlen, "field %u is over %u bytes", f.tag, sp[k].max_len);
+				return errf(err, errlen, "field %u is over %u bytes", f.tag, sp[k].max_len);
 			if (f.kind == PK_BYTES && sp[k].max_len != PROTO_MAX_SCRIPT &&
 			    memchr(f.data, '\0', f.len))
-				return fail(err, errlen, "field %u has a NUL byte", f.tag);
+				return errf(err, errlen, "field %u has a NUL byte", f.tag);
 		}
 		if (take(&f, ctx, err, errlen) < 0)
 			return -1;
 	}
 	for (size_t k = 0; k < nspec; k++)
 		if (sp[k].required && !count[k])
-			return fail(err, errlen, "field %u is missing", sp[k].tag);
+			return errf(err, errlen, "field %u is missing", sp[k].tag);
 	return 0;
 }
 
@@ -256,9 +246,9 @@ static int walk_frame(const uint8_t *frame, size_t len, enum proto_type want,
                       char *err, size_t errlen)
 {
 	if (len < PROTO_HEADER || rd32(frame) != len - PROTO_HEADER)
-		return fail(err, errlen, "bad frame length");
+		return errf(err, errlen, "bad frame length");
 	if (frame[5] != want)
-		return fail(err, errlen, "message type %u, expected %u", frame[5], want);
+		return errf(err, errlen, "message type %u, expected %u", frame[5], want);
 	return walk(frame + PROTO_HEADER, frame + len, sp, nspec, take, ctx, err, errlen);
 }
 
@@ -318,7 +308,7 @@ static void *arena_push(struct proto_arena *a, void **arr, uint32_t *count, size
 	return (char *)*arr + n * size;
 }
 
-#define NOMEM(err, len) fail(err, len, "out of memory")
+#define NOMEM(err, len) errf(err, len, "out of memory")
 
 /* ---- SUBMIT ---- */
 
@@ -369,12 +359,12 @@ static int take_submit(const struct field *f, void *vctx, char *err, size_t errl
 	switch (f->tag) {
 	case SU_NODES:
 		if (f->i < 1 || f->i > UINT32_MAX)
-			return fail(err, errlen, "nodes must be from 1 to %u", UINT32_MAX);
+			return errf(err, errlen, "nodes must be from 1 to %u", UINT32_MAX);
 		m->nodes = (uint32_t)f->i;
 		break;
 	case SU_ESTIMATE:
 		if (f->i <= 0 || f->i > BF_MAX_DURATION)
-			return fail(err, errlen, "the time limit must be more than 0 and at most 100 years");
+			return errf(err, errlen, "the time limit must be more than 0 and at most 100 years");
 		m->estimate = f->i;
 		break;
 	case SU_NAME: m->name = s; break;
@@ -384,7 +374,7 @@ static int take_submit(const struct field *f, void *vctx, char *err, size_t errl
 		break;
 	case SU_CWD:
 		if (s[0] != '/')
-			return fail(err, errlen, "the working directory must be an absolute path");
+			return errf(err, errlen, "the working directory must be an absolute path");
 		m->cwd = s;
 		break;
 	case SU_OUT: m->out = s; break;
@@ -392,7 +382,7 @@ static int take_submit(const struct field *f, void *vctx, char *err, size_t errl
 	case SU_ARG:
 	case SU_ENV:
 		if (f->tag == SU_ENV && (!strchr(s, '=') || s[0] == '='))
-			return fail(err, errlen, "an environment entry must be NAME=value");
+			return errf(err, errlen, "an environment entry must be NAME=value");
 		slot = f->tag == SU_ARG ? arena_push(c->a, (void **)&m->argv, &m->argc, sizeof *slot)
 		                        : arena_push(c->a, (void **)&m->env, &m->envc, sizeof *slot);
 		if (!slot)
@@ -438,7 +428,7 @@ static int take_list(const struct field *f, void *vm, char *err, size_t errlen)
 
 	if (f->tag == LI_ALL) {
 		if (f->i != 0 && f->i != 1)
-			return fail(err, errlen, "'all users' must be 0 or 1");
+			return errf(err, errlen, "'all users' must be 0 or 1");
 		m->all_users = f->i;
 	} else {
 		m->has_job = true;
@@ -453,7 +443,7 @@ int proto_dec_list(const uint8_t *frame, size_t len, struct proto_list *m, char 
 	if (len >= PROTO_HEADER && frame[5] == PT_INFO) {
 		if (walk_frame(frame, len, PT_INFO, list_spec, 2, take_list, m, err, errlen) < 0)
 			return -1;
-		return m->has_job ? 0 : fail(err, errlen, "which job? (field %u is missing)", LI_JOB);
+		return m->has_job ? 0 : errf(err, errlen, "which job? (field %u is missing)", LI_JOB);
 	}
 	return walk_frame(frame, len, PT_LIST, list_spec, 2, take_list, m, err, errlen);
 }
@@ -566,7 +556,7 @@ int proto_enc_submitted(struct proto_buf *b, const struct proto_submitted *m)
 
 static int check_kind(int64_t v, char *err, size_t errlen)
 {
-	return v >= PS_NONE && v <= PS_PREDICTED ? 0 : fail(err, errlen, "unknown start kind %lld",
+	return v >= PS_NONE && v <= PS_PREDICTED ? 0 : errf(err, errlen, "unknown start kind %lld",
 	                                                    (long long)v);
 }
 
@@ -674,7 +664,7 @@ static int take_job_field(const struct field *f, void *vctx, char *err, size_t e
 	case JO_ID: j->id = (uint64_t)f->i; break;
 	case JO_UID:
 		if (f->i < 0 || f->i > UINT32_MAX)
-			return fail(err, errlen, "bad uid");
+			return errf(err, errlen, "bad uid");
 		j->uid = (uint32_t)f->i;
 		break;
 	case JO_USER: j->user = s; break;
@@ -682,7 +672,7 @@ static int take_job_field(const struct field *f, void *vctx, char *err, size_t e
 	case JO_STATE: j->state = s; break;
 	case JO_NODES:
 		if (f->i < 0 || f->i > UINT32_MAX)
-			return fail(err, errlen, "bad node count");
+			return errf(err, errlen, "bad node count");
 		j->nodes = (uint32_t)f->i;
 		break;
 	case JO_ESTIMATE: j->estimate = f->i; break;
@@ -696,7 +686,7 @@ static int take_job_field(const struct field *f, void *vctx, char *err, size_t e
 		break;
 	case JO_EXIT:
 		if (f->i < INT32_MIN || f->i > INT32_MAX)
-			return fail(err, errlen, "bad exit status");
+			return errf(err, errlen, "bad exit status");
 		j->has_exit = true;
 		j->exit_status = (int32_t)f->i;
 		break;
@@ -770,7 +760,7 @@ static int take_result_field(const struct field *f, void *vctx, char *err, size_
 		c->ids[c->nids - 1] = (uint64_t)f->i;
 	} else {
 		if (f->i < 0 || f->i > PE_DONE)
-			return fail(err, errlen, "unknown result code %lld", (long long)f->i);
+			return errf(err, errlen, "unknown result code %lld", (long long)f->i);
 		c->codes[c->ncodes - 1] = (enum proto_err)f->i;
 	}
 	return 0;
@@ -853,7 +843,7 @@ static int take_steps(const struct field *f, void *vctx, char *err, size_t errle
 
 	if (f->tag == ST_NODES) {
 		if (f->i < 1 || f->i > UINT32_MAX)
-			return fail(err, errlen, "bad partition size");
+			return errf(err, errlen, "bad partition size");
 		c->m->nodes = (uint32_t)f->i;
 		return 0;
 	}
@@ -931,7 +921,7 @@ static int take_holder_field(const struct field *f, void *vctx, char *err, size_
 	case HD_JOB: h->job = (uint64_t)f->i; break;
 	case HD_UID:
 		if (f->i < 0 || f->i > UINT32_MAX)
-			return fail(err, errlen, "bad uid");
+			return errf(err, errlen, "bad uid");
 		h->uid = (uint32_t)f->i;
 		break;
 	case HD_USER: h->user = s; break;

@@ -4,18 +4,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "errf.h"
 #include "sched_internal.h"
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static int check_nodes(const struct sched *s, char *buf, size_t len)
 {
@@ -28,10 +18,10 @@ static int check_nodes(const struct sched *s, char *buf, size_t len)
 		nfree += f;
 		down_idle += ns->down[i] && ns->owner[i] == NODESET_NONE;
 		if (f && (ns->owner[i] != NODESET_NONE || ns->down[i]))
-			return fail(buf, len, "node %u is free but held or down", i);
+			return errf(buf, len, "node %u is free but held or down", i);
 	}
 	if (nfree != ns->nfree)
-		return fail(buf, len, "free count %u, but %u nodes are free", ns->nfree, nfree);
+		return errf(buf, len, "free count %u, but %u nodes are free", ns->nfree, nfree);
 	for (uint32_t slot = 0; slot < s->jobs_used; slot++) {
 		const struct job *j = &s->jobs[slot];
 		uint32_t k = 0;
@@ -43,20 +33,20 @@ static int check_nodes(const struct sched *s, char *buf, size_t len)
 			/* Each node has one owner, so a node on two lists shows
 			 * up here as a wrong owner. */
 			if (ns->owner[i] != slot)
-				return fail(buf, len, "node %u is on job %llu's list but held by another",
+				return errf(buf, len, "node %u is on job %llu's list but held by another",
 				            i, (unsigned long long)j->id);
 			if (k > j->nodes)
 				break;
 		}
 		if (k != j->nodes)
-			return fail(buf, len, "job %llu holds %u nodes, needs %u",
+			return errf(buf, len, "job %llu holds %u nodes, needs %u",
 			            (unsigned long long)j->id, k, j->nodes);
 		held += k;
 	}
 	if (running != s->nrunning)
-		return fail(buf, len, "%u running jobs, counted %u", running, s->nrunning);
+		return errf(buf, len, "%u running jobs, counted %u", running, s->nrunning);
 	if (held + nfree + down_idle != ns->n)
-		return fail(buf, len, "held %u + free %u + down %u != %u nodes",
+		return errf(buf, len, "held %u + free %u + down %u != %u nodes",
 		            held, nfree, down_idle, ns->n);
 	return 0;
 }
@@ -73,12 +63,12 @@ static int check_plan(const struct sched *s, bf_time now, char *buf, size_t len)
 				overdue += !s->ns.down[i];
 		} else if (j->state == SLOT_QUEUED) {
 			if (j->submit > now)
-				return fail(buf, len, "job %llu queued before it arrived",
+				return errf(buf, len, "job %llu queued before it arrived",
 				            (unsigned long long)j->id);
 			if ((j->flags & JF_RESERVED) && j->resv <= now)
 				due += j->nodes;
 			if (s->prm.policy == SCHED_CONSERVATIVE && j->resv > j->first_guarantee)
-				return fail(buf, len, "job %llu: guarantee %lld later than first %lld",
+				return errf(buf, len, "job %llu: guarantee %lld later than first %lld",
 				            (unsigned long long)j->id, (long long)j->resv,
 				            (long long)j->first_guarantee);
 		}
@@ -86,10 +76,10 @@ static int check_plan(const struct sched *s, bf_time now, char *buf, size_t len)
 	/* The plan counts as free now what the node set has free, less what
 	 * due jobs reserved, plus what jobs past their planned end still hold. */
 	if (plan_free != (int64_t)s->ns.nfree - due + overdue)
-		return fail(buf, len, "plan says %lld free now, node set %u (due %lld, overdue %lld)",
+		return errf(buf, len, "plan says %lld free now, node set %u (due %lld, overdue %lld)",
 		            (long long)plan_free, s->ns.nfree, (long long)due, (long long)overdue);
 	if (profile_first_below(&s->prof, 0, now, BF_NEVER) != BF_NEVER && s->ns.ndown == 0)
-		return fail(buf, len, "plan has fewer than 0 free nodes at %lld",
+		return errf(buf, len, "plan has fewer than 0 free nodes at %lld",
 		            (long long)profile_first_below(&s->prof, 0, now, BF_NEVER));
 	return 0;
 }
@@ -97,7 +87,7 @@ static int check_plan(const struct sched *s, bf_time now, char *buf, size_t len)
 int sched_check(const struct sched *s, bf_time now, char *buf, size_t len)
 {
 	if (s->violations)
-		return fail(buf, len, "%s (%llu violations)", s->violation,
+		return errf(buf, len, "%s (%llu violations)", s->violation,
 		            (unsigned long long)s->violations);
 	if (check_nodes(s, buf, len) < 0 || check_plan(s, now, buf, len) < 0)
 		return -1;

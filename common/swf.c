@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "errf.h"
 #include "swf.h"
 
 #define READ_BUF     (256 * 1024)	/* must exceed SWF_MAX_LINE + 2 */
@@ -49,19 +50,6 @@ enum num_status { NUM_OK, NUM_NOT_NUMBER, NUM_FRACTION, NUM_RANGE };
 
 static inline int is_blank(char c) { return c == ' ' || c == '\t'; }
 static inline unsigned digit(char c) { return (unsigned)(unsigned char)c - '0'; }
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *msg, size_t msglen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (msg && msglen) {
-		va_start(ap, fmt);
-		vsnprintf(msg, msglen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 /* A bad field for a message: at most QUOTE_MAX characters, non-printing
  * bytes as \xNN, "..." when cut. out needs 4 * QUOTE_MAX + 4 bytes. */
@@ -248,10 +236,10 @@ int swf_parse_line(const char *line, size_t len, struct swf_job *job, char *msg,
 	if (len > 0 && line[len - 1] == '\r')
 		len--;
 	if (len > SWF_MAX_LINE)
-		return fail(msg, msglen, "line longer than %d bytes", SWF_MAX_LINE);
+		return errf(msg, msglen, "line longer than %d bytes", SWF_MAX_LINE);
 	nul = memchr(line, '\0', len);
 	if (nul)
-		return fail(msg, msglen, "embedded NUL byte at column %zu",
+		return errf(msg, msglen, "embedded NUL byte at column %zu",
 			    (size_t)(nul - line) + 1);
 
 	p = line;
@@ -274,7 +262,7 @@ int swf_parse_line(const char *line, size_t len, struct swf_job *job, char *msg,
 			p++;
 	}
 	if (n != SWF_FIELDS)
-		return fail(msg, msglen, "expected %d fields, found %zu", SWF_FIELDS, n);
+		return errf(msg, msglen, "expected %d fields, found %zu", SWF_FIELDS, n);
 
 	for (i = 0; i < SWF_FIELDS; i++) {
 		enum num_status st;
@@ -288,10 +276,10 @@ int swf_parse_line(const char *line, size_t len, struct swf_job *job, char *msg,
 		if (st == NUM_OK)
 			continue;
 		if (st == NUM_RANGE)
-			return fail(msg, msglen, "field %d (%s): out of range",
+			return errf(msg, msglen, "field %d (%s): out of range",
 				    i + 1, field_name[i]);
 		quote(shown, tok[i], tlen[i]);
-		return fail(msg, msglen, "field %d (%s): not %s: '%s'", i + 1,
+		return errf(msg, msglen, "field %d (%s): not %s: '%s'", i + 1,
 			    field_name[i],
 			    st == NUM_FRACTION ? "an integer" : "a number", shown);
 	}
@@ -524,7 +512,7 @@ struct swf_reader *swf_open(const char *path, char *err, size_t errlen)
 	struct stat st;
 
 	if (!path) {
-		fail(err, errlen, "no trace path given");
+		errf(err, errlen, "no trace path given");
 		return NULL;
 	}
 	r = calloc(1, sizeof *r);
@@ -546,17 +534,17 @@ struct swf_reader *swf_open(const char *path, char *err, size_t errlen)
 	else
 		r->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (r->fd < 0) {
-		fail(err, errlen, "%s: %s", r->name, strerror(errno));
+		errf(err, errlen, "%s: %s", r->name, strerror(errno));
 		goto out;
 	}
 	if (fstat(r->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		fail(err, errlen, "%s: %s", r->name, strerror(EISDIR));
+		errf(err, errlen, "%s: %s", r->name, strerror(EISDIR));
 		goto out;
 	}
 	return r;
 
 nomem:
-	fail(err, errlen, "%s: out of memory", r && r->name ? r->name : path);
+	errf(err, errlen, "%s: out of memory", r && r->name ? r->name : path);
 out:
 	swf_close(r);
 	return NULL;
@@ -568,7 +556,7 @@ static int io_error(struct swf_reader *r, const char *what, char *err, size_t er
 	snprintf(r->ioerr, sizeof r->ioerr, "%s: read error after line %lu: %s",
 		 r->name, r->lineno, what);
 	r->failed = 1;
-	fail(err, errlen, "%s", r->ioerr);
+	errf(err, errlen, "%s", r->ioerr);
 	return -2;
 }
 
@@ -702,7 +690,7 @@ static int add_header(struct swf_reader *r, const char *line, size_t len,
 			snprintf(r->ioerr, sizeof r->ioerr, "%s:%lu: out of memory",
 				 r->name, r->lineno);
 			r->failed = 1;
-			fail(err, errlen, "%s", r->ioerr);
+			errf(err, errlen, "%s", r->ioerr);
 			return -2;
 		}
 		h->text = t;
@@ -720,7 +708,7 @@ int swf_next(struct swf_reader *r, struct swf_job *job, char *err, size_t errlen
 	char msg[256];
 
 	if (r->failed) {
-		fail(err, errlen, "%s", r->ioerr);
+		errf(err, errlen, "%s", r->ioerr);
 		return -2;
 	}
 	for (;;) {
@@ -757,7 +745,7 @@ int swf_next(struct swf_reader *r, struct swf_job *job, char *err, size_t errlen
 			r->lineno++;
 			r->start = r->end;
 			r->skip = 1;
-			return fail(err, errlen, "%s:%lu: line longer than %d bytes",
+			return errf(err, errlen, "%s:%lu: line longer than %d bytes",
 				    r->name, r->lineno, SWF_MAX_LINE);
 		} else {
 			if (fill(r, err, errlen) < 0)
@@ -770,7 +758,7 @@ int swf_next(struct swf_reader *r, struct swf_job *job, char *err, size_t errlen
 		if (rc == 1)
 			return 1;
 		if (rc < 0)
-			return fail(err, errlen, "%s:%lu: %s", r->name, r->lineno, msg);
+			return errf(err, errlen, "%s:%lu: %s", r->name, r->lineno, msg);
 		while (len > 0 && is_blank(*line)) {
 			line++;
 			len--;

@@ -168,10 +168,16 @@ int main(int argc, char **argv)
 			rc = CLIENT_EXIT_UNREACHABLE;
 		} else if (json) {
 			render_json(stdout, &js, mode == M_INFO);
+			if (js.total > js.count)
+				fprintf(stderr, "bq: showing %u of %u jobs (the rest did not fit one "
+				        "answer)\n", js.count, js.total);
 		} else if (mode == M_INFO) {
 			render_info(stdout, &js.jobs[0], wall_now());
 		} else {
 			render_table(stdout, &js, all);
+			if (js.total > js.count)
+				fprintf(stderr, "bq: showing %u of %u jobs (the rest did not fit one "
+				        "answer)\n", js.count, js.total);
 		}
 	}
 	if (fflush(stdout) != 0 && rc == 0) {

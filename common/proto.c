@@ -590,9 +590,12 @@ enum {
 	JO_ID = 1, JO_UID, JO_USER, JO_NAME, JO_STATE, JO_NODES, JO_ESTIMATE, JO_SUBMIT,
 	JO_START, JO_END, JO_START_KIND, JO_EXIT, JO_NODE_LIST, JO_CWD, JO_OUT, JO_ERR, JO_REASON,
 };
-enum { JS_JOB = 1 };
+enum { JS_JOB = 1, JS_TOTAL };
 
-static const struct spec jobs_spec[] = { { JS_JOB, PK_GROUP, false, true, 0, PROTO_MAX_RECORDS } };
+static const struct spec jobs_spec[] = {
+	{ JS_JOB, PK_GROUP, false, true, 0, PROTO_MAX_RECORDS },
+	{ JS_TOTAL, PK_INT, false, false, 0, 0 },
+};
 static const struct spec job_spec[] = {
 	{ JO_ID, PK_INT, true, false, 0, 0 },
 	{ JO_UID, PK_INT, true, false, 0, 0 },
@@ -616,6 +619,8 @@ static const struct spec job_spec[] = {
 int proto_enc_jobs(struct proto_buf *b, const struct proto_jobs *m)
 {
 	proto_start(b, PT_JOBS);
+	if (m->total > m->count)
+		proto_put_int(b, JS_TOTAL, m->total);
 	for (uint32_t k = 0; k < m->count; k++) {
 		const struct proto_job *j = &m->jobs[k];
 		size_t g = proto_group_open(b, JS_JOB);
@@ -703,6 +708,12 @@ static int take_job(const struct field *f, void *vctx, char *err, size_t errlen)
 {
 	struct jobs_ctx *c = vctx;
 
+	if (f->tag == JS_TOTAL) {
+		if (f->i < 0 || f->i > UINT32_MAX)
+			return errf(err, errlen, "bad total");
+		c->m->total = (uint32_t)f->i;
+		return 0;
+	}
 	c->cur = arena_push(c->a, (void **)&c->m->jobs, &c->m->count, sizeof *c->cur);
 	if (!c->cur)
 		return NOMEM(err, errlen);
@@ -716,7 +727,7 @@ int proto_dec_jobs(const uint8_t *frame, size_t len, struct proto_jobs *m,
 	struct jobs_ctx c = { m, NULL, a };
 
 	*m = (struct proto_jobs){ 0 };
-	return walk_frame(frame, len, PT_JOBS, jobs_spec, 1, take_job, &c, err, errlen);
+	return walk_frame(frame, len, PT_JOBS, jobs_spec, 2, take_job, &c, err, errlen);
 }
 
 /* ---- CANCELLED ---- */

@@ -157,6 +157,8 @@ struct proto_job {
 struct proto_jobs {
 	struct proto_job *jobs;
 	uint32_t count;
+	uint32_t total;			/* jobs there were, if more than count (the
+					 * rest did not fit one frame); else 0 */
 };
 
 struct proto_cancelled {

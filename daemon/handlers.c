@@ -312,7 +312,8 @@ static void h_list(struct conn *c, const uint8_t *frame, size_t len)
 	/* A listing that does not fit one frame keeps its head: the running
 	 * jobs, then the queue in order, then the recently ended. */
 	proto_buf_init(&b);
-	while (proto_enc_jobs(&b, &(struct proto_jobs){ l.jobs, l.n }) < 0 && l.n > 0)
+	for (uint32_t all = l.n;
+	     proto_enc_jobs(&b, &(struct proto_jobs){ l.jobs, l.n, all }) < 0 && l.n > 0;)
 		l.n /= 2;
 	conn_reply(c, &b);
 	proto_buf_free(&b);
@@ -349,7 +350,7 @@ static void reply_one(struct one *o, const struct store_job *r, bf_time predicte
 	}
 	if (!pj.err)
 		pj.err = pj.out;
-	proto_enc_jobs(o->b, &(struct proto_jobs){ &pj, 1 });
+	proto_enc_jobs(o->b, &(struct proto_jobs){ &pj, 1, 0 });
 }
 
 static int info_final(const struct store_job *r, void *arg)

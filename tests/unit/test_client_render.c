@@ -198,7 +198,7 @@ static size_t col(const char *line, const char *word)
 
 static void table(void)
 {
-	struct proto_jobs js = { jobs, NJOBS };
+	struct proto_jobs js = { jobs, NJOBS, 0 };
 	FILE *f = mem();
 	char *lines[16], *save, *l;
 	int n = 0;
@@ -324,7 +324,7 @@ static void info(void)
 
 static void json_out(void)
 {
-	struct proto_jobs js = { &jobs[3], 1 };
+	struct proto_jobs js = { &jobs[3], 1, 0 };
 	FILE *f = mem();
 	const char *want3 =
 		"{\"id\":3,\"uid\":1000,\"user\":\"alice\",\"name\":\"bad\\tname\",\"state\":\"killed\","
@@ -343,7 +343,7 @@ static void json_out(void)
 	if (strcmp(out, want) != 0)
 		printf("#   got  %s#   want %s", out, want);
 
-	js = (struct proto_jobs){ jobs, NJOBS };
+	js = (struct proto_jobs){ jobs, NJOBS, 0 };
 	f = mem();
 	render_json(f, &js, false);
 	fclose(f);
@@ -366,7 +366,7 @@ static void json_out(void)
 		struct proto_job e = { .id = 5, .state = "done", .has_exit = true, .exit_status = 2 << 8,
 		                       .estimate = BF_SEC / 4 };
 
-		js = (struct proto_jobs){ &e, 1 };
+		js = (struct proto_jobs){ &e, 1, 0 };
 		f = mem();
 		render_json(f, &js, true);
 		fclose(f);

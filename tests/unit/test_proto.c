@@ -38,7 +38,7 @@ static void round_trips(void)
 		{ .id = 8, .uid = 0, .state = "queued", .nodes = 2, .estimate = 1, .submit = 5,
 		  .start = 9, .end = 10, .start_kind = PS_PREDICTED },
 	};
-	struct proto_jobs js = { jobs, 2 }, js2;
+	struct proto_jobs js = { jobs, 2, 0 }, js2;
 	struct proto_step steps[] = { { 0, 10 }, { 100, -2 } };
 	struct proto_steps st = { 16, steps, 2 }, st2;
 	struct proto_submitted sd = { 42, 123456789, PS_GUARANTEED }, sd2;
@@ -76,6 +76,11 @@ static void round_trips(void)
 	   js2.jobs[1].user == NULL && js2.jobs[1].start_kind == PS_PREDICTED && js2.jobs[1].start == 9,
 	   "jobs: fields and start kinds back");
 	proto_arena_free(&a);
+	js.total = 5000;
+	ok(proto_enc_jobs(&b, &js) == 0 && proto_dec_jobs(b.p, b.len, &js2, &a, err, sizeof err) == 0 &&
+	   js2.count == 2 && js2.total == 5000, "a cut listing says how many jobs there were");
+	proto_arena_free(&a);
+	js.total = 0;
 	ok(proto_enc_steps(&b, &st) == 0 && proto_dec_steps(b.p, b.len, &st2, &a, err, sizeof err) == 0 &&
 	   st2.nodes == 16 && st2.count == 2 && st2.steps[1].free == -2, "steps round trip");
 	proto_arena_free(&a);
@@ -246,7 +251,7 @@ static void mutations(void)
 		if (round % 2)
 			proto_enc_submit(&b, &s);
 		else
-			proto_enc_jobs(&b, &(struct proto_jobs){ jobs, 3 });
+			proto_enc_jobs(&b, &(struct proto_jobs){ jobs, 3, 0 });
 		len = b.len;
 		memcpy(buf, b.p, len);
 		for (int k = 0; k < 1 + round % 4; k++) {

@@ -262,16 +262,16 @@ static void start_job(struct daemon *d, struct djob *j)
 	j->start_pending = false;
 	snprintf(script, sizeof script, "%s/%" PRIu64 "/script", d->jobs_dir, j->rec.id);
 	snprintf(hosts, sizeof hosts, "%s/%" PRIu64 "/hostfile", d->jobs_dir, j->rec.id);
-	snprintf(out, sizeof out, "%s/bsub-%" PRIu64 ".out", j->rec.cwd, j->rec.id);
 	idx = malloc((n ? n : 1) * sizeof *idx);
 	names = malloc((n ? n : 1) * sizeof *names);
 	launch = calloc(d->nlaunch + 1, sizeof *launch);
 	rj = (struct runner_job){
 		.id = j->rec.id, .uid = j->rec.uid, .gid = j->rec.gid, .as_owner = d->root,
 		.user = j->rec.user, .script = script, .cwd = j->rec.cwd,
-		.out = j->rec.out ? j->rec.out : out, .err = j->rec.err ? j->rec.err : (j->rec.out ? j->rec.out : out),
+		.out = jobs_out_path(&j->rec, out, sizeof out),
 		.hostfile = hosts, .status_dir = d->status_dir, .nnodes = n,
 	};
+	rj.err = j->rec.err ? j->rec.err : rj.out;
 	argv = split_blob(j->rec.argv ? j->rec.argv : "", j->rec.argv_len, &rj.argc);
 	env = split_blob(j->rec.env ? j->rec.env : "", j->rec.env_len, &rj.envc);
 	if (!idx || !names || !launch || !argv || !env) {

@@ -259,7 +259,7 @@ static int add_queued(const struct sched_job_info *i, void *arg)
 	if (!j || (!l->all && j->rec.uid != conn_uid(l->c)) || l->n == l->cap)
 		return 0;
 	j->rec.guarantee = i->guarantee;
-	jobs_to_proto(d, &j->rec, false, l->pred[pos], &l->jobs[l->n++]);
+	jobs_to_proto(&j->rec, false, l->pred[pos], &l->jobs[l->n++]);
 	return 0;
 }
 
@@ -271,7 +271,7 @@ static int add_final(const struct store_job *r, void *arg)
 	if ((!l->all && r->uid != conn_uid(l->c)) || l->n == l->cap)
 		return 0;
 	o = &l->jobs[l->n++];
-	jobs_to_proto(conn_daemon(l->c), r, false, BF_NEVER, o);
+	jobs_to_proto(r, false, BF_NEVER, o);
 	o->user = keep(l, r->user);
 	o->name = keep(l, r->name);
 	return 0;
@@ -302,7 +302,7 @@ static void h_list(struct conn *c, const uint8_t *frame, size_t len)
 		struct djob *j = d->jobs[k];
 
 		if (j->rec.state == ST_RUNNING && (l.all || j->rec.uid == conn_uid(c)))
-			jobs_to_proto(d, &j->rec, false, BF_NEVER, &l.jobs[l.n++]);
+			jobs_to_proto(&j->rec, false, BF_NEVER, &l.jobs[l.n++]);
 	}
 	l.pred = d->pred.t;	/* in queue order, as add_queued walks it */
 	sched_foreach_queued(d->sched, add_queued, &l);
@@ -341,13 +341,8 @@ static void reply_one(struct one *o, const struct store_job *r, bf_time predicte
 		o->code = PE_DENIED;
 		return;
 	}
-	jobs_to_proto(conn_daemon(o->c), r, true, predicted, &pj);
-	/* Where the output really goes: the default is bsub-ID.out in its
-	 * working directory, and errors go with the output unless named. */
-	if (!pj.out && r->cwd) {
-		snprintf(out, sizeof out, "%s/bsub-%" PRIu64 ".out", r->cwd, r->id);
-		pj.out = out;
-	}
+	jobs_to_proto(r, true, predicted, &pj);
+	pj.out = jobs_out_path(r, out, sizeof out);	/* where it really goes */
 	if (!pj.err)
 		pj.err = pj.out;
 	proto_enc_jobs(o->b, &(struct proto_jobs){ &pj, 1, 0 });

@@ -1,4 +1,6 @@
 /* The daemon's table of live jobs, and how a job is shown to clients. */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <event2/event.h>
@@ -136,10 +138,17 @@ char *jobs_node_list(struct daemon *d, uint64_t id)
 	return out;
 }
 
-void jobs_to_proto(struct daemon *d, const struct store_job *r, bool detail, bf_time predicted,
+const char *jobs_out_path(const struct store_job *r, char *buf, size_t len)
+{
+	if (r->out)
+		return r->out;
+	snprintf(buf, len, "%s/bsub-%" PRIu64 ".out", r->cwd ? r->cwd : ".", r->id);
+	return buf;
+}
+
+void jobs_to_proto(const struct store_job *r, bool detail, bf_time predicted,
                    struct proto_job *o)
 {
-	(void)d;
 	*o = (struct proto_job){
 		.id = r->id, .uid = r->uid, .user = r->user, .name = r->name,
 		.state = store_state_name(r->state), .nodes = r->nodes, .estimate = r->estimate,

@@ -176,8 +176,9 @@ static void stop_cb(evutil_socket_t sig, short what, void *arg)
 	(void)what;
 	if (d->stopping)
 		return;
-	log_info("stopping on signal %d: running jobs go on under their supervisors and are "
-	         "found again at the next start", (int)sig);
+	log_info("stopping on signal %d after %llu commits: running jobs go on under their "
+	         "supervisors and are found again at the next start", (int)sig,
+	         (unsigned long long)d->commits);
 	d->stopping = true;
 	conn_stop_listening(d);
 	drive_commit(d);	/* commit and answer what was waiting for it */

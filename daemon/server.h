@@ -90,7 +90,7 @@ struct daemon {
 	bool spool_dirty;		/* scripts written since the last sync */
 	int spool_fd;			/* the spool directory, for syncfs */
 	int lock_fd[2];			/* held: this daemon's database and spool */
-	uint64_t commits, batched;	/* statistics: commits, requests in them */
+	uint64_t commits;		/* durable commits, reported at the stop */
 };
 
 /* ---- server.c ---- */
@@ -110,8 +110,11 @@ void jobs_remove(struct daemon *d, struct djob *j);
 int  jobs_set_str(struct djob *j, int field, const char *v, size_t len);
 enum { JS_USER, JS_NAME, JS_CWD, JS_OUT, JS_ERR, JS_ARGV, JS_ENV, JS_NODES, JS_REASON };
 /* Fill a protocol record for bq; `detail` adds the owner-only fields. */
-void jobs_to_proto(struct daemon *d, const struct store_job *r, bool detail, bf_time predicted,
+void jobs_to_proto(const struct store_job *r, bool detail, bf_time predicted,
                    struct proto_job *out);
+/* Where a job's output goes: its -o, or bsub-ID.out in its working
+ * directory (formatted into buf); its errors go there too unless -e. */
+const char *jobs_out_path(const struct store_job *r, char *buf, size_t len);
 /* The compact list of a running job's nodes from the core; NULL on no memory. */
 char *jobs_node_list(struct daemon *d, uint64_t id);
 

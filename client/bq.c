@@ -174,7 +174,10 @@ int main(int argc, char **argv)
 		} else if (mode == M_INFO) {
 			render_info(stdout, &js.jobs[0], wall_now());
 		} else {
-			render_table(stdout, &js, all);
+			if (render_table(stdout, &js, all) < 0) {
+				fprintf(stderr, "bq: out of memory for %u rows\n", js.count);
+				rc = CLIENT_EXIT_UNREACHABLE;
+			}
 			if (js.total > js.count)
 				fprintf(stderr, "bq: showing %u of %u jobs (the rest did not fit one "
 				        "answer)\n", js.count, js.total);

@@ -52,16 +52,30 @@ static const char *mark(enum render_end_kind kind)
 	}
 }
 
+/* Decimal digits of v at buf (at least 21 bytes); returns the length. */
+static size_t put_u64(char *buf, uint64_t v)
+{
+	char tmp[20];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t k = 0; k < n; k++)
+		buf[k] = tmp[n - 1 - k];
+	buf[n] = '\0';
+	return n;
+}
+
 static void marked_time(char *buf, size_t len, enum render_end_kind kind, bf_time t)
 {
-	char tb[48];
-
 	if (kind == RE_NONE) {
 		snprintf(buf, len, "  -");
 		return;
 	}
-	client_format_time(t, tb, sizeof tb);
-	snprintf(buf, len, "%s%s", mark(kind), tb);
+	memcpy(buf, mark(kind), 2);
+	client_format_time(t, buf + 2, len - 2);
 }
 
 static enum render_end_kind start_as_end_kind(enum proto_start_kind k)
@@ -74,16 +88,19 @@ static enum render_end_kind start_as_end_kind(enum proto_start_kind k)
 	}
 }
 
+/* One line of the table, formatted once: the widths are known only after
+ * every row, and formatting is most of what a listing of 10,000 jobs costs. */
 struct row {
-	char id[24], uid[16], nodes[16], limit[40], submit[48], start[56], end[56];
+	char id[24], uid[24], nodes[24], limit[40], submit[48], start[56], end[56];
 	const char *text[NCOL];
+	unsigned short width[NCOL];
 };
 
 static void fill_row(struct row *r, const struct proto_job *j)
 {
-	snprintf(r->id, sizeof r->id, "%" PRIu64, j->id);
-	snprintf(r->uid, sizeof r->uid, "%" PRIu32, j->uid);
-	snprintf(r->nodes, sizeof r->nodes, "%" PRIu32, j->nodes);
+	put_u64(r->id, j->id);
+	put_u64(r->uid, j->uid);
+	put_u64(r->nodes, j->nodes);
 	duration_format(j->estimate, r->limit, sizeof r->limit);
 	client_format_time(j->submit, r->submit, sizeof r->submit);
 	marked_time(r->start, sizeof r->start, start_as_end_kind(j->start_kind), j->start);
@@ -97,60 +114,115 @@ static void fill_row(struct row *r, const struct proto_job *j)
 	r->text[C_SUBMIT] = r->submit;
 	r->text[C_START] = r->start;
 	r->text[C_END] = r->end;
+	for (int c = 0; c < NCOL; c++)
+		r->width[c] = (unsigned short)client_text_width(r->text[c], caps[c]);
 }
 
 static void pad(FILE *f, size_t n)
 {
-	while (n--)
-		fputc(' ', f);
-}
+	static const char spaces[] = "                                ";
 
-static void put_row(FILE *f, const char *const *text, const size_t *width)
-{
-	for (int c = 0; c < NCOL; c++) {
-		size_t w = client_text_width(text[c], caps[c]);
-
-		if (c)
-			fputs("  ", f);
-		if (right[c])
-			pad(f, width[c] - w);
-		client_put_text(f, text[c], caps[c]);
-		if (!right[c] && c < NCOL - 1)
-			pad(f, width[c] - w);
+	while (n >= sizeof spaces - 1) {
+		fwrite(spaces, 1, sizeof spaces - 1, f);
+		n -= sizeof spaces - 1;
 	}
-	fputc('\n', f);
+	fwrite(spaces, 1, n, f);
 }
 
-void render_table(FILE *f, const struct proto_jobs *js, bool all_users)
+/* A table line is built in memory and written with one fwrite: a write
+ * per cell and per pad was the largest cost left in bq -a. Cells that are
+ * not plain printable ASCII within their cap go through client_put_text,
+ * which makes them safe for a terminal. */
+struct line {
+	char buf[512];
+	size_t len;
+};
+
+static void line_flush(FILE *f, struct line *l)
+{
+	fwrite(l->buf, 1, l->len, f);
+	l->len = 0;
+}
+
+static void line_pad(FILE *f, struct line *l, size_t n)
+{
+	if (n > sizeof l->buf - l->len) {
+		line_flush(f, l);
+		if (n > sizeof l->buf) {
+			pad(f, n);
+			return;
+		}
+	}
+	memset(l->buf + l->len, ' ', n);
+	l->len += n;
+}
+
+static void line_text(FILE *f, struct line *l, const char *s, size_t cap)
+{
+	size_t n = 0;
+
+	while (s[n] >= 0x20 && s[n] < 0x7f)
+		n++;
+	if (s[n] || (cap && n > cap) || n > sizeof l->buf - l->len) {
+		line_flush(f, l);
+		client_put_text(f, s, cap);
+		return;
+	}
+	memcpy(l->buf + l->len, s, n);
+	l->len += n;
+}
+
+static void put_row(FILE *f, const char *const *text, const unsigned short *w,
+                    const size_t *width)
+{
+	struct line l = { .len = 0 };
+
+	for (int c = 0; c < NCOL; c++) {
+		if (c)
+			line_pad(f, &l, 2);
+		if (right[c])
+			line_pad(f, &l, width[c] - w[c]);
+		line_text(f, &l, text[c], caps[c]);
+		if (!right[c] && c < NCOL - 1)
+			line_pad(f, &l, width[c] - w[c]);
+	}
+	line_pad(f, &l, 1);
+	l.buf[l.len - 1] = '\n';
+	line_flush(f, &l);
+}
+
+int render_table(FILE *f, const struct proto_jobs *js, bool all_users)
 {
 	size_t width[NCOL];
+	unsigned short head_w[NCOL];
 	bool guaranteed = false, predicted = false;
-	struct row r;
+	struct row *rows;
 
 	if (js->count == 0) {
 		fputs(all_users ? "No jobs.\n" : "No jobs of yours (bq -a lists everyone's).\n", f);
-		return;
+		return 0;
 	}
 	for (int c = 0; c < NCOL; c++)
-		width[c] = strlen(heads[c]);
+		width[c] = head_w[c] = (unsigned short)strlen(heads[c]);
 	for (uint32_t k = 0; k < js->count; k++) {
 		const struct proto_job *j = &js->jobs[k];
 
-		fill_row(&r, j);
-		for (int c = 0; c < NCOL; c++) {
-			size_t w = client_text_width(r.text[c], caps[c]);
-
-			if (w > width[c])
-				width[c] = w;
-		}
 		guaranteed |= j->start_kind == PS_GUARANTEED || render_end_kind(j) == RE_GUARANTEED;
 		predicted |= j->start_kind == PS_PREDICTED;
 	}
-	put_row(f, heads, width);
+	rows = malloc((size_t)js->count * sizeof *rows);
+	if (!rows)
+		return -1;
 	for (uint32_t k = 0; k < js->count; k++) {
-		fill_row(&r, &js->jobs[k]);
-		put_row(f, r.text, width);
+		fill_row(&rows[k], &js->jobs[k]);
+		for (int c = 0; c < NCOL; c++)
+			if (rows[k].width[c] > width[c])
+				width[c] = rows[k].width[c];
 	}
+	put_row(f, heads, head_w, width);
+	for (uint32_t k = 0; k < js->count; k++)
+		put_row(f, rows[k].text, rows[k].width, width);
+	free(rows);
 	if (guaranteed || predicted) {
 		fputc('\n', f);
 		if (guaranteed)
@@ -161,6 +233,7 @@ void render_table(FILE *f, const struct proto_jobs *js, bool all_users)
 			fputs("~ predicted, not guaranteed", f);
 		fputc('\n', f);
 	}
+	return 0;
 }
 
 /* ---- one job ---- */

@@ -29,8 +29,9 @@ bool render_job_ended(const struct proto_job *j);
 enum render_end_kind render_end_kind(const struct proto_job *j);
 
 /* The default listing: a header, one aligned line per job, and a legend
- * for the marks used; "No jobs." when there are none. */
-void render_table(FILE *f, const struct proto_jobs *js, bool all_users);
+ * for the marks used; "No jobs." when there are none. -1: out of memory
+ * (nothing written). */
+int  render_table(FILE *f, const struct proto_jobs *js, bool all_users);
 /* bq -l: one "Key: value" per line. now: for a running job's run time. */
 void render_info(FILE *f, const struct proto_job *j, bf_time now);
 /* JSON: an array of job objects, or (single) the first job as one object. */

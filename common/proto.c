@@ -260,7 +260,7 @@ void proto_arena_free(struct proto_arena *a)
 	*a = (struct proto_arena){ 0 };
 }
 
-static void *arena_alloc(struct proto_arena *a, size_t n)
+static void *arena_block(struct proto_arena *a, size_t n)
 {
 	void *p;
 
@@ -279,6 +279,30 @@ static void *arena_alloc(struct proto_arena *a, size_t n)
 	return p;
 }
 
+/* Zeroed memory that lives until proto_arena_free. A job listing holds
+ * three strings a job: one calloc each was a tenth of bq -a, so small
+ * pieces come from shared chunks. */
+#define ARENA_CHUNK	65536
+#define ARENA_SMALL	1024
+
+static void *arena_alloc(struct proto_arena *a, size_t n)
+{
+	void *p;
+
+	n = (n + 15) & ~(size_t)15;
+	if (n == 0 || n > ARENA_SMALL)
+		return arena_block(a, n);
+	if (a->chunk_left < n) {
+		if (!(a->chunk = arena_block(a, ARENA_CHUNK)))
+			return NULL;
+		a->chunk_left = ARENA_CHUNK;
+	}
+	p = a->chunk;
+	a->chunk += n;
+	a->chunk_left -= n;
+	return p;
+}
+
 /* A field's bytes as a C string (the frame has no NULs to end them). */
 static const char *arena_str(struct proto_arena *a, const struct field *f)
 {
@@ -289,19 +313,31 @@ static const char *arena_str(struct proto_arena *a, const struct field *f)
 	return s;
 }
 
-/* Append to a growing array kept in the arena (lists are short, and the
- * spec bounds them by PROTO_MAX_LIST). */
+/* Append to a growing array kept in the arena (the spec bounds lists by
+ * PROTO_MAX_LIST). The array is a block of its own, grown in place by
+ * realloc: a listing of 10,000 jobs no longer leaves every smaller copy
+ * behind. */
 static void *arena_push(struct proto_arena *a, void **arr, uint32_t *count, size_t size)
 {
 	uint32_t n = *count;
 
 	if ((n & (n - 1)) == 0) {	/* at 0, 1, 2, 4, ...: grow to twice */
-		void *na = arena_alloc(a, (n ? 2 * (size_t)n : 1) * size);
+		size_t old = n * size, want = (n ? 2 * (size_t)n : 1) * size;
+		void *na;
 
-		if (!na)
-			return NULL;
-		if (n)
-			memcpy(na, *arr, n * size);
+		if (n == 0) {
+			if (!(na = arena_block(a, want)))
+				return NULL;
+		} else {
+			size_t k = a->n;
+
+			while (k > 0 && a->blocks[k - 1] != *arr)
+				k--;
+			if (k == 0 || !(na = realloc(*arr, want)))
+				return NULL;
+			a->blocks[k - 1] = na;
+			memset((char *)na + old, 0, want - old);
+		}
 		*arr = na;
 	}
 	(*count)++;

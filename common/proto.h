@@ -212,6 +212,8 @@ int proto_enc_nodemap(struct proto_buf *b, const struct proto_nodemap *m);
 struct proto_arena {
 	void **blocks;
 	size_t n, cap;
+	char *chunk;		/* small allocations are carved from here */
+	size_t chunk_left;
 };
 void proto_arena_free(struct proto_arena *a);
 

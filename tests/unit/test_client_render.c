@@ -38,6 +38,45 @@ static int has(const char *needle)
 /* 2026-11-21 14:00:00 UTC */
 #define T0 ((bf_time)1795269600 * BF_SEC)
 
+/* The hand-made format agrees with strftime's, in zones with daylight
+ * saving and odd offsets, over centuries and around transitions. */
+static void same_as_strftime(void)
+{
+	static const char *const zones[] = {
+		/* POSIX rules need no tzdata; the named zones fall back to UTC
+		 * where tzdata is not installed */
+		"UTC", "CET-1CEST,M3.5.0,M10.5.0/3", "NST+3:30NDT,M3.2.0,M11.1.0", "XYZ+3:17:29",
+		"Europe/Berlin", "Asia/Kathmandu", "Australia/Lord_Howe",
+	};
+	unsigned seed = 12345, bad = 0, n = 0;
+	char b[64], want[64];
+
+	for (size_t z = 0; z < sizeof zones / sizeof *zones; z++) {
+		setenv("TZ", zones[z], 1);
+		tzset();
+		for (int k = 0; k < 20000; k++) {
+			struct tm tm;
+			time_t s;
+
+			seed = seed * 1103515245u + 12345u;
+			/* 1900-2100, and every 15 minutes of 2026 */
+			s = k % 2 ? (time_t)((int64_t)(seed % 6311390400u) - 2208988800) :
+			            (time_t)(1767225600 + (int64_t)(k / 2) * 900 + seed % 3);
+			localtime_r(&s, &tm);
+			strftime(want, sizeof want, "%Y-%m-%d %H:%M:%S", &tm);
+			client_format_time((bf_time)s * BF_SEC, b, sizeof b);
+			n++;
+			if (strcmp(b, want) != 0 && bad++ < 3)
+				printf("#   %s %lld: %s, strftime %s\n", zones[z], (long long)s, b, want);
+		}
+	}
+	ok(bad == 0, "%u of %u times differ from strftime's in seven zones", bad, n);
+	setenv("TZ", "UTC", 1);
+	tzset();
+	client_format_time((bf_time)253402300800 * BF_SEC, b, sizeof b);
+	ok(strcmp(b, "10000-01-01 00:00:00") == 0, "a five-digit year (%s)", b);
+}
+
 static void times(void)
 {
 	char b[64];
@@ -63,6 +102,9 @@ static void times(void)
 	setenv("TZ", "UTC", 1);
 	tzset();
 	ok(client_format_time(T0, NULL, 0) == 19, "like snprintf: the length needed");
+	client_format_time(T0, b, 11);
+	ok(strcmp(b, "2026-11-21") == 0, "cut to the buffer, terminated (%s)", b);
+	same_as_strftime();
 
 	client_format_seconds(7200 * BF_SEC, b, sizeof b);
 	ok(strcmp(b, "7200") == 0, "seconds: 7200");

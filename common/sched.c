@@ -173,11 +173,20 @@ void sched_clear_actions(struct sched *s)
 	s->nacts = 0;
 }
 
-/* ---- the deadline heap of running jobs: key start + estimate ---- */
+/* ---- the deadline heap of running jobs ---- */
 
+/* Before SA_KILL: its limit, start + estimate. After: the end of its hold,
+ * when a job still running has overrun its plan; but never the instant of
+ * the kill itself, so that a job killed with no grace may end then. */
 static bf_time heap_key(const struct sched *s, uint32_t slot)
 {
-	return s->jobs[slot].start + s->jobs[slot].estimate;
+	const struct job *j = &s->jobs[slot];
+	bf_time end;
+
+	if (!(j->flags & JF_KILL_SENT))
+		return j->start + j->estimate;
+	end = j->start + j->hold;
+	return end > j->kill_at ? end : j->kill_at + 1;
 }
 
 static bool heap_less(const struct sched *s, uint32_t a, uint32_t b)
@@ -325,7 +334,8 @@ static int new_job(struct sched *s, uint64_t id, uint32_t nodes, bf_time estimat
 	j = &s->jobs[slot];
 	*j = (struct job){
 		.id = id, .seq = s->next_seq++, .submit = submit, .estimate = estimate,
-		.hold = estimate + s->prm.kill_grace, .start = BF_NEVER, .resv = BF_NEVER,
+		.hold = estimate + s->prm.kill_grace, .start = BF_NEVER, .kill_at = BF_NEVER,
+		.resv = BF_NEVER,
 		.first_guarantee = BF_NEVER, .nodes = nodes, .first_node = NODESET_NONE,
 		.heap = NONE, .state = SLOT_QUEUED,
 	};
@@ -360,6 +370,66 @@ static void heap_push(struct sched *s, uint32_t slot)
 {
 	heap_set(s, s->heap_len++, slot);
 	heap_up(s, s->heap_len - 1);
+}
+
+/* A running job keeps its nodes in the plan until `until` (if that is
+ * later than its hold's end). Nodes of it that went down have a "down"
+ * reservation from the old end on, which now starts at `until`. The
+ * caller prepared profile room for 2 + 2 * ndown points; the next pass
+ * repairs what the longer hold overlaps (see sched_run). */
+static void extend_hold(struct sched *s, uint32_t slot, bf_time until)
+{
+	struct job *j = &s->jobs[slot];
+	bf_time end = j->start + j->hold;
+
+	if (until > BF_NEVER - 1)
+		until = BF_NEVER - 1;
+	if (until <= end)
+		return;
+	for (uint32_t i = j->first_node; s->ns.ndown && i != NODESET_NONE; i = s->ns.next[i]) {
+		if (s->ns.down[i] && s->down_since[i] == end) {
+			profile_release(&s->prof, end, 1, BF_NEVER - end);
+			profile_reserve(&s->prof, until, 1, BF_NEVER - until);
+			s->down_since[i] = until;
+		}
+	}
+	profile_reserve(&s->prof, end, j->nodes, until - end);
+	j->hold = until - j->start;
+	s->hold_extended = true;
+	s->dirty = true;
+}
+
+/* SA_KILL, with the end of the job's hold: from now on the heap watches
+ * that. A job signalled late by less than the grace (a pass a moment after
+ * its limit) keeps the end the plan gave it; one whose whole grace passed
+ * unsignalled (the daemon was down) gets the grace from now, and what that
+ * overlaps is repaired (the room for it is the caller's, as for
+ * extend_hold). */
+static void signal_job(struct sched *s, uint32_t slot, enum sched_kill_why why, bf_time now)
+{
+	struct job *j = &s->jobs[slot];
+
+	heap_remove(s, slot);
+	j->flags |= JF_KILL_SENT;
+	j->kill_at = now;
+	if (j->start + j->hold <= now)
+		extend_hold(s, slot, now + s->prm.kill_grace);
+	sched_emit(s, SA_KILL, (uint8_t)why, j->id, j->start + j->hold);
+	heap_push(s, slot);
+}
+
+/* A signalled job still holds its nodes at the end of its hold: keep them
+ * in the plan for as long again as it has overrun its limit, a second at
+ * least, so one that will not die costs O(log) re-plans. */
+static void overrun(struct sched *s, uint32_t slot, bf_time now)
+{
+	struct job *j = &s->jobs[slot];
+	bf_time over = now - (j->start + j->estimate);
+
+	heap_remove(s, slot);
+	extend_hold(s, slot, now + (over > BF_SEC ? over : BF_SEC));
+	heap_push(s, slot);
+	s->st.hold_extensions++;
 }
 
 int sched_restore_running(struct sched *s, bf_time now, uint64_t id, bf_time submit,
@@ -467,13 +537,10 @@ int sched_cancel(struct sched *s, bf_time now, uint64_t id)
 		return SCHED_E_NOJOB;
 	j = &s->jobs[slot];
 	if (j->state == SLOT_RUNNING) {
-		if (need_actions(s, 1) < 0)
+		if (need_actions(s, 1) < 0 || profile_prepare(&s->prof, 2 * s->ns.ndown + 2) < 0)
 			return SCHED_E_NOMEM;
-		if (!(j->flags & JF_KILL_SENT)) {
-			j->flags |= JF_KILL_SENT;
-			heap_remove(s, slot);
-			sched_emit(s, SA_KILL, KILL_CANCELLED, j->id, now);
-		}
+		if (!(j->flags & JF_KILL_SENT))
+			signal_job(s, slot, KILL_CANCELLED, now);
 		return 1;
 	}
 	if (profile_prepare(&s->prof, 2) < 0)
@@ -502,7 +569,8 @@ int sched_node_down(struct sched *s, bf_time now, uint32_t node)
 	if (s->ns.down[node])
 		return SCHED_OK;
 	/* The repair may move every queued reservation: room for all first. */
-	if (profile_prepare(&s->prof, 4 * s->qlen + 2) < 0 || need_actions(s, 1 + s->qlen) < 0)
+	if (profile_prepare(&s->prof, 4 * s->qlen + 2 * s->ns.ndown + 6) < 0 ||
+	    need_actions(s, 1 + s->qlen) < 0)
 		return SCHED_E_NOMEM;
 	owner = nodeset_set_down(&s->ns, node);
 	/* The node is gone for good (until it is up again): a reservation to
@@ -512,14 +580,11 @@ int sched_node_down(struct sched *s, bf_time now, uint32_t node)
 		from = now;
 	profile_reserve(&s->prof, from, 1, BF_NEVER - from);
 	s->down_since[node] = from;
-	if (owner != NODESET_NONE && !(s->jobs[owner].flags & JF_KILL_SENT)) {
-		s->jobs[owner].flags |= JF_KILL_SENT;
-		heap_remove(s, owner);
-		sched_emit(s, SA_KILL, KILL_NODE_FAILED, s->jobs[owner].id, now);
-	}
+	if (owner != NODESET_NONE && !(s->jobs[owner].flags & JF_KILL_SENT))
+		signal_job(s, owner, KILL_NODE_FAILED, now);
 	s->dirty = true;
 	if (s->prm.policy == SCHED_CONSERVATIVE)
-		return cons_repair(s, now);
+		return cons_repair(s, now, BROKEN_NODE_LOST);
 	return SCHED_OK;
 }
 
@@ -598,25 +663,35 @@ int sched_run(struct sched *s, bf_time now)
 
 	if ((rc = advance(s, now)) < 0)
 		return rc;
-	/* Room for a start or kill per job, and for reservations moved by
-	 * late starts, before anything changes. */
-	if (need_actions(s, s->qlen + s->nrunning + 1) < 0 ||
-	    profile_prepare(&s->prof, 4 * s->qlen + 4) < 0)
+	/* Room for a start or kill per job, a broken promise per queued job,
+	 * longer holds and the reservations they move, before anything
+	 * changes. */
+	if (need_actions(s, 2 * (size_t)s->qlen + s->nrunning + 1) < 0 ||
+	    profile_prepare(&s->prof, 6 * s->qlen + 2 * s->heap_len + 2 * s->ns.ndown + 4) < 0)
 		return SCHED_E_NOMEM;
 	while (s->heap_len && heap_key(s, s->heap[0]) <= now) {
 		uint32_t slot = s->heap[0];
 
-		heap_remove(s, slot);
-		s->jobs[slot].flags |= JF_KILL_SENT;
-		s->st.kills_sent++;
-		sched_emit(s, SA_KILL, KILL_OVERRUN, s->jobs[slot].id, now);
+		if (s->jobs[slot].flags & JF_KILL_SENT) {
+			overrun(s, slot, now);
+		} else {
+			s->st.kills_sent++;
+			signal_job(s, slot, KILL_OVERRUN, now);
+		}
 	}
+	/* Conservative: what a longer hold now overlaps is placed again, and
+	 * told (EASY and FCFS: promise_head tells the head). */
+	if (s->hold_extended && s->prm.policy == SCHED_CONSERVATIVE &&
+	    (rc = cons_repair(s, now, BROKEN_OVERRUN)) < 0)
+		return rc;
 	/* Conservative: a reservation can fall due at an instant no event
 	 * marks (compression is one pass in arrival order, so a later job that
 	 * moved up can leave an earlier one anchored at the moved job's old
 	 * end); sched_next_wakeup() names that instant. */
-	if (!s->dirty && s->next_due > now)
+	if (!s->dirty && s->next_due > now) {
+		s->hold_extended = false;
 		return SCHED_OK;
+	}
 	s->dirty = false;
 	switch (s->prm.policy) {
 	case SCHED_FCFS:
@@ -631,6 +706,7 @@ int sched_run(struct sched *s, bf_time now)
 		cons_pass(s, now);
 		break;
 	}
+	s->hold_extended = false;
 	return SCHED_OK;
 }
 

@@ -18,7 +18,18 @@
  * Holding time: a job holds its nodes, in the plan, from its start until
  * start + estimate + kill_grace (the grace covers SIGTERM-to-exit time in the
  * live daemon; the replay uses 0), and at least one microsecond. Conservative
- * guarantees are computed with that holding time. */
+ * guarantees are computed with that holding time.
+ *
+ * Overruns of the plan. A job signalled with SA_KILL keeps its hold; if the
+ * whole of it passed before the signal (no pass ran: the daemon was down),
+ * it holds its nodes until now + kill_grace. A job still running when its
+ * hold ends (at the end itself when the grace is positive, one microsecond
+ * later with no grace, so a job that dies at its kill instant is not
+ * overdue) keeps its nodes in the plan for as long again as it has overrun
+ * its limit, at least a second; the plan is repaired as for a lost node and
+ * every promise that moved later is announced with SA_BROKEN. A job that
+ * will not die is re-planned O(log) times, not at every pass. When it ends,
+ * the plan is compressed as for any early end. */
 #ifndef BF_SCHED_H
 #define BF_SCHED_H
 #include <stdbool.h>
@@ -69,22 +80,25 @@ enum sched_action_kind {
 	SA_START,
 	/* Job reached start + estimate: signal it now; when it has exited the
 	 * driver reports sched_end(END_KILLED). Also for END_NODE_FAILED (a
-	 * node it holds went down) and for cancelling a running job. */
+	 * node it holds went down) and for cancelling a running job. t: the
+	 * end of its hold, when the plan gives its nodes to other jobs (the
+	 * live driver kills it outright a little before, or after the grace
+	 * if that comes first). */
 	SA_KILL,
-	/* Conservative: a lost node left no room at this job's guarantee; t is
-	 * its new, later guaranteed start, or BF_NEVER if it cannot be placed
-	 * with the nodes that are up (it is placed again when nodes return).
-	 * A job that holds its nodes past its planned end (live: exit later
-	 * than estimate + grace) is not yet covered: the due jobs wait for its
-	 * nodes and start late. */
+	/* A promise moved later: t is the job's new, later guaranteed start,
+	 * or BF_NEVER if it cannot be placed with the nodes that are up (it is
+	 * placed again when nodes return). why: enum sched_broken_why.
+	 * Conservative: any queued job; EASY and FCFS: the head (its shadow
+	 * time). Only a lost node or a job overrunning its plan does this. */
 	SA_BROKEN,
 };
 
 enum sched_kill_why { KILL_OVERRUN, KILL_CANCELLED, KILL_NODE_FAILED };
+enum sched_broken_why { BROKEN_NODE_LOST, BROKEN_OVERRUN };
 
 struct sched_action {
 	enum sched_action_kind kind;
-	uint8_t why;		/* SA_KILL: enum sched_kill_why */
+	uint8_t why;		/* SA_KILL: sched_kill_why; SA_BROKEN: sched_broken_why */
 	uint64_t job;
 	bf_time t;
 };
@@ -109,6 +123,7 @@ struct sched_stats {
 	uint64_t started, backfilled, ended, cancelled_queued;
 	uint64_t compressions, reanchors, kills_sent, broken;
 	uint64_t max_queue;
+	uint64_t hold_extensions;	/* a signalled job kept its nodes past its hold */
 };
 
 struct sched;

@@ -113,7 +113,7 @@ void cons_restore(struct sched *s, uint32_t slot, bf_time now, bf_time promised)
 		late = promised > now ? promised : now;
 		if (j->resv > late) {
 			s->st.broken++;
-			sched_emit(s, SA_BROKEN, 0, j->id, j->resv);
+			sched_emit(s, SA_BROKEN, BROKEN_NODE_LOST, j->id, j->resv);
 		}
 		if (j->resv > promised || promised == BF_NEVER)
 			j->first_guarantee = j->resv;	/* the promise from now on */
@@ -238,11 +238,12 @@ void cons_forget(struct sched *s, uint32_t slot)
 	}
 }
 
-/* A node was lost: where the plan now needs more nodes than exist, take
+/* A node was lost, or a running job keeps its nodes longer than planned:
+ * where the plan now needs more nodes than exist, take
  * back the reservations of the latest arrivals that cover that instant
  * (earlier arrivals keep theirs), then place those jobs again in arrival
  * order. A job placed later than promised gets SA_BROKEN. */
-int cons_repair(struct sched *s, bf_time now)
+int cons_repair(struct sched *s, bf_time now, enum sched_broken_why why)
 {
 	bool evicted = false;
 	bf_time from = now;
@@ -281,7 +282,7 @@ int cons_repair(struct sched *s, bf_time now)
 		if (j->resv > promised) {
 			j->first_guarantee = j->resv;	/* the new promise */
 			s->st.broken++;
-			sched_emit(s, SA_BROKEN, 0, j->id, j->resv);
+			sched_emit(s, SA_BROKEN, (uint8_t)why, j->id, j->resv);
 		}
 	}
 	return SCHED_OK;

@@ -16,20 +16,28 @@ bf_time easy_shadow(const struct sched *s, const struct job *head, bf_time now, 
 	return shadow;
 }
 
-/* Promise the head its shadow time; check that the promise made to the
- * same head at the previous pass has not moved later. */
+/* Promise the head its shadow time. The promise made to the same head at
+ * the previous pass may move later only when a running job keeps its
+ * nodes past its hold or a node is lost, and then the head is told;
+ * backfilling never moves it. */
 static void promise_head(struct sched *s, struct job *head, bf_time shadow, bf_time now)
 {
 	if (head->first_guarantee == BF_NEVER)
 		head->first_guarantee = shadow;
-	/* A promise already in the past was kept from by a job overrunning
-	 * its plan (live only), not by backfilling; a lost node may also
-	 * move it. */
-	if (s->has_last_head && s->last_head == head->id && shadow > s->last_shadow &&
-	    s->last_shadow >= now && s->ns.ndown == 0)
-		sched_violation(s, "head job %llu: shadow time moved later, %lld -> %lld",
-		                (unsigned long long)head->id, (long long)s->last_shadow,
-		                (long long)shadow);
+	if (s->has_last_head && s->last_head == head->id && shadow > s->last_shadow) {
+		if (s->hold_extended || s->ns.ndown) {
+			s->st.broken++;
+			head->first_guarantee = shadow;
+			sched_emit(s, SA_BROKEN, s->hold_extended ? BROKEN_OVERRUN : BROKEN_NODE_LOST,
+			           head->id, shadow);
+		} else if (s->last_shadow >= now) {
+			/* (a promise already in the past: the head waits for a
+			 * job that is late to die, told once its hold is over) */
+			sched_violation(s, "head job %llu: shadow time moved later, %lld -> %lld",
+			                (unsigned long long)head->id, (long long)s->last_shadow,
+			                (long long)shadow);
+		}
+	}
 	head->resv = shadow;
 	s->has_last_head = true;
 	s->last_head = head->id;

@@ -25,6 +25,7 @@ struct job {
 	bf_time submit, estimate;
 	bf_time hold;		/* planned holding time: estimate + grace, >= 1 us */
 	bf_time start;		/* running: actual start */
+	bf_time kill_at;	/* running: when SA_KILL went out, BF_NEVER before */
 	bf_time resv;		/* queued: reserved/promised start, BF_NEVER if none */
 	bf_time first_guarantee;
 	uint64_t settled;	/* conservative: epoch when its place was last found best */
@@ -47,7 +48,9 @@ struct sched {
 	uint32_t qhead, qtail, qlen, nrunning;
 	uint64_t next_seq;
 
-	uint32_t *heap;		/* running jobs by kill deadline (start + estimate) */
+	/* Running jobs by their next deadline: start + estimate until they are
+	 * signalled, then the end of their hold (see heap_key). */
+	uint32_t *heap;
 	uint32_t heap_len;
 
 	uint32_t *ready;	/* conservative: queued jobs whose reservation is now */
@@ -70,6 +73,7 @@ struct sched {
 	bf_time now;
 	bool dirty;		/* something happened since the last pass */
 	bool need_compress;	/* conservative: a hole opened */
+	bool hold_extended;	/* a running job's hold grew since the last pass */
 
 	/* EASY/FCFS: the head job's shadow at the last pass, to check it never
 	 * moves later while that job stays at the head. */
@@ -100,7 +104,7 @@ bf_time easy_shadow(const struct sched *s, const struct job *head, bf_time now, 
 void cons_arrive(struct sched *s, uint32_t slot, bf_time now);
 int  cons_compress(struct sched *s, bf_time now);
 void cons_pass(struct sched *s, bf_time now);
-int  cons_repair(struct sched *s, bf_time now);
+int  cons_repair(struct sched *s, bf_time now, enum sched_broken_why why);
 void cons_forget(struct sched *s, uint32_t slot);
 void cons_freed(struct sched *s, bf_time start, bf_time end);
 void cons_restore(struct sched *s, uint32_t slot, bf_time now, bf_time promised);

@@ -118,10 +118,26 @@ static void grace_cb(evutil_socket_t fd, short what, void *arg)
 		log_warn("job %" PRIu64 ": hard kill", j->rec.id);
 }
 
-/* Signal a job the core wants ended; after the grace, kill it outright. */
-void drive_kill(struct daemon *d, struct djob *j)
+/* The hard kill goes out this much before the plan gives the job's nodes
+ * away (a tenth of the grace, a second at most): a killed process takes a
+ * moment to be gone. */
+static bf_time exit_allowance(bf_time grace)
 {
-	struct timeval tv = tv_of(d->o.kill_grace);
+	return grace / 10 < BF_SEC ? grace / 10 : BF_SEC;
+}
+
+/* Signal a job the core wants ended; kill it outright when the grace is up
+ * or, if that comes first, by the end of its hold in the plan (`gone_by`:
+ * a limit signalled late keeps the end the plan gave it). */
+void drive_kill(struct daemon *d, struct djob *j, bf_time gone_by)
+{
+	bf_time now = server_now(d), at = now + d->o.kill_grace;
+	struct timeval tv;
+
+	if (gone_by < at)
+		at = gone_by;
+	at -= exit_allowance(d->o.kill_grace);
+	tv = tv_of(at > now ? at - now : 0);
 
 	if (j->sup.pidfd < 0)
 		return;		/* not started yet: done when it is */
@@ -132,6 +148,10 @@ void drive_kill(struct daemon *d, struct djob *j)
 	if (j->grace_ev)
 		evtimer_add(j->grace_ev, &tv);
 }
+
+static const char *const broken_words[] = {
+	"nodes lost", "a killed job still holds its nodes past its grace",
+};
 
 static const char *const kill_words[] = {
 	[KILL_OVERRUN] = "time limit reached", [KILL_CANCELLED] = "cancelled",
@@ -165,14 +185,21 @@ static void take_actions(struct daemon *d, bf_time now)
 		case SA_KILL:
 			j->rec.kill_why = 1 + a[k].why;
 			drive_store(d, j, kill_words[a[k].why < 3 ? a[k].why : 0]);
-			drive_kill(d, j);
+			drive_kill(d, j, a[k].t);
 			break;
 		case SA_BROKEN:
 			j->rec.guarantee = a[k].t;
 			j->rec.first_guarantee = a[k].t;
-			log_warnx("job %" PRIu64 ": its guaranteed start no longer holds (nodes lost)",
-			          j->rec.id);
-			drive_store(d, j, "guarantee broken: nodes lost");
+			if (a[k].t == BF_NEVER)
+				snprintf(detail, sizeof detail, "none while nodes are down");
+			else
+				snprintf(detail, sizeof detail, "%.3f s from now",
+				         (double)(a[k].t - now) / BF_SEC);
+			log_warnx("job %" PRIu64 ": its guaranteed start moved later, to %s (%s)",
+			          j->rec.id, detail, broken_words[a[k].why == BROKEN_OVERRUN]);
+			snprintf(detail, sizeof detail, "guarantee broken: %s",
+			         broken_words[a[k].why == BROKEN_OVERRUN]);
+			drive_store(d, j, detail);
 			break;
 		}
 	}
@@ -301,7 +328,7 @@ static void start_job(struct daemon *d, struct djob *j)
 	if (drive_watch(d, j) < 0)
 		log_warn("job %" PRIu64 ": cannot watch its supervisor", j->rec.id);
 	if (j->rec.kill_why)
-		drive_kill(d, j);	/* cancelled while it was being started */
+		drive_kill(d, j, BF_NEVER);	/* cancelled while it was being started */
 out:
 	free(idx);
 	free(names);

@@ -123,7 +123,7 @@ static void restore_running(struct daemon *d, struct djob *j, bf_time now)
 	/* A kill sent before the restart: send it again (the core re-arms
 	 * the time limit itself from the start and the estimate). */
 	if (j->rec.kill_why)
-		drive_kill(d, j);
+		drive_kill(d, j, BF_NEVER);
 	log_info("job %" PRIu64 ": running, found again (supervisor %d)", j->rec.id, (int)pid);
 }
 

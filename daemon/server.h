@@ -126,8 +126,9 @@ void drive_want_commit(struct daemon *d);
 void drive_commit(struct daemon *d);
 /* Arm the timer for the core's next wake-up. */
 void drive_arm_tick(struct daemon *d);
-/* Terminate a job now, and kill it outright after the grace. */
-void drive_kill(struct daemon *d, struct djob *j);
+/* Terminate a job now, and kill it outright a little before the grace is
+ * up or before gone_by (the end of its hold in the plan; BF_NEVER: none). */
+void drive_kill(struct daemon *d, struct djob *j, bf_time gone_by);
 /* Watch a started (or re-found) job's supervisor. */
 int  drive_watch(struct daemon *d, struct djob *j);
 /* Put a job's row into the open transaction. */

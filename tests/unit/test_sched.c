@@ -14,7 +14,10 @@ struct drv {
 	struct sched *s;
 	bf_time start[MAXJ];	/* by job id; -1 while not started */
 	int kills[MAXJ];
+	bf_time kill_t[MAXJ];	/* the last SA_KILL's end of hold */
 	int broken[MAXJ];
+	bf_time broken_t[MAXJ];	/* the last SA_BROKEN's new start */
+	int broken_why[MAXJ];
 	int checks_failed;
 	char msg[300];
 };
@@ -38,12 +41,16 @@ static void drv_take(struct drv *d, bf_time now)
 	for (size_t i = 0; i < n; i++) {
 		if (a[i].job >= MAXJ)
 			abort();
-		if (a[i].kind == SA_START)
+		if (a[i].kind == SA_START) {
 			d->start[a[i].job] = a[i].t;
-		else if (a[i].kind == SA_KILL)
+		} else if (a[i].kind == SA_KILL) {
 			d->kills[a[i].job]++;
-		else
+			d->kill_t[a[i].job] = a[i].t;
+		} else {
 			d->broken[a[i].job]++;
+			d->broken_t[a[i].job] = a[i].t;
+			d->broken_why[a[i].job] = a[i].why;
+		}
 	}
 	sched_clear_actions(d->s);
 	if (sched_check(d->s, now, d->msg, sizeof d->msg) != 0) {
@@ -259,6 +266,132 @@ static void mechanics(void)
 	sched_free(d.s);
 }
 
+/* A signalled job that keeps its nodes past the end of its hold: the plan
+ * keeps them too, for as long again as it has overrun (a second at least),
+ * the promises it overlaps are made again later and announced, and when it
+ * ends the plan is compressed. */
+static void overrun_of_the_plan(void)
+{
+	struct drv d;
+
+	/* conservative, grace 2: A (4 nodes, 10 s) holds all nodes to 12 */
+	drv_init(&d, SCHED_CONSERVATIVE, 4, S(2));
+	submit(&d, S(0), 1, 4, S(10));
+	submit(&d, S(0), 2, 2, S(5));
+	submit(&d, S(0), 3, 2, S(100));
+	ok(guarantee(&d, 2) == S(12) && guarantee(&d, 3) == S(12),
+	   "overrun: B and C are promised the end of A's hold (12)");
+	run(&d, S(10));
+	ok(d.kills[1] == 1 && d.kill_t[1] == S(12),
+	   "overrun: A is signalled at its limit, to be gone by the end of its hold (12)");
+	ok_eq(sched_next_wakeup(d.s), S(12), "overrun: then the core watches the end of its hold");
+	run(&d, S(12));
+	ok(d.start[2] < 0 && d.start[3] < 0, "overrun: A still holds its nodes at 12: nobody starts");
+	ok(d.broken[2] == 1 && d.broken[3] == 1, "overrun: B and C are told their promise broke");
+	ok(d.broken_t[2] == S(14) && guarantee(&d, 2) == S(14) && guarantee(&d, 3) == S(14),
+	   "overrun: the plan keeps A's nodes as long again as it overran (2 s): new start 14");
+	ok(d.broken_why[2] == BROKEN_OVERRUN, "overrun: the reason is the overrun, not a lost node");
+	ok_eq(sched_get_stats(d.s)->hold_extensions, 1, "overrun: one longer hold");
+	end(&d, S(12) + BF_SEC / 2, 1);
+	ok(d.start[2] == S(12) + BF_SEC / 2 && d.start[3] == S(12) + BF_SEC / 2,
+	   "overrun: when A dies at 12.5 the plan is compressed: B and C start then");
+	ok_eq(d.checks_failed, 0, "overrun: invariants held");
+	sched_free(d.s);
+
+	/* a job that will not die: O(log) re-plans, not one a pass */
+	drv_init(&d, SCHED_CONSERVATIVE, 4, S(2));
+	submit(&d, S(0), 1, 4, S(10));
+	submit(&d, S(0), 2, 4, S(5));
+	for (bf_time t = S(10); t <= S(3600); t += S(1)) {
+		bf_time w = sched_next_wakeup(d.s);
+
+		run(&d, w < t ? w : t);
+	}
+	ok(sched_get_stats(d.s)->hold_extensions >= 8 &&
+	   sched_get_stats(d.s)->hold_extensions <= 12,
+	   "stuck: an hour past its limit, %llu longer holds (the overrun doubles each time)",
+	   (unsigned long long)sched_get_stats(d.s)->hold_extensions);
+	ok(guarantee(&d, 2) > S(3600) && d.broken[2] ==
+	   (int)sched_get_stats(d.s)->hold_extensions, "stuck: B's promise is renewed, and told, "
+	   "each time (%d)", d.broken[2]);
+	end(&d, S(3601), 1);
+	ok_eq(d.start[2], S(3601), "stuck: B starts when it dies");
+	ok_eq(d.checks_failed, 0, "stuck: invariants held");
+	sched_free(d.s);
+
+	/* no grace: a job that dies at its kill instant is not overdue; one
+	 * that does not is, a microsecond later */
+	drv_init(&d, SCHED_CONSERVATIVE, 4, 0);
+	submit(&d, S(0), 1, 4, S(10));
+	submit(&d, S(0), 2, 4, S(5));
+	run(&d, S(10));
+	ok(d.kills[1] == 1 && d.start[2] < 0 && d.broken[2] == 0,
+	   "no grace: A signalled at 10; B waits for its nodes, its promise not yet broken");
+	ok_eq(sched_next_wakeup(d.s), S(10) + 1, "no grace: A is overdue a microsecond later");
+	run(&d, S(10) + 1);
+	ok(d.broken[2] == 1 && d.broken_t[2] == S(11) + 1, "no grace: then B's promise moves "
+	   "to 11 s + 1 us");
+	end(&d, S(10) + 2, 1);
+	ok_eq(d.start[2], S(10) + 2, "no grace: B starts when A is gone");
+	ok_eq(d.checks_failed, 0, "no grace: invariants held");
+	sched_free(d.s);
+	drv_init(&d, SCHED_CONSERVATIVE, 4, 0);
+	submit(&d, S(0), 1, 4, S(10));
+	submit(&d, S(0), 2, 4, S(5));
+	run(&d, S(10));
+	end(&d, S(10), 1);
+	ok(d.start[2] == S(10) && d.broken[2] == 0 && sched_get_stats(d.s)->hold_extensions == 0,
+	   "no grace: a job that dies at its kill instant delays nobody");
+	sched_free(d.s);
+
+	/* EASY: the head's shadow moves, and the head is told */
+	drv_init(&d, SCHED_EASY, 4, S(2));
+	submit(&d, S(0), 1, 4, S(10));
+	submit(&d, S(0), 2, 4, S(5));
+	ok_eq(guarantee(&d, 2), S(12), "EASY overrun: the head's shadow is 12");
+	run(&d, S(10));
+	run(&d, S(12));
+	ok(d.broken[2] == 1 && d.broken_t[2] == S(14) && guarantee(&d, 2) == S(14) &&
+	   d.broken_why[2] == BROKEN_OVERRUN, "EASY overrun: the head is told its shadow moved to 14");
+	end(&d, S(13), 1);
+	ok_eq(d.start[2], S(13), "EASY overrun: it starts when A dies");
+	ok_eq(d.checks_failed, 0, "EASY overrun: invariants held");
+	sched_free(d.s);
+
+	/* a pass a moment late (a busy event loop) signals the job with the
+	 * end its hold had: nobody's promise moves */
+	drv_init(&d, SCHED_CONSERVATIVE, 4, S(2));
+	submit(&d, S(0), 1, 4, S(10));
+	submit(&d, S(0), 2, 4, S(5));
+	run(&d, S(11));
+	ok(d.kills[1] == 1 && d.broken[2] == 0 && guarantee(&d, 2) == S(12) &&
+	   sched_get_stats(d.s)->hold_extensions == 0,
+	   "late pass: a kill a second late leaves the plan alone");
+	ok_eq(d.kill_t[1], S(12), "late pass: the job is to be gone by 12 all the same");
+	{
+		size_t n;
+
+		sched_cancel(d.s, S(11), 1);
+		sched_actions(d.s, &n);
+		ok_eq(n, 0, "late pass: cancelling a signalled job signals nothing more");
+	}
+	sched_free(d.s);
+
+	/* a limit that passed while nobody ran a pass (a restart): signalled
+	 * at the next pass and given the grace from then; the promise that
+	 * overlaps the grace is moved and told */
+	drv_init(&d, SCHED_CONSERVATIVE, 4, S(2));
+	ok_eq(sched_restore_running(d.s, S(20), 1, 0, S(10), 0, (uint32_t[]){ 0, 1, 2, 3 }, 4),
+	      SCHED_OK, "late kill: A restored at 20, its limit 10 long past");
+	ok_eq(sched_restore_queued(d.s, S(20), 2, 0, 4, S(5), S(12)), SCHED_OK,
+	      "late kill: B restored with its promise 12");
+	run(&d, S(20));
+	ok(d.kills[1] == 1 && d.kill_t[1] == S(22) && d.broken[2] == 1 && d.broken_t[2] == S(22),
+	   "late kill: A signalled at 20 with its grace to 22; B told it starts at 22");
+	ok_eq(d.checks_failed, 0, "late kill: invariants held");
+	sched_free(d.s);
+}
+
 /* A lost node breaks the guarantees that no longer fit, latest arrival
  * first, and says so; a job on a lost node is killed. */
 static void node_failure(void)
@@ -411,6 +544,9 @@ struct stress {
 	enum sched_policy pol;
 	bf_time est[SJ], run_for[SJ], promised[SJ], end_at[SJ];
 	int state[SJ];		/* 0 unborn, 1 queued, 2 running, 3 gone */
+	bf_time grace;
+	unsigned rng;		/* for slow deaths */
+	int slow_deaths;
 	int late_start;
 	int stuck;
 	uint64_t trace;		/* a hash of every action, to compare runs */
@@ -431,12 +567,20 @@ static void stress_pass(struct stress *t, bf_time now)
 		           0x100000001b3ULL;
 		if (a[k].kind == SA_START) {
 			t->state[id] = 2;
-			t->end_at[id] = now + (t->run_for[id] < t->est[id] ? t->run_for[id] : t->est[id]);
+			/* one that would run past its estimate ends when killed */
+			t->end_at[id] = t->run_for[id] < t->est[id] ? now + t->run_for[id] : BF_NEVER;
 			if (t->pol == SCHED_CONSERVATIVE && t->promised[id] != BF_NEVER &&
 			    now > t->promised[id])
 				t->late_start++;
 		} else if (a[k].kind == SA_KILL) {
-			t->end_at[id] = now;	/* dies at once */
+			/* Dies at once; with a grace, one in three takes up to
+			 * the grace + 20 s to die, past its hold at times. */
+			t->rng = t->rng * 1103515245u + 12345u;
+			t->end_at[id] = now;
+			if (t->grace && (t->rng >> 8) % 3 == 0) {
+				t->end_at[id] += (t->grace + S(20)) / 1000 * (bf_time)((t->rng >> 10) % 1000);
+				t->slow_deaths++;
+			}
 		} else {
 			t->promised[id] = a[k].t;	/* a broken promise, renewed */
 		}
@@ -456,6 +600,8 @@ static uint64_t stress(enum sched_policy pol, bf_time grace, unsigned seed, bool
 	uint64_t next = 0;
 
 	t->pol = pol;
+	t->grace = grace;
+	t->rng = seed;
 	sched_new(&t->s, &prm);
 	for (int i = 0; i < SJ; i++) {
 		seed = seed * 1103515245 + 12345;
@@ -530,8 +676,9 @@ static uint64_t stress(enum sched_policy pol, bf_time grace, unsigned seed, bool
 		events++;
 	}
 	ok_eq(bad_check, 0, "stress %s, grace %llds: invariants after every one of %d events "
-	      "(%d node changes)", sched_policy_name(pol), (long long)(grace / BF_SEC), events,
-	      node_events);
+	      "(%d node changes, %d slow deaths, %llu longer holds)", sched_policy_name(pol),
+	      (long long)(grace / BF_SEC), events, node_events, t->slow_deaths,
+	      (unsigned long long)sched_get_stats(t->s)->hold_extensions);
 	ok_eq(t->stuck, 0, "stress %s: the driver never got stuck on a wake-up", sched_policy_name(pol));
 	if (pol == SCHED_CONSERVATIVE) {
 		ok_eq(later, 0, "stress conservative: no guarantee moved later unless announced");
@@ -549,6 +696,7 @@ int main(void)
 	compression_is_not_replanning();
 	easy_delays_second_not_first();
 	mechanics();
+	overrun_of_the_plan();
 	node_failure();
 	restart();
 	for (unsigned seed = 1; seed <= 3; seed++) {
@@ -556,6 +704,7 @@ int main(void)
 		 * planned (no compression): the next reservation falls due. */
 		stress(SCHED_FCFS, S(3), seed, false);
 		stress(SCHED_EASY, 0, seed, false);
+		stress(SCHED_EASY, S(3), seed, false);
 		for (bf_time grace = 0; grace <= S(3); grace += S(3)) {
 			uint64_t bounded = stress(SCHED_CONSERVATIVE, grace, seed, false);
 

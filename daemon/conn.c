@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
+#include "clock.h"
 #include "log.h"
 #include "server.h"
 
@@ -307,6 +309,31 @@ void conn_stop_listening(struct daemon *d)
 {
 	if (d->listen_ev)
 		event_del(d->listen_ev);
+}
+
+void conn_flush_all(struct daemon *d, int timeout_ms)
+{
+	bf_time until = clock_monotonic() + (bf_time)timeout_ms * 1000;
+
+	for (struct conn *c = d->conns; c; c = c->next) {
+		struct evbuffer *out = bufferevent_get_output(c->bev);
+		int fd = bufferevent_getfd(c->bev);
+
+		/* A bufferevent keeps its output's front for itself (frozen):
+		 * the loop that would drain it is over. */
+		evbuffer_unfreeze(out, 1);
+		while (fd >= 0 && evbuffer_get_length(out) > 0) {
+			struct pollfd p = { .fd = fd, .events = POLLOUT };
+			bf_time left = until - clock_monotonic();
+
+			if (left <= 0)
+				return;
+			if (evbuffer_write(out, fd) < 0 && errno != EAGAIN && errno != EINTR)
+				break;	/* that client is gone */
+			if (evbuffer_get_length(out) > 0)
+				poll(&p, 1, (int)(left / 1000) + 1);
+		}
+	}
 }
 
 void conn_close_all(struct daemon *d)

@@ -25,6 +25,7 @@ static void store_failed(struct daemon *d)
 	log_warnx("the store failed: %s; stopping (a restart reloads what was committed)",
 	          store_error(d->store));
 	conn_answer_waiting(d, false);
+	conn_flush_all(d, 1000);	/* the refusals reach their clients */
 	exit(75);
 }
 
@@ -353,6 +354,15 @@ static void job_failed(struct daemon *d, struct djob *j, const char *why)
 }
 
 /* The supervisor ended: the job is over. */
+void drive_kill_orphans(struct daemon *d, struct djob *j, pid_t sup_pid, int64_t sup_start)
+{
+	int n = runner_kill_orphans(sup_pid, sup_start, d->root ? (uid_t)j->rec.uid : getuid());
+
+	if (n > 0)
+		log_warnx("job %" PRIu64 ": its supervisor is gone; killed %d process%s it left "
+		          "running", j->rec.id, n, n == 1 ? "" : "es");
+}
+
 static void sup_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct djob *j = arg;
@@ -368,8 +378,10 @@ static void sup_cb(evutil_socket_t fd, short what, void *arg)
 	j->sup_ev = NULL;
 	if (j->grace_ev)
 		evtimer_del(j->grace_ev);
-	runner_reap(&j->sup);
 	rc = runner_collect(d->status_dir, j->rec.id, &wstatus, &end, reason, sizeof reason);
+	if (rc != 1)	/* before the reap: the zombie keeps its pid ours */
+		drive_kill_orphans(d, j, j->sup.pid, j->sup.start_ticks);
+	runner_reap(&j->sup);
 	now = server_now(d);
 	switch (j->rec.kill_why) {
 	case 1 + KILL_OVERRUN: how = END_KILLED; j->rec.state = ST_KILLED; break;

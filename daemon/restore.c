@@ -99,6 +99,7 @@ static void restore_running(struct daemon *d, struct djob *j, bf_time now)
 		return;
 	}
 	if (runner_find(pid, ticks, &j->sup) != 1) {
+		drive_kill_orphans(d, j, pid, ticks);
 		finish(d, j, ST_FAILED, "lost: its supervisor ended without recording the job's end");
 		return;
 	}

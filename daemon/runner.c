@@ -3,7 +3,9 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <inttypes.h>
+#include <dirent.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,10 +28,13 @@ static int pidfd_signal(int pidfd, int sig)
 	return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
 }
 
-int64_t runner_start_ticks(pid_t pid)
+/* A process's session and start time (clock ticks since boot) from
+ * /proc/PID/stat: 0, or -1 if it is gone, a zombie or unreadable. Our own
+ * zombie child still counts where the caller says so (zombie_ok). */
+static int proc_stat_z(pid_t pid, pid_t *session, int64_t *start, bool zombie_ok)
 {
 	char path[64], buf[1024], *p;
-	long long ticks = -1;
+	long long ticks = -1, sid = -1;
 	ssize_t n;
 	int fd;
 
@@ -42,18 +47,106 @@ int64_t runner_start_ticks(pid_t pid)
 		return -1;
 	buf[n] = 0;
 	/* The command name is in parentheses and may hold anything: count the
-	 * fields after its last ')'. The start time is field 22; after the
-	 * name come fields 3 onwards. */
+	 * fields after its last ')'. The session is field 6 and the start
+	 * time field 22; after the name come fields 3 onwards. */
 	if (!(p = strrchr(buf, ')')))
 		return -1;
 	p++;
 	for (int field = 3; field <= 22 && p; field++) {
 		p += strspn(p, " ");
+		if (field == 3 && !zombie_ok && (*p == 'Z' || *p == 'X'))
+			return -1;
+		if (field == 6 && sscanf(p, "%lld", &sid) != 1)
+			return -1;
 		if (field == 22 && sscanf(p, "%lld", &ticks) != 1)
 			return -1;
 		p = strchr(p, ' ');
 	}
-	return ticks;
+	if (ticks < 0 || sid < 0)
+		return -1;
+	*session = (pid_t)sid;
+	*start = ticks;
+	return 0;
+}
+
+static int proc_stat(pid_t pid, pid_t *session, int64_t *start)
+{
+	return proc_stat_z(pid, session, start, true);
+}
+
+int64_t runner_start_ticks(pid_t pid)
+{
+	pid_t sid;
+	int64_t ticks;
+
+	return proc_stat(pid, &sid, &ticks) == 0 ? ticks : -1;
+}
+
+/* Processes signalled by one runner_kill_orphans, so that each counts once
+ * while it takes a moment to die. */
+struct killed_set {
+	pid_t pid[1024];
+	int n, total;
+};
+
+static bool killed_before(const struct killed_set *k, pid_t pid)
+{
+	for (int i = 0; i < k->n; i++)
+		if (k->pid[i] == pid)
+			return true;
+	return false;
+}
+
+/* One sweep of /proc: SIGKILL to every live process of session `sid` that
+ * belongs to `uid` and started no earlier than `since`, except the
+ * session's leader. Returns how many were new. */
+static int sweep_session(pid_t sid, int64_t since, uid_t uid, struct killed_set *k)
+{
+	DIR *dir = opendir("/proc");
+	struct dirent *e;
+	int fresh = 0;
+
+	if (!dir)
+		return 0;
+	while ((e = readdir(dir))) {
+		char *end, path[300];
+		long v = strtol(e->d_name, &end, 10);
+		struct stat st;
+		pid_t s;
+		int64_t t;
+
+		if (*end || v <= 0 || (pid_t)v == sid)
+			continue;
+		snprintf(path, sizeof path, "/proc/%ld", v);
+		if (proc_stat_z((pid_t)v, &s, &t, false) < 0 || s != sid || t < since ||
+		    stat(path, &st) < 0 || st.st_uid != uid || kill((pid_t)v, SIGKILL) < 0 ||
+		    killed_before(k, (pid_t)v))
+			continue;
+		fresh++;
+		k->total++;
+		if (k->n < (int)(sizeof k->pid / sizeof *k->pid))
+			k->pid[k->n++] = (pid_t)v;
+	}
+	closedir(dir);
+	return fresh;
+}
+
+int runner_kill_orphans(pid_t sup_pid, int64_t sup_start, uid_t uid)
+{
+	struct killed_set k = { .n = 0, .total = 0 };
+	pid_t s;
+	int64_t t;
+
+	/* The supervisor's pid is its session's id. While it exists (our own
+	 * zombie included) it must be ours; once it is gone, no process can
+	 * take that pid as long as a member of its session lives, and the
+	 * owner and start time guard against a session made since. */
+	if (proc_stat(sup_pid, &s, &t) == 0 && t != sup_start)
+		return 0;
+	for (int round = 0; round < 10; round++)
+		if (sweep_session(sup_pid, sup_start, uid, &k) == 0)
+			break;	/* else again: one may have forked meanwhile */
+	return k.total;
 }
 
 /* ---- inside the supervisor process ----

@@ -69,6 +69,12 @@ int  runner_collect(const char *status_dir, uint64_t id, int *wstatus, bf_time *
 int  runner_sup_read(const char *status_dir, uint64_t id, pid_t *pid, int64_t *start_ticks);
 /* Remove a job's records once the daemon has stored the end durably. */
 void runner_forget(const char *status_dir, uint64_t id);
+/* The job processes a lost supervisor left behind: SIGKILL to every process
+ * still in its session (the job and all it started, unless one made a
+ * session of its own) that runs as `uid` and started after the supervisor.
+ * Call it before reaping a supervisor that was the daemon's child. Returns
+ * how many processes were signalled. */
+int  runner_kill_orphans(pid_t sup_pid, int64_t sup_start, uid_t uid);
 /* A process's start time from /proc, or -1. */
 int64_t runner_start_ticks(pid_t pid);
 

@@ -284,6 +284,9 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 		return -1;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	/* A file size limit makes a write fail (EFBIG) instead of killing the
+	 * daemon: the store then fails cleanly. */
+	signal(SIGXFSZ, SIG_IGN);
 	for (int k = 0; k < 2; k++) {
 		d->sig_ev[k] = evsignal_new(d->base, stops[k], stop_cb, d);
 		if (!d->sig_ev[k] || event_add(d->sig_ev[k], NULL) < 0)

@@ -129,6 +129,8 @@ void drive_arm_tick(struct daemon *d);
 /* Terminate a job now, and kill it outright a little before the grace is
  * up or before gone_by (the end of its hold in the plan; BF_NEVER: none). */
 void drive_kill(struct daemon *d, struct djob *j, bf_time gone_by);
+/* A job whose supervisor died without a record: kill what it left. */
+void drive_kill_orphans(struct daemon *d, struct djob *j, pid_t sup_pid, int64_t sup_start);
 /* Watch a started (or re-found) job's supervisor. */
 int  drive_watch(struct daemon *d, struct djob *j);
 /* Put a job's row into the open transaction. */
@@ -137,6 +139,9 @@ int  drive_store(struct daemon *d, struct djob *j, const char *log_detail);
 /* ---- conn.c: the listening socket and connections ---- */
 int  conn_listen(struct daemon *d, char *err, size_t errlen);
 void conn_close_all(struct daemon *d);
+/* Write what is queued for every client now, for at most timeout_ms (the
+ * daemon is about to exit and its event loop will not run again). */
+void conn_flush_all(struct daemon *d, int timeout_ms);
 /* No new connections (a stop): the open ones finish; the loop ends when the
  * last one closes. */
 void conn_stop_listening(struct daemon *d);

@@ -71,6 +71,46 @@ static int run_to_end(uint64_t id, int *ws)
 	return runner_collect(status_dir, id, ws, &end, NULL, 0);
 }
 
+/* The sweep of a lost supervisor's session, on a session made here: a
+ * leader (standing in for the supervisor) and a member. */
+static void orphans(void)
+{
+	int pfd[2];
+	pid_t leader, member = 0;
+
+	if (pipe(pfd) < 0 || (leader = fork()) < 0)
+		return;
+	if (leader == 0) {
+		pid_t m;
+
+		setsid();
+		signal(SIGCHLD, SIG_IGN);	/* its member is reaped at once */
+		if ((m = fork()) == 0) {
+			pause();
+			_exit(0);
+		}
+		write(pfd[1], &m, sizeof m);
+		pause();
+		_exit(0);
+	}
+	read(pfd[0], &member, sizeof member);
+	close(pfd[0]);
+	close(pfd[1]);
+	ok_eq(runner_kill_orphans(leader, runner_start_ticks(leader) + 1, getuid()), 0,
+	      "orphans: a leader with another start time is someone else's: nothing killed");
+	ok(kill(member, 0) == 0, "orphans: its member lives");
+	ok_eq(runner_kill_orphans(leader, runner_start_ticks(leader), getuid() + 1), 0,
+	      "orphans: processes of another uid are left alone");
+	ok_eq(runner_kill_orphans(leader, runner_start_ticks(leader), getuid()), 1,
+	      "orphans: with the supervisor's identity, its session's member is killed");
+	for (int i = 0; i < 100 && kill(member, 0) == 0; i++)
+		usleep(20000);
+	ok(kill(member, 0) < 0 && kill(leader, 0) == 0,
+	   "orphans: the member is gone; the leader itself is not touched");
+	kill(leader, SIGKILL);
+	waitpid(leader, NULL, 0);
+}
+
 int main(void)
 {
 	struct runner_job j;
@@ -81,6 +121,7 @@ int main(void)
 
 	if (!mkdtemp(dir))
 		return 1;
+	orphans();
 	chmod(dir, 0777);	/* a second user writes its output here */
 	snprintf(status_dir, sizeof status_dir, "%s/status", dir);
 	mkdir(status_dir, 0700);

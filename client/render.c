@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include "client.h"
+#include "decimal.h"
 #include "duration.h"
 #include "nodelist.h"
 #include "render.h"
@@ -52,20 +53,10 @@ static const char *mark(enum render_end_kind kind)
 	}
 }
 
-/* Decimal digits of v at buf (at least 21 bytes); returns the length. */
-static size_t put_u64(char *buf, uint64_t v)
+/* Decimal digits of v, NUL-terminated. */
+static void put_u64(char *buf, uint64_t v)
 {
-	char tmp[20];
-	size_t n = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (size_t k = 0; k < n; k++)
-		buf[k] = tmp[n - 1 - k];
-	buf[n] = '\0';
-	return n;
+	buf[decimal_put(buf, v, 0)] = '\0';
 }
 
 static void marked_time(char *buf, size_t len, enum render_end_kind kind, bf_time t)

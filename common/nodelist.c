@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "decimal.h"
 #include "errf.h"
 #include "nodelist.h"
 
@@ -83,23 +84,6 @@ static unsigned ndigits(uint64_t v)
 	return n;
 }
 
-/* v in decimal, zero-padded to width; returns the length (<= 20). */
-static size_t put_num(char *dst, uint64_t v, unsigned width)
-{
-	char tmp[24];
-	size_t n = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n < width)
-		tmp[n++] = '0';
-	for (size_t i = 0; i < n; i++)
-		dst[i] = tmp[n - 1 - i];
-	return n;
-}
-
 /* Room for k more names? Checked before any are counted or written. */
 static int room(const struct builder *b, uint64_t k, char *err, size_t errlen)
 {
@@ -140,7 +124,7 @@ static int add_range(struct builder *b, const char *pre, size_t plen, uint64_t l
 
 		memcpy(name, pre, n);
 		if (plen <= NODELIST_NAME_MAX)
-			n += put_num(name + n, hi, width);
+			n += decimal_put(name + n, hi, width);
 		return errf(err, errlen, "node name '%s' has %zu bytes, more than %d",
 			    quote(q, name, n), plen + dmax, NODELIST_NAME_MAX);
 	}
@@ -173,7 +157,7 @@ static int add_range(struct builder *b, const char *pre, size_t plen, uint64_t l
 
 		b->names[b->count++] = b->next;
 		memcpy(b->next, pre, plen);
-		n = plen + put_num(b->next + plen, v, width);
+		n = plen + decimal_put(b->next + plen, v, width);
 		b->next[n] = '\0';
 		b->next += n + 1;
 		if (v == hi)

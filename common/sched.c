@@ -374,7 +374,8 @@ static void heap_push(struct sched *s, uint32_t slot)
 
 /* A running job keeps its nodes in the plan until `until` (if that is
  * later than its hold's end). Nodes of it that went down have a "down"
- * reservation from the old end on, which now starts at `until`. The
+ * reservation from the old end (or from when they went down, if that was
+ * after it) on, which now starts at `until`. The
  * caller prepared profile room for 2 + 2 * ndown points; the next pass
  * repairs what the longer hold overlaps (see sched_run). */
 static void extend_hold(struct sched *s, uint32_t slot, bf_time until)
@@ -387,8 +388,10 @@ static void extend_hold(struct sched *s, uint32_t slot, bf_time until)
 	if (until <= end)
 		return;
 	for (uint32_t i = j->first_node; s->ns.ndown && i != NODESET_NONE; i = s->ns.next[i]) {
-		if (s->ns.down[i] && s->down_since[i] == end) {
-			profile_release(&s->prof, end, 1, BF_NEVER - end);
+		bf_time since = s->down_since[i];
+
+		if (s->ns.down[i] && since >= end && since < until) {
+			profile_release(&s->prof, since, 1, BF_NEVER - since);
 			profile_reserve(&s->prof, until, 1, BF_NEVER - until);
 			s->down_since[i] = until;
 		}
@@ -397,6 +400,7 @@ static void extend_hold(struct sched *s, uint32_t slot, bf_time until)
 	j->hold = until - j->start;
 	s->hold_extended = true;
 	s->dirty = true;
+	s->st.hold_extensions++;
 }
 
 /* SA_KILL, with the end of the job's hold: from now on the heap watches
@@ -429,7 +433,6 @@ static void overrun(struct sched *s, uint32_t slot, bf_time now)
 	heap_remove(s, slot);
 	extend_hold(s, slot, now + (over > BF_SEC ? over : BF_SEC));
 	heap_push(s, slot);
-	s->st.hold_extensions++;
 }
 
 int sched_restore_running(struct sched *s, bf_time now, uint64_t id, bf_time submit,
@@ -627,6 +630,15 @@ void sched_start_job(struct sched *s, uint32_t slot, bf_time now)
 	}
 	if (now < j->submit)
 		sched_violation(s, "job %llu started before it arrived", (unsigned long long)j->id);
+	/* A due job that a pass could not start (a killed job ended after
+	 * its hold but before the pass that would have found it overdue)
+	 * starts late: that is a broken promise, and it is said. A start at a
+	 * pass that merely comes late (a busy driver) is not. */
+	if ((j->flags & JF_WAITED) && now > j->first_guarantee) {
+		s->st.broken++;
+		j->first_guarantee = now;
+		sched_emit(s, SA_BROKEN, BROKEN_OVERRUN, j->id, now);
+	}
 	if (s->prm.policy == SCHED_CONSERVATIVE && now > j->first_guarantee)
 		sched_violation(s, "job %llu started at %lld, after its guarantee %lld",
 		                (unsigned long long)j->id, (long long)now, (long long)j->first_guarantee);
@@ -637,7 +649,7 @@ void sched_start_job(struct sched *s, uint32_t slot, bf_time now)
 		/* Its reservation becomes its hold (moved if it starts late:
 		 * only a job overrunning its plan can make it wait). */
 		if (j->resv != now) {
-			if (s->ns.ndown == 0)
+			if (s->ns.ndown == 0 && !(j->flags & JF_WAITED))
 				sched_violation(s, "job %llu started at %lld, reserved at %lld",
 				                (unsigned long long)j->id, (long long)now, (long long)j->resv);
 			profile_release(&s->prof, j->resv, j->nodes, j->hold);
@@ -678,6 +690,8 @@ int sched_run(struct sched *s, bf_time now)
 			s->st.kills_sent++;
 			signal_job(s, slot, KILL_OVERRUN, now);
 		}
+		if (s->heap[0] == slot && heap_key(s, slot) <= now)
+			break;	/* at the end of time: a hold cannot grow further */
 	}
 	/* Conservative: what a longer hold now overlaps is placed again, and
 	 * told (EASY and FCFS: promise_head tells the head). */

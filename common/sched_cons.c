@@ -61,7 +61,7 @@ static bool place(struct sched *s, uint32_t slot, bf_time now)
 	profile_reserve(&s->prof, a, j->nodes, j->hold);
 	j->resv = a;
 	j->settled = s->epoch;
-	j->flags = (uint8_t)((j->flags | JF_RESERVED) & ~JF_EVICTED);
+	j->flags = (uint8_t)((j->flags | JF_RESERVED) & ~(JF_EVICTED | JF_WAITED));
 	if (j->first_guarantee == BF_NEVER)
 		j->first_guarantee = a;
 	if (a <= now)
@@ -219,6 +219,7 @@ void cons_pass(struct sched *s, bf_time now)
 			s->jobs[slot].flags &= ~JF_READY;
 			sched_start_job(s, slot, now);
 		} else {
+			s->jobs[slot].flags |= JF_WAITED;
 			s->ready[k++] = slot;
 		}
 	}

@@ -15,6 +15,7 @@ enum job_flag {
 	JF_BACKFILLED = 1 << 2,
 	JF_READY = 1 << 3,	/* on the ready list (reservation reached) */
 	JF_EVICTED = 1 << 4,	/* lost its reservation to a lost node, to be placed again */
+	JF_WAITED = 1 << 5,	/* conservative: due at a pass that could not start it */
 };
 
 enum slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_RUNNING };

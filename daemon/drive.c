@@ -356,7 +356,8 @@ static void job_failed(struct daemon *d, struct djob *j, const char *why)
 /* The supervisor ended: the job is over. */
 void drive_kill_orphans(struct daemon *d, struct djob *j, pid_t sup_pid, int64_t sup_start)
 {
-	int n = runner_kill_orphans(sup_pid, sup_start, d->root ? (uid_t)j->rec.uid : getuid());
+	int n = runner_kill_orphans(sup_pid, sup_start, d->root ? (uid_t)j->rec.uid : getuid(),
+	                            j->rec.id);
 
 	if (n > 0)
 		log_warnx("job %" PRIu64 ": its supervisor is gone; killed %d process%s it left "

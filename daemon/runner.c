@@ -97,10 +97,50 @@ static bool killed_before(const struct killed_set *k, pid_t pid)
 	return false;
 }
 
+/* Does the process's environment hold `entry` (e.g. "BSUB_JOBID=12")?
+ * Every job process inherits its job's; an unrelated process would have
+ * to carry that very id. (The first 4 MiB are read: an environment is at
+ * most a few MiB.) */
+static bool environ_has(pid_t pid, const char *entry)
+{
+	size_t cap = 0, len = 0, want = strlen(entry) + 1;
+	char path[64], *buf = NULL;
+	bool found = false;
+	ssize_t n = 1;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	while (n > 0 && cap < ((size_t)4 << 20)) {
+		char *nb;
+
+		if (len == cap) {
+			if (!(nb = realloc(buf, cap ? 2 * cap : 65536)))
+				break;
+			buf = nb;
+			cap = cap ? 2 * cap : 65536;
+		}
+		if ((n = read(fd, buf + len, cap - len)) > 0)
+			len += (size_t)n;
+	}
+	close(fd);
+	for (size_t i = 0; buf && i < len && !found;) {
+		size_t e = strnlen(buf + i, len - i);	/* one entry, NUL-terminated */
+
+		found = e + 1 == want && memcmp(buf + i, entry, e) == 0;
+		i += e + 1;
+	}
+	free(buf);
+	return found;
+}
+
 /* One sweep of /proc: SIGKILL to every live process of session `sid` that
- * belongs to `uid` and started no earlier than `since`, except the
- * session's leader. Returns how many were new. */
-static int sweep_session(pid_t sid, int64_t since, uid_t uid, struct killed_set *k)
+ * belongs to `uid`, started no earlier than `since` and carries `marker`
+ * in its environment, except the session's leader. Returns how many were
+ * new. */
+static int sweep_session(pid_t sid, int64_t since, uid_t uid, const char *marker,
+                         struct killed_set *k)
 {
 	DIR *dir = opendir("/proc");
 	struct dirent *e;
@@ -119,8 +159,8 @@ static int sweep_session(pid_t sid, int64_t since, uid_t uid, struct killed_set 
 			continue;
 		snprintf(path, sizeof path, "/proc/%ld", v);
 		if (proc_stat_z((pid_t)v, &s, &t, false) < 0 || s != sid || t < since ||
-		    stat(path, &st) < 0 || st.st_uid != uid || kill((pid_t)v, SIGKILL) < 0 ||
-		    killed_before(k, (pid_t)v))
+		    stat(path, &st) < 0 || st.st_uid != uid || !environ_has((pid_t)v, marker) ||
+		    kill((pid_t)v, SIGKILL) < 0 || killed_before(k, (pid_t)v))
 			continue;
 		fresh++;
 		k->total++;
@@ -131,20 +171,24 @@ static int sweep_session(pid_t sid, int64_t since, uid_t uid, struct killed_set 
 	return fresh;
 }
 
-int runner_kill_orphans(pid_t sup_pid, int64_t sup_start, uid_t uid)
+int runner_kill_orphans(pid_t sup_pid, int64_t sup_start, uid_t uid, uint64_t job)
 {
 	struct killed_set k = { .n = 0, .total = 0 };
+	char marker[48];
 	pid_t s;
 	int64_t t;
 
 	/* The supervisor's pid is its session's id. While it exists (our own
 	 * zombie included) it must be ours; once it is gone, no process can
-	 * take that pid as long as a member of its session lives, and the
-	 * owner and start time guard against a session made since. */
+	 * take that pid as long as a member of its session lives. A session
+	 * made since under a recycled pid (or after a reboot) is told apart by
+	 * the owner, the start time and, above all, the job's id in each
+	 * process's environment. */
 	if (proc_stat(sup_pid, &s, &t) == 0 && t != sup_start)
 		return 0;
+	snprintf(marker, sizeof marker, "BSUB_JOBID=%" PRIu64, job);
 	for (int round = 0; round < 10; round++)
-		if (sweep_session(sup_pid, sup_start, uid, &k) == 0)
+		if (sweep_session(sup_pid, sup_start, uid, marker, &k) == 0)
 			break;	/* else again: one may have forked meanwhile */
 	return k.total;
 }

@@ -71,10 +71,11 @@ int  runner_sup_read(const char *status_dir, uint64_t id, pid_t *pid, int64_t *s
 void runner_forget(const char *status_dir, uint64_t id);
 /* The job processes a lost supervisor left behind: SIGKILL to every process
  * still in its session (the job and all it started, unless one made a
- * session of its own) that runs as `uid` and started after the supervisor.
- * Call it before reaping a supervisor that was the daemon's child. Returns
- * how many processes were signalled. */
-int  runner_kill_orphans(pid_t sup_pid, int64_t sup_start, uid_t uid);
+ * session of its own) that runs as `uid`, started after the supervisor and
+ * has BSUB_JOBID=job in its environment (a process that dropped it, or
+ * its whole environment, escapes). Call it before reaping a supervisor
+ * that was the daemon's child. Returns how many processes were signalled. */
+int  runner_kill_orphans(pid_t sup_pid, int64_t sup_start, uid_t uid, uint64_t job);
 /* A process's start time from /proc, or -1. */
 int64_t runner_start_ticks(pid_t pid);
 

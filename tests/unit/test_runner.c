@@ -72,41 +72,53 @@ static int run_to_end(uint64_t id, int *ws)
 }
 
 /* The sweep of a lost supervisor's session, on a session made here: a
- * leader (standing in for the supervisor) and a member. */
+ * leader (standing in for the supervisor), a member that is job 77's (its
+ * environment says so) and one that is not. */
 static void orphans(void)
 {
 	int pfd[2];
-	pid_t leader, member = 0;
+	pid_t leader, member[2] = { 0, 0 };
 
 	if (pipe(pfd) < 0 || (leader = fork()) < 0)
 		return;
 	if (leader == 0) {
-		pid_t m;
+		static const char *const envs[2][2] = { { "BSUB_JOBID=77", NULL },
+		                                        { "BSUB_JOBID=770", NULL } };
 
 		setsid();
-		signal(SIGCHLD, SIG_IGN);	/* its member is reaped at once */
-		if ((m = fork()) == 0) {
-			pause();
-			_exit(0);
+		signal(SIGCHLD, SIG_IGN);	/* its members are reaped at once */
+		for (int k = 0; k < 2; k++) {
+			pid_t m = fork();
+
+			if (m == 0) {
+				execle("/bin/sleep", "sleep", "60", (char *)NULL, envs[k]);
+				_exit(127);
+			}
+			if (write(pfd[1], &m, sizeof m) < 0)
+				_exit(1);
 		}
-		write(pfd[1], &m, sizeof m);
 		pause();
 		_exit(0);
 	}
-	read(pfd[0], &member, sizeof member);
+	if (read(pfd[0], &member[0], sizeof member[0]) < 0 ||
+	    read(pfd[0], &member[1], sizeof member[1]) < 0)
+		return;
 	close(pfd[0]);
 	close(pfd[1]);
-	ok_eq(runner_kill_orphans(leader, runner_start_ticks(leader) + 1, getuid()), 0,
+	usleep(200000);	/* both have exec'd sleep */
+	ok_eq(runner_kill_orphans(leader, runner_start_ticks(leader) + 1, getuid(), 77), 0,
 	      "orphans: a leader with another start time is someone else's: nothing killed");
-	ok(kill(member, 0) == 0, "orphans: its member lives");
-	ok_eq(runner_kill_orphans(leader, runner_start_ticks(leader), getuid() + 1), 0,
+	ok(kill(member[0], 0) == 0, "orphans: its members live");
+	ok_eq(runner_kill_orphans(leader, runner_start_ticks(leader), getuid() + 1, 77), 0,
 	      "orphans: processes of another uid are left alone");
-	ok_eq(runner_kill_orphans(leader, runner_start_ticks(leader), getuid()), 1,
-	      "orphans: with the supervisor's identity, its session's member is killed");
-	for (int i = 0; i < 100 && kill(member, 0) == 0; i++)
+	ok_eq(runner_kill_orphans(leader, runner_start_ticks(leader), getuid(), 77), 1,
+	      "orphans: with the supervisor's identity, job 77's process is killed");
+	for (int i = 0; i < 100 && kill(member[0], 0) == 0; i++)
 		usleep(20000);
-	ok(kill(member, 0) < 0 && kill(leader, 0) == 0,
-	   "orphans: the member is gone; the leader itself is not touched");
+	ok(kill(member[0], 0) < 0, "orphans: it is gone");
+	ok(kill(member[1], 0) == 0 && kill(leader, 0) == 0,
+	   "orphans: a process without BSUB_JOBID=77 (it has 770) and the leader are not touched");
+	kill(member[1], SIGKILL);
 	kill(leader, SIGKILL);
 	waitpid(leader, NULL, 0);
 }

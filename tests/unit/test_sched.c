@@ -377,6 +377,39 @@ static void overrun_of_the_plan(void)
 	}
 	sched_free(d.s);
 
+	/* a node of the overdue job goes down after its hold ended, before
+	 * the pass that finds it overdue: its nodes are counted once */
+	drv_init(&d, SCHED_CONSERVATIVE, 4, S(2));
+	submit(&d, S(0), 1, 2, S(10));
+	submit(&d, S(0), 2, 1, S(100));
+	run(&d, S(10));
+	sched_node_down(d.s, S(12) + BF_SEC / 2, 0);
+	run(&d, S(12) + BF_SEC / 2);
+	submit(&d, S(12) + BF_SEC / 2, 3, 1, S(5));
+	ok(d.checks_failed == 0 && d.start[3] == S(12) + BF_SEC / 2,
+	   "down while overdue: invariants hold, and the one free node is used at once");
+	sched_free(d.s);
+
+	/* no grace, and the job dies a microsecond late, before any pass
+	 * found it overdue: the due job starts late, and is told */
+	drv_init(&d, SCHED_CONSERVATIVE, 4, 0);
+	submit(&d, S(0), 1, 4, S(10));
+	submit(&d, S(0), 2, 4, S(5));
+	run(&d, S(10));
+	end(&d, S(10) + 1, 1);
+	ok(d.start[2] == S(10) + 1 && d.broken[2] == 1 && d.broken_t[2] == S(10) + 1 &&
+	   d.checks_failed == 0, "late by a microsecond: the start is announced as a broken "
+	   "promise, not a silent violation");
+	sched_free(d.s);
+
+	/* the end of time: a hold that cannot grow does not spin the pass */
+	drv_init(&d, SCHED_CONSERVATIVE, 4, S(2));
+	submit(&d, S(0), 1, 4, S(10));
+	run(&d, S(10));
+	ok_eq(sched_run(d.s, BF_NEVER - 1), SCHED_OK, "end of time: the pass returns");
+	drv_take(&d, BF_NEVER - 1);
+	sched_free(d.s);
+
 	/* a limit that passed while nobody ran a pass (a restart): signalled
 	 * at the next pass and given the grace from then; the promise that
 	 * overlaps the grace is moved and told */

@@ -4,8 +4,8 @@
  * client times out, and too many connections are refused. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

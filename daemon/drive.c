@@ -353,7 +353,6 @@ static void job_failed(struct daemon *d, struct djob *j, const char *why)
 	drive_want_commit(d);
 }
 
-/* The supervisor ended: the job is over. */
 void drive_kill_orphans(struct daemon *d, struct djob *j, pid_t sup_pid, int64_t sup_start)
 {
 	int n = runner_kill_orphans(sup_pid, sup_start, d->root ? (uid_t)j->rec.uid : getuid(),
@@ -364,6 +363,7 @@ void drive_kill_orphans(struct daemon *d, struct djob *j, pid_t sup_pid, int64_t
 		          "running", j->rec.id, n, n == 1 ? "" : "es");
 }
 
+/* The supervisor ended: the job is over. */
 static void sup_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct djob *j = arg;

@@ -266,6 +266,15 @@ static void mechanics(void)
 	sched_free(d.s);
 }
 
+/* A (job 1) holds all 4 nodes from 0 with a 10 s limit; B (job 2) needs
+ * all 4 for 5 s and waits for it. */
+static void one_behind_another(struct drv *d, enum sched_policy p, bf_time grace)
+{
+	drv_init(d, p, 4, grace);
+	submit(d, S(0), 1, 4, S(10));
+	submit(d, S(0), 2, 4, S(5));
+}
+
 /* A signalled job that keeps its nodes past the end of its hold: the plan
  * keeps them too, for as long again as it has overrun (a second at least),
  * the promises it overlaps are made again later and announced, and when it
@@ -299,9 +308,7 @@ static void overrun_of_the_plan(void)
 	sched_free(d.s);
 
 	/* a job that will not die: O(log) re-plans, not one a pass */
-	drv_init(&d, SCHED_CONSERVATIVE, 4, S(2));
-	submit(&d, S(0), 1, 4, S(10));
-	submit(&d, S(0), 2, 4, S(5));
+	one_behind_another(&d, SCHED_CONSERVATIVE, S(2));
 	for (bf_time t = S(10); t <= S(3600); t += S(1)) {
 		bf_time w = sched_next_wakeup(d.s);
 
@@ -321,9 +328,7 @@ static void overrun_of_the_plan(void)
 
 	/* no grace: a job that dies at its kill instant is not overdue; one
 	 * that does not is, a microsecond later */
-	drv_init(&d, SCHED_CONSERVATIVE, 4, 0);
-	submit(&d, S(0), 1, 4, S(10));
-	submit(&d, S(0), 2, 4, S(5));
+	one_behind_another(&d, SCHED_CONSERVATIVE, 0);
 	run(&d, S(10));
 	ok(d.kills[1] == 1 && d.start[2] < 0 && d.broken[2] == 0,
 	   "no grace: A signalled at 10; B waits for its nodes, its promise not yet broken");
@@ -335,9 +340,7 @@ static void overrun_of_the_plan(void)
 	ok_eq(d.start[2], S(10) + 2, "no grace: B starts when A is gone");
 	ok_eq(d.checks_failed, 0, "no grace: invariants held");
 	sched_free(d.s);
-	drv_init(&d, SCHED_CONSERVATIVE, 4, 0);
-	submit(&d, S(0), 1, 4, S(10));
-	submit(&d, S(0), 2, 4, S(5));
+	one_behind_another(&d, SCHED_CONSERVATIVE, 0);
 	run(&d, S(10));
 	end(&d, S(10), 1);
 	ok(d.start[2] == S(10) && d.broken[2] == 0 && sched_get_stats(d.s)->hold_extensions == 0,
@@ -345,9 +348,7 @@ static void overrun_of_the_plan(void)
 	sched_free(d.s);
 
 	/* EASY: the head's shadow moves, and the head is told */
-	drv_init(&d, SCHED_EASY, 4, S(2));
-	submit(&d, S(0), 1, 4, S(10));
-	submit(&d, S(0), 2, 4, S(5));
+	one_behind_another(&d, SCHED_EASY, S(2));
 	ok_eq(guarantee(&d, 2), S(12), "EASY overrun: the head's shadow is 12");
 	run(&d, S(10));
 	run(&d, S(12));
@@ -360,9 +361,7 @@ static void overrun_of_the_plan(void)
 
 	/* a pass a moment late (a busy event loop) signals the job with the
 	 * end its hold had: nobody's promise moves */
-	drv_init(&d, SCHED_CONSERVATIVE, 4, S(2));
-	submit(&d, S(0), 1, 4, S(10));
-	submit(&d, S(0), 2, 4, S(5));
+	one_behind_another(&d, SCHED_CONSERVATIVE, S(2));
 	run(&d, S(11));
 	ok(d.kills[1] == 1 && d.broken[2] == 0 && guarantee(&d, 2) == S(12) &&
 	   sched_get_stats(d.s)->hold_extensions == 0,
@@ -392,9 +391,7 @@ static void overrun_of_the_plan(void)
 
 	/* no grace, and the job dies a microsecond late, before any pass
 	 * found it overdue: the due job starts late, and is told */
-	drv_init(&d, SCHED_CONSERVATIVE, 4, 0);
-	submit(&d, S(0), 1, 4, S(10));
-	submit(&d, S(0), 2, 4, S(5));
+	one_behind_another(&d, SCHED_CONSERVATIVE, 0);
 	run(&d, S(10));
 	end(&d, S(10) + 1, 1);
 	ok(d.start[2] == S(10) + 1 && d.broken[2] == 1 && d.broken_t[2] == S(10) + 1 &&

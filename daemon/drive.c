@@ -22,6 +22,10 @@ static struct timeval tv_of(bf_time us)
  * the restart reload what is durable. */
 static void store_failed(struct daemon *d)
 {
+	if (!d->serving) {	/* still starting: nothing was promised yet */
+		log_warnx("cannot start: the store failed: %s", store_error(d->store));
+		exit(1);
+	}
 	log_warnx("the store failed: %s; stopping (a restart reloads what was committed)",
 	          store_error(d->store));
 	conn_answer_waiting(d, false);
@@ -263,20 +267,17 @@ static const char **split_blob(const char *blob, size_t len, uint32_t *count)
 
 static void job_failed(struct daemon *d, struct djob *j, const char *why);
 
-/* A job's spooled files, once its end is durable: its script and host file
- * are not needed any more (the store keeps its record). */
-static void spool_forget(struct daemon *d, uint64_t id)
+bool drive_spool_ok(struct daemon *d)
 {
-	static const char *const files[] = { "script", "hostfile" };
-	char path[700];
+	bool was_intact = !d->spool.gone;
 
-	for (size_t k = 0; k < sizeof files / sizeof *files; k++) {
-		snprintf(path, sizeof path, "%s/%" PRIu64 "/%s", d->jobs_dir, id, files[k]);
-		unlink(path);
-	}
-	snprintf(path, sizeof path, "%s/%" PRIu64, d->jobs_dir, id);
-	if (rmdir(path) < 0 && errno != ENOENT)
-		log_warn("removing %s", path);
+	if (spool_intact(&d->spool))
+		return true;
+	if (was_intact)
+		log_warnx("the spool %s was removed or replaced while the daemon ran: it takes no new "
+		          "jobs, starts none, and a job whose end it cannot read is marked lost "
+		          "(never run again); restart it once the spool is in order", d->spool.dir);
+	return false;
 }
 
 /* Fork the supervisor of a job the pass started (after the commit). */
@@ -288,8 +289,8 @@ static void start_job(struct daemon *d, struct djob *j)
 	struct runner_job rj;
 
 	j->start_pending = false;
-	snprintf(script, sizeof script, "%s/%" PRIu64 "/script", d->jobs_dir, j->rec.id);
-	snprintf(hosts, sizeof hosts, "%s/%" PRIu64 "/hostfile", d->jobs_dir, j->rec.id);
+	snprintf(script, sizeof script, "%s/%" PRIu64 "/script", d->spool.jobs_dir, j->rec.id);
+	snprintf(hosts, sizeof hosts, "%s/%" PRIu64 "/hostfile", d->spool.jobs_dir, j->rec.id);
 	idx = malloc((n ? n : 1) * sizeof *idx);
 	names = malloc((n ? n : 1) * sizeof *names);
 	launch = calloc(d->nlaunch + 1, sizeof *launch);
@@ -297,9 +298,13 @@ static void start_job(struct daemon *d, struct djob *j)
 		.id = j->rec.id, .uid = j->rec.uid, .gid = j->rec.gid, .as_owner = d->root,
 		.user = j->rec.user, .script = script, .cwd = j->rec.cwd,
 		.out = jobs_out_path(&j->rec, out, sizeof out),
-		.hostfile = hosts, .status_dir = d->status_dir, .nnodes = n,
+		.hostfile = hosts, .status_dir = d->spool.status_dir, .nnodes = n,
 	};
 	rj.err = j->rec.err ? j->rec.err : rj.out;
+	if (!drive_spool_ok(d)) {
+		job_failed(d, j, "not started: the spool was removed before it could start");
+		goto out;
+	}
 	argv = split_blob(j->rec.argv ? j->rec.argv : "", j->rec.argv_len, &rj.argc);
 	env = split_blob(j->rec.env ? j->rec.env : "", j->rec.env_len, &rj.envc);
 	if (!idx || !names || !launch || !argv || !env) {
@@ -344,6 +349,7 @@ static void job_failed(struct daemon *d, struct djob *j, const char *why)
 	bf_time now = server_now(d);
 
 	log_warnx("job %" PRIu64 " failed: %s", j->rec.id, why);
+	d->pred.valid = false;
 	if (sched_end(d->sched, now, j->rec.id, END_EXITED) < 0)
 		sched_cancel(d->sched, now, j->rec.id);
 	j->rec.state = ST_FAILED;
@@ -379,7 +385,7 @@ static void sup_cb(evutil_socket_t fd, short what, void *arg)
 	j->sup_ev = NULL;
 	if (j->grace_ev)
 		evtimer_del(j->grace_ev);
-	rc = runner_collect(d->status_dir, j->rec.id, &wstatus, &end, reason, sizeof reason);
+	rc = runner_collect(d->spool.status_dir, j->rec.id, &wstatus, &end, reason, sizeof reason);
 	if (rc != 1)	/* before the reap: the zombie keeps its pid ours */
 		drive_kill_orphans(d, j, j->sup.pid, j->sup.start_ticks);
 	runner_reap(&j->sup);
@@ -391,12 +397,17 @@ static void sup_cb(evutil_socket_t fd, short what, void *arg)
 	default: j->rec.state = ST_DONE; break;
 	}
 	if (rc != 1) {
-		snprintf(reason, sizeof reason, "%s", rc == 0 ? "its supervisor ended without a record"
-		                                             : "its supervisor's record is unreadable");
+		/* Its fate is unknown: it may have run to the end. Lost, said so,
+		 * and never run again. */
+		snprintf(reason, sizeof reason, "%s", !drive_spool_ok(d) ?
+		         "lost: the spool was removed while it ran; its end and exit status are unknown" :
+		         rc == 0 ? "lost: its supervisor ended without recording the job's end" :
+		         "lost: its supervisor's record is unreadable");
 		j->rec.state = ST_FAILED;
 	} else if (reason[0]) {
 		j->rec.state = ST_FAILED;	/* it could not start */
 	}
+	d->pred.valid = false;	/* the plan changes: see predictions() */
 	if ((rc = sched_end(d->sched, now, j->rec.id, how)) < 0)
 		log_warnx("job %" PRIu64 ": end: %s", j->rec.id, sched_strerror(rc));
 	j->rec.end = end != BF_NEVER ? end : now;
@@ -435,7 +446,7 @@ void drive_commit(struct daemon *d)
 	/* The batch's scripts first: one flush of the spool's file system
 	 * for all of them, then the commit that makes the jobs exist. */
 	if (d->spool_dirty) {
-		if (syncfs(d->spool_fd) < 0)
+		if (syncfs(d->spool.top_fd) < 0)
 			log_warn("syncing the spool");
 		d->spool_dirty = false;
 	}
@@ -470,8 +481,8 @@ void drive_commit(struct daemon *d)
 			struct djob *j = jobs_get(d, d->touched[k]);
 
 			if (j && !store_state_live(j->rec.state)) {
-				runner_forget(d->status_dir, j->rec.id);
-				spool_forget(d, j->rec.id);
+				runner_forget(d->spool.status_dir, j->rec.id);
+				spool_job_remove(&d->spool, j->rec.id);
 				jobs_remove(d, j);
 			} else if (j && j->dirty) {
 				touch(d, j->rec.id);	/* its supervisor's pid, next commit */

@@ -3,13 +3,11 @@
  * details of their own jobs; root acts on all; anyone lists everyone's
  * jobs with their public fields. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include "log.h"
 #include "server.h"
@@ -38,41 +36,16 @@ static char *join(const char *const *v, uint32_t n, size_t *len)
 	return s;
 }
 
-/* The script, where only its owner can read it. It is made durable with
- * the rest of the batch: one syncfs of the spool before the commit (see
+/* The script goes into the spool (see spool.h), made durable with the
+ * rest of the batch: one syncfs of the spool before the commit (see
  * drive_commit), not an fsync per script. */
 static int spool_script(struct daemon *d, uint64_t id, uid_t uid, gid_t gid, const uint8_t *data,
                         size_t len, char *err, size_t errlen)
 {
-	char dir[700], path[720];
-	int fd = -1;
-	size_t off = 0;
-
-	snprintf(dir, sizeof dir, "%s/%" PRIu64, d->jobs_dir, id);
-	snprintf(path, sizeof path, "%s/script", dir);
-	if ((mkdir(dir, 0700) < 0 && errno != EEXIST) ||
-	    (d->root && chown(dir, uid, gid) < 0) ||
-	    (fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0700)) < 0)
-		goto fail;
-	while (off < len) {
-		ssize_t n = write(fd, data + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			goto fail;
-		off += (size_t)n;
-	}
-	if (d->root && fchown(fd, uid, gid) < 0)
-		goto fail;
-	close(fd);
+	if (spool_job_create(&d->spool, id, uid, gid, data, len, err, errlen) < 0)
+		return -1;
 	d->spool_dirty = true;
 	return 0;
-fail:
-	snprintf(err, errlen, "cannot spool the script in %s: %s", dir, strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	return -1;
 }
 
 /* The predicted start of a queued job (EASY/FCFS promise nothing but the
@@ -137,6 +110,11 @@ static void h_submit(struct conn *c, const uint8_t *frame, size_t len)
 		conn_error(c, PE_INTERNAL, "out of memory");
 		goto out;
 	}
+	if (!drive_spool_ok(d)) {
+		conn_error(c, PE_INTERNAL, "the daemon takes no new jobs: its spool %s was removed or "
+		           "replaced while it ran; an operator must restart it", d->spool.dir);
+		goto out;
+	}
 	getpwuid_r(conn_uid(c), &pw, pwbuf, sizeof pwbuf, &pwp);
 	now = server_now(d);
 	if (store_begin(d->store) < 0 || store_next_id(d->store, &id) < 0) {
@@ -166,6 +144,7 @@ static void h_submit(struct conn *c, const uint8_t *frame, size_t len)
 		goto out;
 	}
 	d->next_seq++;
+	d->pred.valid = false;	/* the queue changed: see predictions() */
 	if (sched_job_info(d->sched, id, &info) == SCHED_OK)
 		j->rec.guarantee = j->rec.first_guarantee = info.guarantee;
 	drive_store(d, j, "submitted");
@@ -186,7 +165,9 @@ static int index_queued(const struct sched_job_info *i, void *arg)
 	return idmap_put(&d->pred.pos, i->id, (uint32_t)d->pred.n++) < 0;
 }
 
-/* Predictions for the head of the queue, once per pass (see server.h).
+/* Predictions for the head of the queue, once per pass (see server.h),
+ * and again whenever the queue or the plan changed since (a submission,
+ * a cancel or an end before the pass: each clears pred.valid).
  * Each costs an anchor search over the plan so far: past this many queued
  * jobs the start is "not known yet" rather than a costly guess. */
 #define PREDICT_MAX 2000
@@ -255,11 +236,16 @@ static int add_queued(const struct sched_job_info *i, void *arg)
 	struct daemon *d = conn_daemon(l->c);
 	struct djob *j = jobs_get(d, i->id);
 	size_t pos = l->qpos++;
+	struct store_job shown;
 
 	if (!j || (!l->all && j->rec.uid != conn_uid(l->c)) || l->n == l->cap)
 		return 0;
-	j->rec.guarantee = i->guarantee;
-	jobs_to_proto(&j->rec, false, l->pred[pos], &l->jobs[l->n++]);
+	/* The core's guarantee, shown from a copy: the job's record is what
+	 * the store holds, and only drive.c moves it (see sync_guarantee). */
+	shown = j->rec;
+	shown.guarantee = i->guarantee;
+	jobs_to_proto(&shown, false, pos < d->pred.n ? l->pred[pos] : BF_NEVER,
+	              &l->jobs[l->n++]);
 	return 0;
 }
 
@@ -370,10 +356,11 @@ static void h_info(struct conn *c, const uint8_t *frame, size_t len)
 	proto_buf_init(&b);
 	if ((j = jobs_get(d, m.job))) {
 		struct sched_job_info info;
+		struct store_job shown = j->rec;	/* a copy: see add_queued */
 
 		if (sched_job_info(d->sched, j->rec.id, &info) == SCHED_OK && info.state == JOB_QUEUED)
-			j->rec.guarantee = info.guarantee;
-		reply_one(&o, &j->rec, j->rec.state == ST_QUEUED ? predicted_start(d, m.job) : BF_NEVER);
+			shown.guarantee = info.guarantee;
+		reply_one(&o, &shown, j->rec.state == ST_QUEUED ? predicted_start(d, m.job) : BF_NEVER);
 	} else if (store_get_job(d->store, m.job, info_final, &o) < 0) {
 		o.code = PE_INTERNAL;
 	}
@@ -440,6 +427,7 @@ static enum proto_err cancel_one(struct conn *c, uint64_t id, bool *changed)
 	if (!store_state_live(j->rec.state))
 		return PE_DONE;
 	snprintf(detail, sizeof detail, "cancelled by uid %u", (unsigned)conn_uid(c));
+	d->pred.valid = false;	/* the plan changes: see predictions() */
 	if (j->rec.state == ST_QUEUED) {
 		if (sched_cancel(d->sched, now, id) < 0)
 			return PE_INTERNAL;

@@ -1,21 +1,32 @@
-/* A restart: everything the store holds comes back.
+/* A restart: everything the store holds comes back, and nothing that
+ * might have run is ever run again.
  *
- * Running jobs first, as the core wants them: for each one, in the spool,
+ * First the spool: the store remembers the spool's token, so a spool that
+ * was removed or replaced is known (then the absence of a record proves
+ * nothing); the highest id with a directory in the spool is committed as
+ * handed out (a submission whose commit failed used it); and what
+ * unacknowledged submissions and ended jobs left there is swept.
+ *
+ * Running jobs next, as the core wants them: for each one,
  *   - an end record: it ended while the daemon was down; its end is kept;
- *   - its supervisor's record, and that supervisor still alive: adopted on
- *     its nodes, watched, and killed on time (re-armed from its start);
- *   - a supervisor record but no supervisor and no end: lost (a machine
- *     restart, or someone killed the supervisor);
- *   - no record at all: the supervisor never got to fork the job (the
- *     daemon stopped between the commit and the fork), so it never ran and
- *     goes back to the queue, promised its planned start.
+ *   - a supervisor (from its record in the spool or the one in the store)
+ *     still alive: adopted on its nodes, watched, and killed on time;
+ *   - a supervisor that is gone without an end record: lost;
+ *   - a supervisor that holds the job's start lock but has not recorded
+ *     itself yet (the daemon died just after the fork): waited for, then
+ *     adopted;
+ *   - nothing at all, in the same spool: the daemon stopped between the
+ *     commit and the fork, so it never ran and goes back to the queue,
+ *     promised its planned start. In another spool: lost, never re-run.
  * Then the queued jobs, in arrival order, each with its guarantee (the core
- * keeps every promise that still fits and says which it cannot). */
+ * keeps every promise that still fits and says which it cannot); one whose
+ * script is gone can never run and fails, saying why. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include "log.h"
 #include "nodelist.h"
 #include "server.h"
@@ -65,29 +76,88 @@ static void finish(struct daemon *d, struct djob *j, enum store_state st, const 
 	drive_store(d, j, why);
 }
 
-static void restore_running(struct daemon *d, struct djob *j, bf_time now)
+/* The job's end, if its supervisor recorded one: then it is stored. */
+static bool collect_end(struct daemon *d, struct djob *j)
 {
 	char reason[512];
-	int wstatus, rc;
+	int wstatus;
 	bf_time end;
+	enum store_state st;
+
+	if (runner_collect(d->spool.status_dir, j->rec.id, &wstatus, &end, reason,
+	                   sizeof reason) != 1)
+		return false;
+	st = reason[0] ? ST_FAILED :
+	     j->rec.kill_why == 1 + KILL_OVERRUN ? ST_KILLED :
+	     j->rec.kill_why == 1 + KILL_CANCELLED ? ST_CANCELLED :
+	     j->rec.kill_why ? ST_FAILED : ST_DONE;
+	j->rec.end = end;
+	j->rec.has_exit = true;
+	j->rec.exit_status = wstatus;
+	finish(d, j, st, reason[0] ? reason : "ended while the daemon was down");
+	return true;
+}
+
+/* A supervisor forked an instant before the daemon died holds the start
+ * lock but may not have written its record yet: it does so at once, so
+ * wait for it a little. */
+#define SUP_RECORD_WAIT_MS 5000
+
+static int await_sup_record(struct daemon *d, uint64_t id, pid_t *pid, int64_t *ticks)
+{
+	struct timespec ms = { 0, 10 * 1000 * 1000 };
+
+	for (int waited = 0; waited < SUP_RECORD_WAIT_MS; waited += 10) {
+		if (runner_sup_read(d->spool.status_dir, id, pid, ticks) == 1)
+			return 1;
+		if (runner_intent(d->spool.status_dir, id) != 1)
+			return runner_sup_read(d->spool.status_dir, id, pid, ticks) == 1;
+		nanosleep(&ms, NULL);
+	}
+	return 0;
+}
+
+/* Where a running job's supervisor is: 1 found (pid, ticks), 0 none was
+ * ever forked, -1 its fate cannot be known (why says so). */
+static int find_supervisor(struct daemon *d, struct djob *j, bool spool_replaced, pid_t *pid,
+                           int64_t *ticks, const char **why)
+{
+	int intent;
+
+	if (runner_sup_read(d->spool.status_dir, j->rec.id, pid, ticks) == 1)
+		return 1;
+	if (j->rec.sup_pid > 0) {	/* the store had it, the spool lost it */
+		*pid = (pid_t)j->rec.sup_pid;
+		*ticks = j->rec.sup_start;
+		return 1;
+	}
+	if (spool_replaced) {
+		*why = "lost: the spool was replaced while the daemon was down; whether it ran is "
+		       "unknown, so it is not run again";
+		return -1;
+	}
+	intent = runner_intent(d->spool.status_dir, j->rec.id);
+	if (intent == 0)
+		return 0;
+	if (intent == 1 && await_sup_record(d, j->rec.id, pid, ticks))
+		return 1;
+	*why = intent == 1 ? "lost: its supervisor never recorded itself; whether it ran is unknown" :
+	       "lost: its start lock cannot be read; whether it ran is unknown";
+	return -1;
+}
+
+static void restore_running(struct daemon *d, struct djob *j, bf_time now, bool spool_replaced)
+{
+	const char *why = NULL;
 	pid_t pid;
 	int64_t ticks;
 	uint32_t n = 0, *idx;
+	int rc;
 
-	rc = runner_collect(d->status_dir, j->rec.id, &wstatus, &end, reason, sizeof reason);
-	if (rc == 1) {
-		enum store_state st = reason[0] ? ST_FAILED :
-		                      j->rec.kill_why == 1 + KILL_OVERRUN ? ST_KILLED :
-		                      j->rec.kill_why == 1 + KILL_CANCELLED ? ST_CANCELLED :
-		                      j->rec.kill_why ? ST_FAILED : ST_DONE;
-
-		j->rec.end = end;
-		j->rec.has_exit = true;
-		j->rec.exit_status = wstatus;
-		finish(d, j, st, reason[0] ? reason : "ended while the daemon was down");
+	if (collect_end(d, j))
 		return;
-	}
-	if (runner_sup_read(d->status_dir, j->rec.id, &pid, &ticks) != 1) {
+	rc = find_supervisor(d, j, spool_replaced, &pid, &ticks, &why);
+	if (rc == 0) {
 		/* Never forked: back to the queue, promised its planned start. */
 		log_info("job %" PRIu64 ": never started before the daemon stopped; queued again",
 		         j->rec.id);
@@ -98,7 +168,14 @@ static void restore_running(struct daemon *d, struct djob *j, bf_time now)
 		drive_store(d, j, "queued again: it never started");
 		return;
 	}
+	if (rc < 0) {
+		log_warnx("job %" PRIu64 ": %s", j->rec.id, why);
+		finish(d, j, ST_FAILED, why);
+		return;
+	}
 	if (runner_find(pid, ticks, &j->sup) != 1) {
+		if (collect_end(d, j))	/* it ended a moment ago */
+			return;
 		drive_kill_orphans(d, j, pid, ticks);
 		finish(d, j, ST_FAILED, "lost: its supervisor ended without recording the job's end");
 		return;
@@ -117,8 +194,11 @@ static void restore_running(struct daemon *d, struct djob *j, bf_time now)
 		return;
 	}
 	free(idx);
-	j->rec.sup_pid = pid;
-	j->rec.sup_start = ticks;
+	if (j->rec.sup_pid != pid || j->rec.sup_start != ticks) {
+		j->rec.sup_pid = pid;
+		j->rec.sup_start = ticks;
+		drive_store(d, j, NULL);
+	}
 	if (drive_watch(d, j) < 0)
 		log_warn("job %" PRIu64 ": cannot watch its supervisor", j->rec.id);
 	/* A kill sent before the restart: send it again (the core re-arms
@@ -128,20 +208,54 @@ static void restore_running(struct daemon *d, struct djob *j, bf_time now)
 	log_info("job %" PRIu64 ": running, found again (supervisor %d)", j->rec.id, (int)pid);
 }
 
+static bool is_live(uint64_t id, void *arg)
+{
+	return jobs_get(arg, id) != NULL;
+}
+
+/* The spool against the store: is it the same one, ids it used, and a
+ * sweep of what it holds for no live job. The commit comes before the
+ * sweep, so an id is never forgotten. Returns -1 if the store fails. */
+static int restore_spool(struct daemon *d, bool *replaced, char *err, size_t errlen)
+{
+	char known[SPOOL_TOKEN_LEN + 8];
+	unsigned swept;
+	int rc = store_meta_get(d->store, "spool", known, sizeof known);
+
+	*replaced = rc == 1 && strcmp(known, d->spool.token) != 0;
+	if (*replaced)
+		log_warnx("the spool %s is not the one this database used (it was removed or "
+		          "replaced): a job whose fate it cannot show is marked lost, never run again",
+		          d->spool.dir);
+	if (rc < 0 || store_begin(d->store) < 0 ||
+	    store_raise_last_id(d->store, spool_max_id(&d->spool)) < 0 ||
+	    store_meta_set(d->store, "spool", d->spool.token) < 0 || store_commit(d->store) < 0) {
+		snprintf(err, errlen, "%s: %s", d->o.db, store_error(d->store));
+		return -1;
+	}
+	if ((swept = spool_sweep(&d->spool, is_live, d)) > 0)
+		log_info("removed %u job directories that no live job owns (submissions never "
+		         "acknowledged, or jobs that ended)", swept);
+	return 0;
+}
+
 int restore_state(struct daemon *d, char *err, size_t errlen)
 {
 	bf_time now = server_now(d);
 	uint32_t running = 0, queued = 0, total;
+	bool replaced;
 	int rc;
 
 	if (store_load_live(d->store, load_one, d) < 0) {
 		snprintf(err, errlen, "loading jobs: %s", store_error(d->store));
 		return -1;
 	}
+	if (restore_spool(d, &replaced, err, errlen) < 0)
+		return -1;
 	total = d->njobs;
 	for (uint32_t k = 0; k < total; k++)
 		if (d->jobs[k]->rec.state == ST_RUNNING)
-			restore_running(d, d->jobs[k], now);
+			restore_running(d, d->jobs[k], now, replaced);
 	/* Queued jobs in arrival order: the table is in load order, which is
 	 * seq order, and a job queued again keeps its place by seq. */
 	for (uint32_t k = 0; k < total; k++) {
@@ -149,6 +263,11 @@ int restore_state(struct daemon *d, char *err, size_t errlen)
 
 		if (j->rec.state != ST_QUEUED)
 			continue;
+		if (!spool_job_has_script(&d->spool, j->rec.id)) {
+			finish(d, j, ST_FAILED, "its spooled script is gone (the spool was removed or "
+			       "replaced); it cannot run");
+			continue;
+		}
 		rc = sched_restore_queued(d->sched, now, j->rec.id, j->rec.submit, j->rec.nodes,
 		                          j->rec.estimate, j->rec.guarantee);
 		if (rc < 0) {

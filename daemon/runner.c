@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "clock.h"
 #include "runner.h"
@@ -282,6 +284,8 @@ static void run_job(const struct runner_job *j, int why)
 		if (j->uid != 0 && setuid(0) == 0)
 			child_fail(why, "dropping root", NULL);
 	}
+	/* The daemon's own umask is 077; a job gets the usual one. */
+	umask(022);
 	/* The files are opened as the owner: the owner's permissions apply. */
 	if (open_output(j->err, 2) < 0)
 		child_fail(why, "opening", j->err);
@@ -320,18 +324,26 @@ static void run_job(const struct runner_job *j, int why)
 	child_fail(why, "running", argv[0]);
 }
 
+/* The host file, written by root in the job's directory, which is root's
+ * and which its owner cannot write (see spool.h): nothing there can be a
+ * link planted in advance, and O_EXCL|O_NOFOLLOW would refuse one anyway.
+ * It stays root's (0644): the job only reads it. */
 static int write_hostfile(const struct runner_job *j)
 {
-	FILE *f = fopen(j->hostfile, "we");
-	int bad;
+	int fd, bad = 0;
+	FILE *f;
 
-	if (!f)
+	if (unlink(j->hostfile) < 0 && errno != ENOENT)
 		return -1;
+	fd = open(j->hostfile, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 || fchmod(fd, 0644) < 0 || !(f = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
 	for (uint32_t k = 0; k < j->nnodes; k++)
 		fprintf(f, "%s\n", j->nodes[k]);
 	bad = ferror(f);
-	if (j->as_owner && fchown(fileno(f), j->uid, j->gid) < 0)
-		bad = 1;
 	return (fclose(f) | bad) ? -1 : 0;
 }
 
@@ -359,27 +371,43 @@ static void record(const char *dir, uint64_t id, int wstatus, bf_time end, const
 }
 
 /* The supervisor's identity, synced before the job is forked: after a
- * crash, a job with no such record provably never started. */
-static void record_sup(const char *dir, uint64_t id)
+ * crash, a job with no such record provably never started. A supervisor
+ * that cannot write it does not start the job. */
+static int record_sup(const char *dir, uint64_t id)
 {
 	char path[4096];
-	int fd;
+	int fd, bad;
 
 	snprintf(path, sizeof path, "%s/%" PRIu64 ".sup", dir, id);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return;
-	dprintf(fd, "pid %d\nstart %lld\n", (int)getpid(), (long long)runner_start_ticks(getpid()));
-	fsync(fd);
+		return -1;
+	bad = dprintf(fd, "pid %d\nstart %lld\n", (int)getpid(),
+	              (long long)runner_start_ticks(getpid())) < 0;
+	if ((fsync(fd) | close(fd)) < 0 || bad)
+		return -1;
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -1;
+	bad = fsync(fd);
 	close(fd);
-	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
-		fsync(fd);
-		close(fd);
-	}
+	return bad;
 }
 
-/* The supervisor. Never returns. */
-static void supervise(const struct runner_job *j)
+/* A failpoint for the crash tests: BACKFILLD_TEST_SUP_DELAY_MS widens the
+ * window between the supervisor's fork and its record, where a daemon
+ * that dies leaves a live supervisor the spool does not show yet. */
+static void test_failpoint_delay(void)
+{
+	const char *v = getenv("BACKFILLD_TEST_SUP_DELAY_MS");
+	long ms = v ? strtol(v, NULL, 10) : 0;
+
+	if (ms > 0 && ms <= 60000)
+		nanosleep(&(struct timespec){ ms / 1000, (ms % 1000) * 1000000 }, NULL);
+}
+
+/* The supervisor. `intent` is the locked ID.start file (see
+ * runner_start): it holds the lock for as long as it lives. Never returns. */
+static void supervise(const struct runner_job *j, int intent)
 {
 	struct sigaction sa = { .sa_handler = sup_forward };
 	sigset_t none;
@@ -388,6 +416,11 @@ static void supervise(const struct runner_job *j)
 	ssize_t n, got = 0;
 	pid_t job;
 
+	/* The intent's lock moves to fd 3, kept open (but not across the
+	 * job's exec) while every other descriptor of the daemon's goes. */
+	if (intent != 3 && dup2(intent, 3) < 0)
+		_exit(1);
+	fcntl(3, F_SETFD, FD_CLOEXEC);
 	setsid();
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
@@ -405,8 +438,10 @@ static void supervise(const struct runner_job *j)
 		if (devnull > 2)
 			close(devnull);
 	}
-	syscall(SYS_close_range, 3U, ~0U, 0U);
-	record_sup(j->status_dir, j->id);
+	syscall(SYS_close_range, 4U, ~0U, 0U);
+	test_failpoint_delay();
+	if (record_sup(j->status_dir, j->id) < 0)
+		_exit(1);	/* no record, no job: the daemon says it was lost */
 	if (write_hostfile(j) < 0) {
 		record(j->status_dir, j->id, 127 << 8, clock_realtime(), "cannot write the host file");
 		_exit(1);
@@ -446,11 +481,31 @@ static void supervise(const struct runner_job *j)
 
 /* ---- in the daemon ---- */
 
+/* Where the intent to start a job is marked: a file its supervisor holds
+ * locked for as long as it lives. */
+static void intent_path(const char *dir, uint64_t id, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%" PRIu64 ".start", dir, id);
+}
+
 int runner_start(const struct runner_job *j, struct runner_proc *p, char *err, size_t errlen)
 {
+	char path[4096];
 	sigset_t fwd, old;
 	pid_t pid;
+	int intent;
 
+	/* The lock is taken before the fork and inherited: from the first
+	 * instant the supervisor exists, runner_intent() sees it, even before
+	 * it has written its record. */
+	intent_path(j->status_dir, j->id, path, sizeof path);
+	intent = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (intent < 0 || flock(intent, LOCK_EX | LOCK_NB) < 0) {
+		snprintf(err, errlen, "cannot mark the start in %s: %s", path, strerror(errno));
+		if (intent >= 0)
+			close(intent);
+		return -1;
+	}
 	/* A terminate or kill may come as soon as the pid is known: keep the
 	 * signals the supervisor forwards pending until its handlers are in
 	 * place (their default action would end it without a record). */
@@ -460,10 +515,12 @@ int runner_start(const struct runner_job *j, struct runner_proc *p, char *err, s
 	sigprocmask(SIG_BLOCK, &fwd, &old);
 	pid = fork();
 	if (pid == 0)
-		supervise(j);
+		supervise(j, intent);
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	close(intent);	/* the supervisor's copy keeps the lock */
 	if (pid < 0) {
 		snprintf(err, errlen, "cannot start a supervisor: %s", strerror(errno));
+		unlink(path);
 		return -1;
 	}
 	p->pid = pid;
@@ -478,6 +535,19 @@ int runner_start(const struct runner_job *j, struct runner_proc *p, char *err, s
 		return -1;
 	}
 	return 0;
+}
+
+int runner_intent(const char *dir, uint64_t id)
+{
+	char path[4096];
+	int fd, held;
+
+	intent_path(dir, id, path, sizeof path);
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return errno == ENOENT ? 0 : -1;
+	held = flock(fd, LOCK_EX | LOCK_NB) < 0 ? (errno == EWOULDBLOCK ? 1 : -1) : 0;
+	close(fd);	/* and with it the lock, if it was free */
+	return held;
 }
 
 int runner_find(pid_t pid, int64_t start_ticks, struct runner_proc *p)
@@ -574,7 +644,7 @@ int runner_sup_read(const char *dir, uint64_t id, pid_t *pid, int64_t *start_tic
 
 void runner_forget(const char *dir, uint64_t id)
 {
-	static const char *const kinds[] = { "status", "sup", "tmp" };
+	static const char *const kinds[] = { "status", "sup", "tmp", "start" };
 	char path[4096];
 
 	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {

@@ -51,6 +51,11 @@ struct runner_proc {
 
 /* Start a job's supervisor. 0, or -1 with the reason in err. */
 int  runner_start(const struct runner_job *j, struct runner_proc *p, char *err, size_t errlen);
+/* Is a supervisor of this job alive (it holds the lock on the job's
+ * ID.start, taken before the fork)? 1 yes, 0 no (none was ever forked, or
+ * it has exited), -1 cannot tell. Unlike its ID.sup record, this is true
+ * from the first instant of the supervisor's life. */
+int  runner_intent(const char *status_dir, uint64_t id);
 /* Find a supervisor again after a restart: 1 alive (pidfd opened), 0 gone. */
 int  runner_find(pid_t pid, int64_t start_ticks, struct runner_proc *p);
 /* Ask the supervisor to send SIGTERM / SIGKILL to the job's process group. */

@@ -141,6 +141,35 @@ static int make_dirs(const char *path, bool whole, mode_t mode)
 	return buf[0] && mkdir(buf, mode) < 0 && errno != EEXIST ? -1 : 0;
 }
 
+/* The database and its WAL and shared-memory files hold every job's
+ * environment and arguments: its owner's alone, whatever the umask was
+ * when they were made, also for a state that an older version left
+ * readable. The database is made here (empty) so SQLite never creates it
+ * with its default mode; SQLite gives the WAL and SHM the database's. */
+static int private_state(const char *db, char *err, size_t errlen)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm", ".lock" };
+	char path[600];
+
+	for (size_t k = 0; k < sizeof suffix / sizeof *suffix; k++) {
+		int fd;
+
+		snprintf(path, sizeof path, "%s%s", db, suffix[k]);
+		fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | (k == 0 ? O_CREAT : 0), 0600);
+		if (fd < 0 && errno == ENOENT)
+			continue;
+		if (fd < 0 || fchmod(fd, 0600) < 0) {
+			snprintf(err, errlen, "%s: %s", path, errno == ELOOP ?
+			         "a symbolic link (refused)" : strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
 /* One daemon per database and spool: two would plan the same nodes twice.
  * The locks (flock, held by the open files) last as long as the process. */
 static int lock_state(struct daemon *d, char *err, size_t errlen)
@@ -150,7 +179,7 @@ static int lock_state(struct daemon *d, char *err, size_t errlen)
 
 	for (int k = 0; k < 2; k++) {
 		snprintf(path, sizeof path, k ? "%s/lock" : "%s.lock", what[k]);
-		d->lock_fd[k] = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		d->lock_fd[k] = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (d->lock_fd[k] < 0 || flock(d->lock_fd[k], LOCK_EX | LOCK_NB) < 0) {
 			snprintf(err, errlen, errno == EWOULDBLOCK ?
 			         "%s: another backfilld is using it" : "%s: %s", what[k],
@@ -243,7 +272,8 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 
 	memset(d, 0, sizeof *d);
 	d->o = *o;
-	d->spool_fd = d->lock_fd[0] = d->lock_fd[1] = -1;
+	d->spool.top_fd = d->spool.status_fd = d->spool.jobs_fd = -1;
+	d->lock_fd[0] = d->lock_fd[1] = -1;
 	d->root = geteuid() == 0;
 	d->listen_fd = -1;
 	if (set_nodes(d, o->nodes, err, errlen) < 0)
@@ -258,20 +288,18 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 	sort_names = d->node_names;
 	qsort(d->node_sorted, d->nnodes, sizeof *d->node_sorted, by_name);
 	sort_names = NULL;
-	snprintf(d->status_dir, sizeof d->status_dir, "%s/status", o->spool);
-	snprintf(d->jobs_dir, sizeof d->jobs_dir, "%s/jobs", o->spool);
-	/* Jobs' directories are their owners'; the status records are root's. */
-	if (make_dirs(o->db, false, 0755) < 0 || make_dirs(o->socket, false, 0755) < 0 ||
-	    make_dirs(o->spool, true, 0755) < 0 || make_dirs(d->status_dir, true, 0700) < 0 ||
-	    make_dirs(d->jobs_dir, true, 0711) < 0) {
+	if (make_dirs(o->db, false, 0700) < 0 || make_dirs(o->socket, false, 0755) < 0 ||
+	    make_dirs(o->spool, false, 0755) < 0) {
 		snprintf(err, errlen, "creating the directories for %s, %s, %s: %s", o->db, o->socket,
 		         o->spool, strerror(errno));
 		return -1;
 	}
-	if ((d->spool_fd = open(o->spool, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		snprintf(err, errlen, "%s: %s", o->spool, strerror(errno));
+	/* From here on, whatever the daemon creates is its own unless it says
+	 * otherwise (jobs get the usual 022 back; see runner.c). */
+	umask(077);
+	if (spool_open(&d->spool, o->spool, d->root, err, errlen) < 0 ||
+	    private_state(o->db, err, errlen) < 0)
 		return -1;
-	}
 	if (lock_state(d, err, errlen) < 0)
 		return -1;
 	if (!(d->store = store_open(o->db, err, errlen)) || check_partition(d, err, errlen) < 0)
@@ -295,8 +323,17 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 	d->sig_ev[2] = evsignal_new(d->base, SIGHUP, hup_cb, d);
 	if (!d->sig_ev[2] || event_add(d->sig_ev[2], NULL) < 0)
 		return -1;
-	if (restore_state(d, err, errlen) < 0 || conn_listen(d, err, errlen) < 0)
+	/* What the restore changed is committed before the daemon listens: a
+	 * store that cannot write (read-only, full) stops it here, with 1. */
+	if (restore_state(d, err, errlen) < 0)
 		return -1;
+	if (store_commit(d->store) < 0) {
+		snprintf(err, errlen, "%s: %s", o->db, store_error(d->store));
+		return -1;
+	}
+	if (conn_listen(d, err, errlen) < 0)
+		return -1;
+	d->serving = true;
 	log_info("listening on %s: %u nodes, %s, kill grace %lld s", o->socket, d->nnodes,
 	         sched_policy_name(o->policy), (long long)(o->kill_grace / BF_SEC));
 	if (!d->root)
@@ -341,8 +378,7 @@ void server_free(struct daemon *d)
 		free((char *)d->launch[0]);
 	free(d->launch);
 	free(d->jobs);
-	if (d->spool_fd >= 0)
-		close(d->spool_fd);
+	spool_close(&d->spool);
 	for (int k = 0; k < 2; k++)
 		if (d->lock_fd[k] >= 0)
 			close(d->lock_fd[k]);

@@ -17,6 +17,7 @@
 #include "proto.h"
 #include "runner.h"
 #include "sched.h"
+#include "spool.h"
 #include "store.h"
 
 struct event_base;
@@ -46,6 +47,7 @@ struct djob {
 };
 
 struct conn;
+struct conn_limits;
 
 struct daemon {
 	struct serve_opts o;
@@ -56,7 +58,7 @@ struct daemon {
 	bf_time tick_at;
 	struct sched *sched;
 	struct store *store;
-	char status_dir[512], jobs_dir[512];
+	struct spool spool;
 
 	struct idmap ids;		/* job id -> index in jobs[] */
 	struct djob **jobs;
@@ -72,6 +74,12 @@ struct daemon {
 
 	struct conn *conns;		/* all open connections */
 	uint32_t nconns;
+	/* ---- conn.c's limits (what clients can make the daemon hold) ----
+	 * Connections per uid and in all (with root's reserve), the bytes of
+	 * unfinished requests and unread replies per uid and in all, and the
+	 * rate-limited logs of refusals and timeouts: a struct of conn.c's,
+	 * made by conn_listen, freed by conn_close_all. */
+	struct conn_limits *limits;
 	bf_time last_now;
 	/* Predicted starts (EASY/FCFS), computed at most once per pass: every
 	 * answer of a batch shares them. */
@@ -88,7 +96,7 @@ struct daemon {
 	uint64_t plan_moves;		/* the core's compressions + broken, last synced */
 	bool stopping;
 	bool spool_dirty;		/* scripts written since the last sync */
-	int spool_fd;			/* the spool directory, for syncfs */
+	bool serving;			/* set up: a failed store now means exit 75 */
 	int lock_fd[2];			/* held: this daemon's database and spool */
 	uint64_t commits;		/* durable commits, reported at the stop */
 };
@@ -133,6 +141,8 @@ void drive_kill(struct daemon *d, struct djob *j, bf_time gone_by);
 void drive_kill_orphans(struct daemon *d, struct djob *j, pid_t sup_pid, int64_t sup_start);
 /* Watch a started (or re-found) job's supervisor. */
 int  drive_watch(struct daemon *d, struct djob *j);
+/* Is the spool still there? Logs once when it is found gone. */
+bool drive_spool_ok(struct daemon *d);
 /* Put a job's row into the open transaction. */
 int  drive_store(struct daemon *d, struct djob *j, const char *log_detail);
 

@@ -118,6 +118,14 @@ struct store *store_open(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	sqlite3_extended_result_codes(s->db, 1);
+	/* SQLite quietly opens a file it cannot write read-only: say so now,
+	 * not at the first commit. */
+	if (sqlite3_db_readonly(s->db, "main") == 1) {
+		snprintf(err, errlen, "%s: cannot be written (read-only file, file system or "
+		         "immutable)", path);
+		store_close(s);
+		return NULL;
+	}
 	/* WAL + FULL: each commit is synced, so it survives a crash or power
 	 * loss; readers never block the writer. Another process holding the
 	 * database gets a clear error after a short wait, not a hang. */
@@ -248,23 +256,47 @@ int store_meta_get(struct store *s, const char *key, char *buf, size_t len)
 	return found;
 }
 
-int store_next_id(struct store *s, uint64_t *id)
+/* The last id handed out (0 before the first). */
+static int last_id(struct store *s, unsigned long long *last)
 {
 	char buf[32];
-	unsigned long long last = 0;
 	int rc = store_meta_get(s, "last_id", buf, sizeof buf);
 
+	*last = 0;
 	if (rc < 0 || need_txn(s) < 0)
 		return -1;
-	if (rc == 1 && sscanf(buf, "%llu", &last) != 1) {
+	if (rc == 1 && sscanf(buf, "%llu", last) != 1) {
 		snprintf(s->err, sizeof s->err, "meta last_id is not a number: %s", buf);
 		return -1;
 	}
-	snprintf(buf, sizeof buf, "%llu", last + 1);
-	if (store_meta_set(s, "last_id", buf) < 0)
+	return 0;
+}
+
+static int set_last_id(struct store *s, unsigned long long id)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof buf, "%llu", id);
+	return store_meta_set(s, "last_id", buf);
+}
+
+int store_next_id(struct store *s, uint64_t *id)
+{
+	unsigned long long last;
+
+	if (last_id(s, &last) < 0 || set_last_id(s, last + 1) < 0)
 		return -1;
 	*id = last + 1;
 	return 0;
+}
+
+int store_raise_last_id(struct store *s, uint64_t id)
+{
+	unsigned long long last;
+
+	if (last_id(s, &last) < 0)
+		return -1;
+	return id <= last ? 0 : set_last_id(s, id);
 }
 
 /* BF_NEVER is stored as NULL, so "unknown" reads as unknown in SQL too. */

@@ -34,7 +34,7 @@ wait_state 1 running && wait_file a.leader && wait_file a.child
 sup=$(pgrep -P "$DPID")
 [ -n "$sup" ] && [ "$(echo "$sup" | wc -l)" -eq 1 ] && kill -KILL "$sup"
 ok $? "job 1 runs (a leader and a child); its supervisor ($sup) is killed"
-wait_state 1 failed 10 && "$BQ" -l 1 | grep -q "^Reason: .*supervisor ended without a record"
+wait_state 1 failed 10 && "$BQ" -l 1 | grep -q "^Reason: *lost: its supervisor ended without recording"
 ok $? "the job ends as failed, and bq -l says why"
 gone a.leader a.child
 ok $? "the processes it left running are killed"

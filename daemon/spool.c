@@ -1,0 +1,370 @@
+/* The spool's layout and the job directories; see spool.h. Every path is
+ * opened relative to a directory descriptor the daemon holds, with
+ * O_NOFOLLOW: no name in the spool is ever resolved through a link. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "log.h"
+#include "spool.h"
+
+#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+#define TREE_DEPTH 16	/* deeper leftovers are left for the operator */
+
+/* Make a directory under parent (or use the one there) and give it exactly
+ * `mode` and, for a root daemon, root as its owner: a directory left by an
+ * older layout, or loosened by hand, is tightened. Returns its descriptor. */
+static int ensure_dir(int parent, const char *name, mode_t mode, bool root)
+{
+	struct stat st;
+	int fd;
+
+	if (mkdirat(parent, name, 0700) < 0 && errno != EEXIST)
+		return -1;
+	if ((fd = openat(parent, name, DIR_FLAGS)) < 0 || fstat(fd, &st) < 0)
+		goto fail;
+	if (root && (st.st_uid != 0 || st.st_gid != 0) && fchown(fd, 0, 0) < 0)
+		goto fail;
+	if ((st.st_mode & 07777) != mode && fchmod(fd, mode) < 0)
+		goto fail;
+	return fd;
+fail:
+	if (fd >= 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return -1;
+}
+
+static void remember(struct spool *sp, int k, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == 0) {
+		sp->dev[k] = st.st_dev;
+		sp->ino[k] = st.st_ino;
+	}
+}
+
+/* Write all of buf; -1 on error. */
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The spool's token: read it, or make one (written whole or not at all). */
+static int load_token(struct spool *sp)
+{
+	static const char hex[] = "0123456789abcdef";
+	uint8_t raw[SPOOL_TOKEN_LEN / 2];
+	char buf[SPOOL_TOKEN_LEN + 2];
+	ssize_t n;
+	int fd = openat(sp->top_fd, "id", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (n >= SPOOL_TOKEN_LEN) {
+			memcpy(sp->token, buf, SPOOL_TOKEN_LEN);
+			sp->token[SPOOL_TOKEN_LEN] = 0;
+			if (strspn(sp->token, hex) == SPOOL_TOKEN_LEN)
+				return 0;
+		}
+		/* Unreadable: a new token, and the spool counts as new. */
+	} else if (errno != ENOENT) {
+		return -1;
+	}
+	if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
+		return -1;
+	for (size_t k = 0; k < sizeof raw; k++) {
+		sp->token[2 * k] = hex[raw[k] >> 4];
+		sp->token[2 * k + 1] = hex[raw[k] & 15];
+	}
+	sp->token[SPOOL_TOKEN_LEN] = '\n';
+	unlinkat(sp->top_fd, "id.tmp", 0);
+	fd = openat(sp->top_fd, "id.tmp", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || write_all(fd, sp->token, SPOOL_TOKEN_LEN + 1) < 0 || fsync(fd) < 0 ||
+	    close(fd) < 0 || renameat(sp->top_fd, "id.tmp", sp->top_fd, "id") < 0 ||
+	    fsync(sp->top_fd) < 0)
+		return -1;
+	sp->token[SPOOL_TOKEN_LEN] = 0;
+	sp->fresh_token = true;
+	return 0;
+}
+
+int spool_open(struct spool *sp, const char *dir, bool root, char *err, size_t errlen)
+{
+	const char *what = dir;
+
+	memset(sp, 0, sizeof *sp);
+	sp->top_fd = sp->status_fd = sp->jobs_fd = -1;
+	sp->root = root;
+	snprintf(sp->dir, sizeof sp->dir, "%s", dir);
+	snprintf(sp->status_dir, sizeof sp->status_dir, "%s/status", dir);
+	snprintf(sp->jobs_dir, sizeof sp->jobs_dir, "%s/jobs", dir);
+	if ((sp->top_fd = ensure_dir(AT_FDCWD, dir, 0711, root)) < 0)
+		goto fail;
+	what = sp->status_dir;
+	if ((sp->status_fd = ensure_dir(sp->top_fd, "status", 0700, root)) < 0)
+		goto fail;
+	what = sp->jobs_dir;
+	if ((sp->jobs_fd = ensure_dir(sp->top_fd, "jobs", 0711, root)) < 0)
+		goto fail;
+	remember(sp, 0, sp->top_fd);
+	remember(sp, 1, sp->status_fd);
+	remember(sp, 2, sp->jobs_fd);
+	what = "its token";
+	if (load_token(sp) < 0)
+		goto fail;
+	return 0;
+fail:
+	snprintf(err, errlen, "the spool %s: %s: %s", dir, what,
+	         errno == ELOOP ? "a symbolic link (refused)" : strerror(errno));
+	spool_close(sp);
+	return -1;
+}
+
+void spool_close(struct spool *sp)
+{
+	int *fds[] = { &sp->top_fd, &sp->status_fd, &sp->jobs_fd };
+
+	for (size_t k = 0; k < 3; k++) {
+		if (*fds[k] >= 0)
+			close(*fds[k]);
+		*fds[k] = -1;
+	}
+}
+
+bool spool_intact(struct spool *sp)
+{
+	const char *paths[3] = { sp->dir, sp->status_dir, sp->jobs_dir };
+	const int fds[3] = { sp->top_fd, sp->status_fd, sp->jobs_fd };
+	struct stat st;
+
+	for (int k = 0; k < 3 && !sp->gone; k++) {
+		/* Removed (no links left), or something else under its name. */
+		if (fstat(fds[k], &st) < 0 || st.st_nlink == 0 ||
+		    lstat(paths[k], &st) < 0 || st.st_dev != sp->dev[k] || st.st_ino != sp->ino[k])
+			sp->gone = true;
+	}
+	return !sp->gone;
+}
+
+int spool_job_create(struct spool *sp, uint64_t id, uid_t uid, gid_t gid, const uint8_t *script,
+                     size_t len, char *err, size_t errlen)
+{
+	char name[24];
+	int dfd = -1, fd = -1, e;
+
+	snprintf(name, sizeof name, "%" PRIu64, id);
+	if (mkdirat(sp->jobs_fd, name, 0700) < 0) {
+		if (errno == EEXIST)
+			snprintf(err, errlen, "job %" PRIu64 ": %s/%s exists already; it is never reused "
+			         "(a restart sweeps what an unacknowledged submission left)", id,
+			         sp->jobs_dir, name);
+		else
+			snprintf(err, errlen, "cannot spool the script in %s/%s: %s", sp->jobs_dir, name,
+			         strerror(errno));
+		return -1;
+	}
+	if ((dfd = openat(sp->jobs_fd, name, DIR_FLAGS)) < 0 ||
+	    (fd = openat(dfd, "script", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	                 0700)) < 0 ||
+	    (sp->root && fchown(fd, uid, gid) < 0) || fchmod(fd, 0700) < 0 ||
+	    write_all(fd, script, len) < 0 || close(fd) < 0 || (fd = -1, fchmod(dfd, 0711) < 0))
+		goto fail;
+	close(dfd);
+	return 0;
+fail:
+	e = errno;
+	snprintf(err, errlen, "cannot spool the script in %s/%s: %s", sp->jobs_dir, name, strerror(e));
+	if (fd >= 0)
+		close(fd);
+	if (dfd >= 0) {
+		unlinkat(dfd, "script", 0);
+		close(dfd);
+	}
+	unlinkat(sp->jobs_fd, name, AT_REMOVEDIR);
+	return -1;
+}
+
+bool spool_job_has_script(struct spool *sp, uint64_t id)
+{
+	char path[48];
+	struct stat st;
+
+	snprintf(path, sizeof path, "%" PRIu64 "/script", id);
+	return fstatat(sp->jobs_fd, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Remove everything in the directory dfd, never following a link. A
+ * directory met on the way is made root's and private first, so its old
+ * owner (a layout where job directories were the users') cannot add to
+ * it meanwhile. */
+static void remove_tree(struct spool *sp, int dfd, int depth)
+{
+	int dup_fd = dup(dfd);
+	DIR *dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	struct dirent *e;
+
+	if (!dir) {
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return;
+	}
+	while ((e = readdir(dir))) {
+		int sub;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (unlinkat(dfd, e->d_name, 0) == 0 || (errno != EISDIR && errno != EPERM) ||
+		    depth >= TREE_DEPTH)
+			continue;
+		if ((sub = openat(dfd, e->d_name, DIR_FLAGS)) < 0)
+			continue;
+		if (!sp->root || fchown(sub, 0, 0) == 0)
+			fchmod(sub, 0700);
+		remove_tree(sp, sub, depth + 1);
+		close(sub);
+		unlinkat(dfd, e->d_name, AT_REMOVEDIR);
+	}
+	closedir(dir);
+}
+
+void spool_job_remove(struct spool *sp, uint64_t id)
+{
+	char name[24];
+	int dfd;
+
+	snprintf(name, sizeof name, "%" PRIu64, id);
+	if ((dfd = openat(sp->jobs_fd, name, DIR_FLAGS)) < 0) {
+		if (errno == ENOTDIR || errno == ELOOP)
+			unlinkat(sp->jobs_fd, name, 0);	/* not a directory: just the name */
+		return;
+	}
+	if (!sp->root || fchown(dfd, 0, 0) == 0)
+		fchmod(dfd, 0700);
+	remove_tree(sp, dfd, 0);
+	close(dfd);
+	if (unlinkat(sp->jobs_fd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		log_warn("removing %s/%s", sp->jobs_dir, name);
+}
+
+/* A job id from a spool name: "123" or, with a suffix allowed, "123.sup". */
+static bool name_id(const char *name, bool suffix, uint64_t *id)
+{
+	char *end;
+
+	if (name[0] < '1' || name[0] > '9')
+		return false;
+	errno = 0;
+	*id = strtoull(name, &end, 10);
+	return errno == 0 && (*end == 0 || (suffix && *end == '.'));
+}
+
+/* Visit the names in one of the spool's directories. */
+static void each_name(int dfd, void (*fn)(const char *name, void *arg), void *arg)
+{
+	int dup_fd = dup(dfd);
+	DIR *dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	struct dirent *e;
+
+	if (!dir) {
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return;
+	}
+	while ((e = readdir(dir)))
+		if (e->d_name[0] != '.')
+			fn(e->d_name, arg);
+	closedir(dir);
+}
+
+static void note_max(const char *name, void *arg)
+{
+	uint64_t id, *max = arg;
+
+	if (name_id(name, false, &id) && id > *max)
+		*max = id;
+}
+
+uint64_t spool_max_id(struct spool *sp)
+{
+	uint64_t max = 0;
+
+	lseek(sp->jobs_fd, 0, SEEK_SET);
+	each_name(sp->jobs_fd, note_max, &max);
+	return max;
+}
+
+struct sweep {
+	struct spool *sp;
+	bool (*keep)(uint64_t id, void *arg);
+	void *arg;
+	unsigned removed;
+};
+
+static void sweep_job(const char *name, void *arg)
+{
+	struct sweep *w = arg;
+	uint64_t id;
+	int dfd;
+
+	if (!name_id(name, false, &id)) {
+		log_warnx("%s/%s: not a job's directory; left alone", w->sp->jobs_dir, name);
+		return;
+	}
+	if (!w->keep(id, w->arg)) {
+		spool_job_remove(w->sp, id);
+		w->removed++;
+		return;
+	}
+	/* A live job's directory from an older layout (the owner's): root's
+	 * from now on, so its owner cannot plant anything in it. */
+	if ((dfd = openat(w->sp->jobs_fd, name, DIR_FLAGS)) >= 0) {
+		if (w->sp->root)
+			fchown(dfd, 0, 0);
+		fchmod(dfd, 0711);
+		close(dfd);
+	}
+}
+
+static void sweep_record(const char *name, void *arg)
+{
+	struct sweep *w = arg;
+	uint64_t id;
+
+	if (name_id(name, true, &id) && !w->keep(id, w->arg))
+		unlinkat(w->sp->status_fd, name, 0);
+}
+
+unsigned spool_sweep(struct spool *sp, bool (*keep)(uint64_t id, void *arg), void *arg)
+{
+	struct sweep w = { sp, keep, arg, 0 };
+
+	lseek(sp->jobs_fd, 0, SEEK_SET);
+	each_name(sp->jobs_fd, sweep_job, &w);
+	lseek(sp->status_fd, 0, SEEK_SET);
+	each_name(sp->status_fd, sweep_record, &w);
+	return w.removed;
+}

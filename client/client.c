@@ -577,6 +577,7 @@ const char *client_cancel_result(enum proto_err code)
 	case PE_NOJOB: return "no such job";
 	case PE_DENIED: return "not your job";
 	case PE_DONE: return "already ended";
+	case PE_BUSY: return "the daemon is busy; try again";
 	default: return proto_err_name(code);
 	}
 }

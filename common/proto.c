@@ -13,6 +13,8 @@ static const char *const err_names[] = {
 	[PE_INVALID] = "invalid request", [PE_TOOBIG] = "too many nodes", [PE_NOJOB] = "no such job",
 	[PE_DENIED] = "permission denied", [PE_INTERNAL] = "internal error",
 	[PE_DONE] = "job already ended",
+	[PE_BUSY] = "the daemon is busy: too many connections or unfinished requests from you; "
+	            "try again",
 };
 
 const char *proto_err_name(enum proto_err e)
@@ -806,7 +808,7 @@ static int take_result_field(const struct field *f, void *vctx, char *err, size_
 	if (f->tag == CR_ID) {
 		c->ids[c->nids - 1] = (uint64_t)f->i;
 	} else {
-		if (f->i < 0 || f->i > PE_DONE)
+		if (f->i < 0 || f->i > PE_LAST)
 			return errf(err, errlen, "unknown result code %lld", (long long)f->i);
 		c->codes[c->ncodes - 1] = (enum proto_err)f->i;
 	}

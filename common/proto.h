@@ -62,7 +62,9 @@ enum proto_err {
 	PE_DENIED = 6,		/* not your job */
 	PE_INTERNAL = 7,	/* the daemon failed (out of memory, storage) */
 	PE_DONE = 8,		/* cancel: the job had already ended */
+	PE_BUSY = 9,		/* over a limit of connections or held bytes: try again */
 };
+#define PE_LAST PE_BUSY		/* the highest code there is */
 const char *proto_err_name(enum proto_err e);
 
 /* ---- frames and fields ---- */
@@ -163,7 +165,8 @@ struct proto_jobs {
 
 struct proto_cancelled {
 	const uint64_t *ids;
-	const enum proto_err *codes;	/* per id: PE_OK, PE_NOJOB, PE_DENIED, PE_DONE */
+	const enum proto_err *codes;	/* per id: PE_OK, PE_NOJOB, PE_DENIED, PE_DONE
+					 * (the decoder takes any code to PE_LAST) */
 	uint32_t count;
 };
 

@@ -54,3 +54,55 @@ void log_warn(const char *fmt, ...)
 	vlog(LOG_WARNING, fmt, ap, e);
 	va_end(ap);
 }
+
+/* ---- rate-limited lines ---- */
+
+bool log_rate_allow(struct log_rate *r, bf_time now)
+{
+	if (!r->started || now - r->start >= r->window) {
+		log_rate_flush(r, now);
+		r->start = now;
+		r->lines = 0;
+		r->started = true;
+	}
+	if (r->lines < r->burst) {
+		r->lines++;
+		return true;
+	}
+	r->suppressed++;
+	return false;
+}
+
+bf_time log_rate_due(const struct log_rate *r)
+{
+	return r->suppressed ? r->start + r->window : BF_NEVER;
+}
+
+void log_rate_flush(struct log_rate *r, bf_time now)
+{
+	if (now - r->start >= r->window)
+		log_rate_end(r, now);
+}
+
+void log_rate_end(struct log_rate *r, bf_time now)
+{
+	if (!r->suppressed)
+		return;
+	log_info("%lu more %s in the last %lld s were not logged one by one", r->suppressed,
+	         r->what, (long long)((now - r->start) / BF_SEC));
+	r->suppressed = 0;
+	/* The summary opens a new window: the next lines are logged again. */
+	r->start = now;
+	r->lines = 0;
+}
+
+void log_rate_info(struct log_rate *r, bf_time now, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!log_rate_allow(r, now))
+		return;
+	va_start(ap, fmt);
+	vlog(LOG_INFO, fmt, ap, NULL);
+	va_end(ap);
+}

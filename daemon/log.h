@@ -3,11 +3,43 @@
 #ifndef BF_LOG_H
 #define BF_LOG_H
 #include <stdbool.h>
+#include "bf_time.h"
 
 void log_init(bool to_syslog);
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* With ": strerror(errno)" appended. */
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A budget of log lines for one kind of event that a client can cause at
+ * will (a refused connection, a timeout): at most `burst` lines per
+ * `window`, then the rest are only counted, and one line reports how many
+ * were left out. The caller passes the time (monotonic), since only
+ * daemon/clock.c reads the clock. Initialise with LOG_RATE_INIT. */
+struct log_rate {
+	const char *what;	/* names the lines in the summary ("refused connections") */
+	unsigned burst;		/* lines per window */
+	bf_time window;
+	bf_time start;		/* of the current window */
+	unsigned lines;		/* logged in this window */
+	unsigned long suppressed;	/* left out in this window */
+	bool started;
+};
+#define LOG_RATE_INIT(what, burst, window) \
+	((struct log_rate){ (what), (burst), (window), 0, 0, 0, false })
+
+/* May a line of this kind be logged now? false: it is counted instead. A
+ * window that is over is closed first (its summary logged). */
+bool log_rate_allow(struct log_rate *r, bf_time now);
+/* When the current window's summary is due (BF_NEVER: nothing left out). */
+bf_time log_rate_due(const struct log_rate *r);
+/* Log the summary of a window that is over, if lines were left out:
+ * "N more <what> in the last S s were not logged". */
+void log_rate_flush(struct log_rate *r, bf_time now);
+/* The same whether the window is over or not (the daemon is stopping). */
+void log_rate_end(struct log_rate *r, bf_time now);
+/* log_info through the budget. */
+void log_rate_info(struct log_rate *r, bf_time now, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #endif

@@ -110,13 +110,38 @@ replay-sample: deps
 	    $(BUILD)/backfilld --replay $(BUILD)/sample.swf --policy $$p --check || exit 1; \
 	done
 
-# Fuzz the SWF reader for FUZZ_SECONDS (libFuzzer with clang; see tests/fuzz/README.md).
+# Fuzz the SWF reader, then the wire-protocol decoders, for FUZZ_SECONDS each
+# (libFuzzer with clang; see tests/fuzz/README.md). New inputs go to the
+# first corpus directory, under $(BUILD); the seeds in tests/fuzz stay as they are.
 FUZZ_SECONDS ?= 60
 fuzz:
-	@mkdir -p $(BUILD)/fuzz-corpus
+	@mkdir -p $(BUILD)/fuzz-corpus $(BUILD)/fuzz-proto-corpus
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Icommon \
 	    tests/fuzz/fuzz_swf.c common/swf.c $(PKG_LIBS) -o $(BUILD)/fuzz_swf
 	$(BUILD)/fuzz_swf -max_total_time=$(FUZZ_SECONDS) -max_len=20000 $(BUILD)/fuzz-corpus tests/fuzz/corpus
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Icommon \
+	    tests/fuzz/fuzz_proto.c common/proto.c common/errf.c -o $(BUILD)/fuzz_proto
+	$(BUILD)/fuzz_proto -max_total_time=$(FUZZ_SECONDS) -max_len=16384 \
+	    $(BUILD)/fuzz-proto-corpus tests/fuzz/proto-corpus
+
+# Crash torture (tests/torture/torture.c): the live daemon killed -9
+# TORTURE_CRASHES times under a storm of clients, then every invariant
+# checked; TORTURE_SEED repeats a run's random choices (the seed is printed),
+# TORTURE_POLICY is conservative or easy. A short run is part of `make check`
+# (tests/daemon/torture.sh).
+TORTURE_BIN := $(BUILD)/tests/bf_torture
+TORTURE_CRASHES ?= 50
+TORTURE_POLICY ?= conservative
+TORTURE_SEED ?=
+.PHONY: torture
+all: $(TORTURE_BIN)
+$(TORTURE_BIN): $(BUILD)/tests/torture/torture.o $(LIBDAEMON) $(LIBCOMMON)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+torture: deps
+	@$(MAKE) --no-print-directory all
+	@BF_BUILD=$(BUILD) TORTURE_CRASHES=$(TORTURE_CRASHES) TORTURE_POLICY=$(TORTURE_POLICY) \
+	    TORTURE_SEED=$(TORTURE_SEED) $(TORTURE_BIN)
 
 install: $(BUILD)/backfilld $(CLIENT_BIN)
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin

@@ -53,7 +53,8 @@ static void print_submitted(const struct proto_submitted *s, const struct bsub_j
 	char t[64], lim[64];
 
 	duration_format(j->estimate, lim, sizeof lim);
-	client_format_time(s->start, t, sizeof t);
+	client_format_time(s->kind == PS_GUARANTEED ? client_ceil_second(s->start) : s->start, t,
+	                   sizeof t);
 	printf("Job %" PRIu64 " submitted: %" PRIu32 " node%s for %s, ", s->job, j->nodes,
 	       j->nodes == 1 ? "" : "s", lim);
 	switch (s->kind) {

@@ -54,6 +54,12 @@ int client_call(const char *prog, const char *socket_opt, const struct proto_buf
 /* Local time, "YYYY-MM-DD HH:MM:SS" (whole seconds, rounded down).
  * Like snprintf. A time that cannot be shown is written as "?". */
 int client_format_time(bf_time t, char *buf, size_t len);
+/* A bound shown to the second ("at the latest": a guaranteed start, an end
+ * by the time limit) is rounded up, so it is never earlier than the truth. */
+static inline bf_time client_ceil_second(bf_time t)
+{
+	return t % BF_SEC == 0 || t == BF_NEVER ? t : t + (BF_SEC - (t % BF_SEC + BF_SEC) % BF_SEC);
+}
 /* UTC, ISO 8601: "YYYY-MM-DDTHH:MM:SSZ" (whole seconds, rounded down). */
 int client_format_iso(bf_time t, char *buf, size_t len);
 /* Seconds as a JSON number, exact: 7200, 0.5, 1.000001. */

@@ -66,7 +66,7 @@ static void marked_time(char *buf, size_t len, enum render_end_kind kind, bf_tim
 		return;
 	}
 	memcpy(buf, mark(kind), 2);
-	client_format_time(t, buf + 2, len - 2);
+	client_format_time(kind == RE_GUARANTEED ? client_ceil_second(t) : t, buf + 2, len - 2);
 }
 
 static enum render_end_kind start_as_end_kind(enum proto_start_kind k)
@@ -282,14 +282,16 @@ void render_info(FILE *f, const struct proto_job *j, bf_time now)
 	client_format_time(j->submit, a, sizeof a);
 	kv(f, "Submitted", "%s", a);
 
-	client_format_time(j->start, a, sizeof a);
+	client_format_time(j->start_kind == PS_GUARANTEED ? client_ceil_second(j->start) : j->start, a,
+	                   sizeof a);
 	switch (j->start_kind) {
 	case PS_ACTUAL: kv(f, "Start", "%s (started)", a); break;
 	case PS_GUARANTEED: kv(f, "Start", "%s at the latest (guaranteed)", a); break;
 	case PS_PREDICTED: kv(f, "Start", "~%s (predicted, not guaranteed)", a); break;
 	default: kv(f, "Start", "%s", ended ? "never started" : "not known yet"); break;
 	}
-	client_format_time(j->end, a, sizeof a);
+	client_format_time(render_end_kind(j) == RE_GUARANTEED ? client_ceil_second(j->end) : j->end, a,
+	                   sizeof a);
 	switch (render_end_kind(j)) {
 	case RE_ACTUAL: kv(f, "End", "%s (ended)", a); break;
 	case RE_GUARANTEED:

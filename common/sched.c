@@ -65,6 +65,7 @@ int sched_new(struct sched **out, const struct sched_params *prm)
 	s->prm = *prm;
 	s->qhead = s->qtail = s->free_slot = NONE;
 	s->next_due = BF_NEVER;
+	s->last_pass = BF_NEVER;
 	s->now = INT64_MIN;
 	xlog_init(&s->freed_start, false);
 	xlog_init(&s->freed_end, true);
@@ -378,7 +379,8 @@ static void heap_push(struct sched *s, uint32_t slot)
  * after it) on, which now starts at `until`. The
  * caller prepared profile room for 2 + 2 * ndown points; the next pass
  * repairs what the longer hold overlaps (see sched_run). */
-static void extend_hold(struct sched *s, uint32_t slot, bf_time until)
+static void extend_hold(struct sched *s, uint32_t slot, bf_time until,
+                        enum sched_broken_why why)
 {
 	struct job *j = &s->jobs[slot];
 	bf_time end = j->start + j->hold;
@@ -398,6 +400,10 @@ static void extend_hold(struct sched *s, uint32_t slot, bf_time until)
 	}
 	profile_reserve(&s->prof, end, j->nodes, until - end);
 	j->hold = until - j->start;
+	/* A job that will not die is what the announcement names when a
+	 * late pass coincides with it. */
+	if (!s->hold_extended || why == BROKEN_OVERRUN)
+		s->extend_why = (uint8_t)why;
 	s->hold_extended = true;
 	s->dirty = true;
 	s->st.hold_extensions++;
@@ -416,8 +422,8 @@ static void signal_job(struct sched *s, uint32_t slot, enum sched_kill_why why, 
 	heap_remove(s, slot);
 	j->flags |= JF_KILL_SENT;
 	j->kill_at = now;
-	if (j->start + j->hold <= now)
-		extend_hold(s, slot, now + s->prm.kill_grace);
+	if (j->start + j->hold <= now)	/* no pass while its hold ran out */
+		extend_hold(s, slot, now + s->prm.kill_grace, BROKEN_LATE);
 	sched_emit(s, SA_KILL, (uint8_t)why, j->id, j->start + j->hold);
 	heap_push(s, slot);
 }
@@ -431,12 +437,13 @@ static void overrun(struct sched *s, uint32_t slot, bf_time now)
 	bf_time over = now - (j->start + j->estimate);
 
 	heap_remove(s, slot);
-	extend_hold(s, slot, now + (over > BF_SEC ? over : BF_SEC));
+	extend_hold(s, slot, now + (over > BF_SEC ? over : BF_SEC), BROKEN_OVERRUN);
 	heap_push(s, slot);
 }
 
 int sched_restore_running(struct sched *s, bf_time now, uint64_t id, bf_time submit,
-                          bf_time estimate, bf_time start, const uint32_t *nodes, uint32_t count)
+                          bf_time estimate, bf_time start, bf_time hold_end,
+                          const uint32_t *nodes, uint32_t count)
 {
 	struct job *j;
 	uint32_t slot, first;
@@ -444,10 +451,13 @@ int sched_restore_running(struct sched *s, bf_time now, uint64_t id, bf_time sub
 
 	if ((rc = advance(s, now)) < 0 || (rc = check_new(s, id, count, estimate)) < 0)
 		return rc;
-	if (submit < 0 || start < submit || start > now)
+	if (submit < 0 || start < submit || start > now ||
+	    (hold_end != BF_NEVER && (hold_end <= start || hold_end - start < estimate)))
 		return SCHED_E_INVAL;
 	if ((rc = new_job(s, id, count, estimate, submit, &slot)) < 0)
 		return rc;
+	if (hold_end != BF_NEVER)
+		s->jobs[slot].hold = hold_end - start;	/* as the plan had it */
 	if (nodeset_take(&s->ns, nodes, count, slot, &first) < 0) {
 		slot_free(s, slot);	/* a node out of range, down, held or twice */
 		return SCHED_E_INVAL;
@@ -639,7 +649,11 @@ void sched_start_job(struct sched *s, uint32_t slot, bf_time now)
 		j->first_guarantee = now;
 		sched_emit(s, SA_BROKEN, BROKEN_OVERRUN, j->id, now);
 	}
-	if (s->prm.policy == SCHED_CONSERVATIVE && now > j->first_guarantee)
+	/* Late against its promise is a fault of the core only if a pass
+	 * ran since the promise fell due; a driver that passes late (a
+	 * suspended daemon) is told by its clock, not here. */
+	if (s->prm.policy == SCHED_CONSERVATIVE && now > j->first_guarantee &&
+	    s->last_pass != BF_NEVER && s->last_pass >= j->first_guarantee)
 		sched_violation(s, "job %llu started at %lld, after its guarantee %lld",
 		                (unsigned long long)j->id, (long long)now, (long long)j->first_guarantee);
 	queue_remove(s, slot);
@@ -649,10 +663,22 @@ void sched_start_job(struct sched *s, uint32_t slot, bf_time now)
 		/* Its reservation becomes its hold (moved if it starts late:
 		 * only a job overrunning its plan can make it wait). */
 		if (j->resv != now) {
-			if (s->ns.ndown == 0 && !(j->flags & JF_WAITED))
+			bf_time planned_end = j->resv + j->hold;
+
+			if (s->ns.ndown == 0 && !(j->flags & JF_WAITED) && j->resv > now)
 				sched_violation(s, "job %llu started at %lld, reserved at %lld",
 				                (unsigned long long)j->id, (long long)now, (long long)j->resv);
 			profile_release(&s->prof, j->resv, j->nodes, j->hold);
+			if (planned_end - now >= j->estimate && planned_end - now >= 1) {
+				/* The delay fits in the grace: the plan's end stays. */
+				j->hold = planned_end - now;
+			} else {
+				/* Its whole hold from now: what that overlaps is
+				 * placed again after the pass. */
+				s->extend_why = BROKEN_LATE;
+				s->hold_extended = true;
+				s->st.hold_extensions++;
+			}
 			profile_reserve(&s->prof, now, j->nodes, j->hold);
 		}
 		j->flags &= ~JF_RESERVED;
@@ -669,7 +695,7 @@ void sched_start_job(struct sched *s, uint32_t slot, bf_time now)
 	sched_emit(s, SA_START, 0, j->id, now);
 }
 
-int sched_run(struct sched *s, bf_time now)
+static int run_pass(struct sched *s, bf_time now)
 {
 	int rc;
 
@@ -696,7 +722,7 @@ int sched_run(struct sched *s, bf_time now)
 	/* Conservative: what a longer hold now overlaps is placed again, and
 	 * told (EASY and FCFS: promise_head tells the head). */
 	if (s->hold_extended && s->prm.policy == SCHED_CONSERVATIVE &&
-	    (rc = cons_repair(s, now, BROKEN_OVERRUN)) < 0)
+	    (rc = cons_repair(s, now, (enum sched_broken_why)s->extend_why)) < 0)
 		return rc;
 	/* Conservative: a reservation can fall due at an instant no event
 	 * marks (compression is one pass in arrival order, so a later job that
@@ -717,11 +743,25 @@ int sched_run(struct sched *s, bf_time now)
 	case SCHED_CONSERVATIVE:
 		if (s->need_compress && (rc = cons_compress(s, now)) < 0)
 			return rc;
+		s->hold_extended = false;
 		cons_pass(s, now);
+		/* A start late by more than the grace took more of the plan
+		 * than it had (see sched_start_job). */
+		if (s->hold_extended && (rc = cons_repair(s, now, BROKEN_LATE)) < 0)
+			return rc;
 		break;
 	}
 	s->hold_extended = false;
 	return SCHED_OK;
+}
+
+int sched_run(struct sched *s, bf_time now)
+{
+	int rc = run_pass(s, now);
+
+	if (rc == SCHED_OK)
+		s->last_pass = now;
+	return rc;
 }
 
 bf_time sched_next_wakeup(const struct sched *s)
@@ -742,6 +782,7 @@ static void fill_info(const struct job *j, struct sched_job_info *o)
 		.state = j->state == SLOT_RUNNING ? JOB_RUNNING : JOB_QUEUED,
 		.submit = j->submit, .estimate = j->estimate,
 		.start = j->state == SLOT_RUNNING ? j->start : BF_NEVER,
+		.hold_end = j->state == SLOT_RUNNING ? j->start + j->hold : BF_NEVER,
 		.guarantee = j->state == SLOT_QUEUED ? j->resv : BF_NEVER,
 		.first_guarantee = j->first_guarantee,
 		.backfilled = j->flags & JF_BACKFILLED,

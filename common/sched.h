@@ -29,7 +29,14 @@
  * its limit, at least a second; the plan is repaired as for a lost node and
  * every promise that moved later is announced with SA_BROKEN. A job that
  * will not die is re-planned O(log) times, not at every pass. When it ends,
- * the plan is compressed as for any early end. */
+ * the plan is compressed as for any early end.
+ *
+ * Late starts. A conservative job started by a pass that comes after its
+ * reservation (a busy or suspended driver) keeps the end of its hold in
+ * the plan when the delay fits in the grace: its limit is still start +
+ * estimate, its grace is shorter by the delay, and no one else moves. A
+ * longer delay gives it its whole hold from the late start, and the
+ * reservations that overlaps are placed again and announced (BROKEN_LATE). */
 #ifndef BF_SCHED_H
 #define BF_SCHED_H
 #include <stdbool.h>
@@ -89,12 +96,17 @@ enum sched_action_kind {
 	 * or BF_NEVER if it cannot be placed with the nodes that are up (it is
 	 * placed again when nodes return). why: enum sched_broken_why.
 	 * Conservative: any queued job; EASY and FCFS: the head (its shadow
-	 * time). Only a lost node or a job overrunning its plan does this. */
+	 * time). Only a lost node, a job overrunning its plan, or a pass that
+	 * came late (see sched_broken_why) does this. */
 	SA_BROKEN,
 };
 
 enum sched_kill_why { KILL_OVERRUN, KILL_CANCELLED, KILL_NODE_FAILED };
-enum sched_broken_why { BROKEN_NODE_LOST, BROKEN_OVERRUN };
+/* Why a promise moved later: a node was lost; a killed job kept its nodes
+ * past its hold; or the driver's pass came late (the daemon was stopped,
+ * killed or suspended when a job was due to start or to be signalled,
+ * and the plan had to make room for that delay). */
+enum sched_broken_why { BROKEN_NODE_LOST, BROKEN_OVERRUN, BROKEN_LATE };
 
 struct sched_action {
 	enum sched_action_kind kind;
@@ -110,6 +122,10 @@ struct sched_job_info {
 	enum sched_state state;
 	bf_time submit, estimate;
 	bf_time start;		/* running: actual start; else BF_NEVER */
+	/* Running: when the plan gives its nodes to others (start + estimate
+	 * + grace, unless a late start or a late kill moved it). A driver
+	 * that persists the plan keeps this, for sched_restore_running(). */
+	bf_time hold_end;
 	/* Queued: the start the core promises (conservative: every job; EASY and
 	 * FCFS: the head job's shadow time) or BF_NEVER when there is none. */
 	bf_time guarantee;
@@ -145,14 +161,16 @@ int  sched_node_down(struct sched *s, bf_time now, uint32_t node);
 int  sched_node_up(struct sched *s, bf_time now, uint32_t node);
 /* Restart: rebuild what a previous run left, before any other event, all
  * at the same `now`: first every running job, adopted on exactly the nodes
- * it holds with its real start (a limit that passed meanwhile is signalled
- * at the next pass); then every queued job in arrival order with its
+ * it holds with its real start and the end of its hold in the plan as
+ * sched_job_info() last gave it (BF_NEVER: start + estimate + grace; a
+ * limit that passed meanwhile is signalled at the next pass); then every queued job in arrival order with its
  * submit time and the start promised to it (BF_NEVER if none). Conservative
  * keeps each promise that still fits and emits SA_BROKEN for one that does
  * not (one that passed while the daemon was down counts as kept if the job
  * can start now). SCHED_E_INVAL for a bad node list or times. */
 int  sched_restore_running(struct sched *s, bf_time now, uint64_t id, bf_time submit,
-                           bf_time estimate, bf_time start, const uint32_t *nodes, uint32_t count);
+                           bf_time estimate, bf_time start, bf_time hold_end,
+                           const uint32_t *nodes, uint32_t count);
 int  sched_restore_queued(struct sched *s, bf_time now, uint64_t id, bf_time submit,
                           uint32_t nodes, bf_time estimate, bf_time guarantee);
 /* The scheduling pass: compress if needed, start what can start, signal

@@ -113,7 +113,10 @@ void cons_restore(struct sched *s, uint32_t slot, bf_time now, bf_time promised)
 		late = promised > now ? promised : now;
 		if (j->resv > late) {
 			s->st.broken++;
-			sched_emit(s, SA_BROKEN, BROKEN_NODE_LOST, j->id, j->resv);
+			/* The plan was rebuilt as it was acknowledged (running
+			 * holds and promises as stored), so what no longer fits
+			 * is what came due while the driver was not running. */
+			sched_emit(s, SA_BROKEN, BROKEN_LATE, j->id, j->resv);
 		}
 		if (j->resv > promised || promised == BF_NEVER)
 			j->first_guarantee = j->resv;	/* the promise from now on */

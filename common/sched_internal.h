@@ -72,9 +72,11 @@ struct sched {
 	size_t nacts, acts_cap;
 
 	bf_time now;
+	bf_time last_pass;	/* when sched_run last ran (BF_NEVER before the first) */
 	bool dirty;		/* something happened since the last pass */
 	bool need_compress;	/* conservative: a hole opened */
 	bool hold_extended;	/* a running job's hold grew since the last pass */
+	uint8_t extend_why;	/* why (sched_broken_why), for the announcements */
 
 	/* EASY/FCFS: the head job's shadow at the last pass, to check it never
 	 * moves later while that job stays at the head. */

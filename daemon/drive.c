@@ -155,7 +155,10 @@ void drive_kill(struct daemon *d, struct djob *j, bf_time gone_by)
 }
 
 static const char *const broken_words[] = {
-	"nodes lost", "a killed job still holds its nodes past its grace",
+	[BROKEN_NODE_LOST] = "nodes lost",
+	[BROKEN_OVERRUN] = "a killed job still holds its nodes past its grace",
+	[BROKEN_LATE] = "the daemon was not running when a job was due (stopped, killed or "
+	                "suspended)",
 };
 
 static const char *const kill_words[] = {
@@ -163,10 +166,54 @@ static const char *const kill_words[] = {
 	[KILL_NODE_FAILED] = "a node failed",
 };
 
+/* A time for the log: seconds since the epoch with microseconds (exact,
+ * and what a script compares), or "none". */
+static const char *log_time(bf_time t, char *buf, size_t len)
+{
+	if (t == BF_NEVER)
+		snprintf(buf, len, "none");
+	else
+		snprintf(buf, len, "%lld.%06lld", (long long)(t / BF_SEC), (long long)(t % BF_SEC));
+	return buf;
+}
+
+/* A promise moved later: told in the log with the old and the new start
+ * and the true cause, stored with the job. */
+static void guarantee_broken(struct daemon *d, struct djob *j, const struct sched_action *a)
+{
+	const char *cause = a->why < sizeof broken_words / sizeof *broken_words ?
+	                    broken_words[a->why] : "?";
+	char was[40], now[40], detail[300];
+
+	log_warnx("job %" PRIu64 ": guarantee broken: start moved later from %s to %s (%s)",
+	          j->rec.id, log_time(j->rec.guarantee, was, sizeof was),
+	          log_time(a->t, now, sizeof now), cause);
+	snprintf(detail, sizeof detail, "guarantee broken: from %s to %s: %s", was, now, cause);
+	j->rec.guarantee = a->t;
+	j->rec.first_guarantee = a->t;
+	drive_store(d, j, detail);
+}
+
+/* A start later than the job's guarantee by more than a pass's ordinary
+ * latency: only a daemon that was not running when the job was due does
+ * that (the core keeps every promise it is given the chance to). Said. */
+#define LATE_START_SAID BF_SEC
+
+static void late_start(const struct djob *j, bf_time now)
+{
+	char was[40];
+
+	if (j->rec.guarantee != BF_NEVER && now - j->rec.guarantee > LATE_START_SAID)
+		log_warnx("job %" PRIu64 ": started %.3f s after its guaranteed start %s: %s",
+		          j->rec.id, (double)(now - j->rec.guarantee) / BF_SEC,
+		          log_time(j->rec.guarantee, was, sizeof was), broken_words[BROKEN_LATE]);
+}
+
 static void take_actions(struct daemon *d, bf_time now)
 {
 	size_t n;
 	const struct sched_action *a = sched_actions(d->sched, &n);
+	struct sched_job_info info;
 	char detail[160];
 
 	for (size_t k = 0; k < n; k++) {
@@ -176,9 +223,14 @@ static void take_actions(struct daemon *d, bf_time now)
 			continue;
 		switch (a[k].kind) {
 		case SA_START:
+			late_start(j, now);
 			j->rec.state = ST_RUNNING;
 			j->rec.start = now;
 			j->rec.guarantee = BF_NEVER;
+			/* Where its hold ends in the plan (a late start may
+			 * keep the planned end): a restart rebuilds it. */
+			j->rec.hold_end = sched_job_info(d->sched, j->rec.id, &info) == SCHED_OK ?
+			                  info.hold_end : BF_NEVER;
 			free(j->owned[JS_NODES]);
 			j->owned[JS_NODES] = jobs_node_list(d, j->rec.id);
 			j->rec.node_list = j->owned[JS_NODES];
@@ -189,22 +241,12 @@ static void take_actions(struct daemon *d, bf_time now)
 			break;
 		case SA_KILL:
 			j->rec.kill_why = 1 + a[k].why;
+			j->rec.hold_end = a[k].t;
 			drive_store(d, j, kill_words[a[k].why < 3 ? a[k].why : 0]);
 			drive_kill(d, j, a[k].t);
 			break;
 		case SA_BROKEN:
-			j->rec.guarantee = a[k].t;
-			j->rec.first_guarantee = a[k].t;
-			if (a[k].t == BF_NEVER)
-				snprintf(detail, sizeof detail, "none while nodes are down");
-			else
-				snprintf(detail, sizeof detail, "%.3f s from now",
-				         (double)(a[k].t - now) / BF_SEC);
-			log_warnx("job %" PRIu64 ": its guaranteed start moved later, to %s (%s)",
-			          j->rec.id, detail, broken_words[a[k].why == BROKEN_OVERRUN]);
-			snprintf(detail, sizeof detail, "guarantee broken: %s",
-			         broken_words[a[k].why == BROKEN_OVERRUN]);
-			drive_store(d, j, detail);
+			guarantee_broken(d, j, &a[k]);
 			break;
 		}
 	}

@@ -130,7 +130,8 @@ static void h_submit(struct conn *c, const uint8_t *frame, size_t len)
 		.id = id, .seq = d->next_seq, .uid = conn_uid(c), .gid = conn_gid(c),
 		.user = pwp ? pwp->pw_name : NULL, .name = m.name, .nodes = m.nodes,
 		.estimate = m.estimate, .submit = now, .state = ST_QUEUED, .guarantee = BF_NEVER,
-		.first_guarantee = BF_NEVER, .start = BF_NEVER, .end = BF_NEVER, .cwd = m.cwd,
+		.first_guarantee = BF_NEVER, .start = BF_NEVER, .end = BF_NEVER,
+		.hold_end = BF_NEVER, .cwd = m.cwd,
 		.out = m.out, .err = m.err, .argv = argv, .argv_len = argv_len, .env = env,
 		.env_len = env_len,
 	};

@@ -163,7 +163,7 @@ static void restore_running(struct daemon *d, struct djob *j, bf_time now, bool 
 		         j->rec.id);
 		j->rec.state = ST_QUEUED;
 		j->rec.guarantee = j->rec.start;
-		j->rec.start = BF_NEVER;
+		j->rec.start = j->rec.hold_end = BF_NEVER;
 		jobs_set_str(j, JS_NODES, NULL, 0);
 		drive_store(d, j, "queued again: it never started");
 		return;
@@ -181,8 +181,10 @@ static void restore_running(struct daemon *d, struct djob *j, bf_time now, bool 
 		return;
 	}
 	idx = node_indices(d, j->rec.node_list, &n);
+	/* Its hold as the plan had it (a start late by less than the grace
+	 * kept the plan's end): the queued jobs' promises fit as they did. */
 	if (!idx || sched_restore_running(d->sched, now, j->rec.id, j->rec.submit, j->rec.estimate,
-	                                  j->rec.start, idx, n) < 0) {
+	                                  j->rec.start, j->rec.hold_end, idx, n) < 0) {
 		/* Its nodes are not this partition's (or held twice): it cannot
 		 * be accounted for, so it is stopped. */
 		log_warnx("job %" PRIu64 ": its nodes (%s) do not fit the partition; killing it",

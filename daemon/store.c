@@ -5,7 +5,9 @@
 #include <string.h>
 #include "store.h"
 
-#define SCHEMA_VERSION "1"
+/* 2: jobs.hold_end (a running job's end of hold in the plan); a version 1
+ * database gains the column at open. */
+#define SCHEMA_VERSION "2"
 
 static const char *const state_names[ST_NSTATES] = {
 	"queued", "running", "done", "killed", "cancelled", "failed",
@@ -24,7 +26,7 @@ enum stmt {
 /* Column order of the jobs table, shared by S_PUT and the loaders. */
 #define JOB_COLUMNS "id, seq, uid, gid, user, name, nodes, estimate, submit, state, " \
 	"guarantee, first_guarantee, start, end_time, exit_status, node_list, cwd, out, err, " \
-	"argv, env, sup_pid, sup_start, kill_why, reason"
+	"argv, env, sup_pid, sup_start, kill_why, reason, hold_end"
 
 static const char *const sql[S_NSTMTS] = {
 	[S_BEGIN] = "BEGIN IMMEDIATE",
@@ -34,7 +36,7 @@ static const char *const sql[S_NSTMTS] = {
 	[S_META_GET] = "SELECT value FROM meta WHERE key = ?1",
 	[S_PUT] = "INSERT OR REPLACE INTO jobs (" JOB_COLUMNS ") VALUES "
 	          "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-	          "?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
+	          "?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
 	[S_LOG] = "INSERT INTO job_log (job, t, state, detail) VALUES (?1, ?2, ?3, ?4)",
 	[S_LIVE] = "SELECT " JOB_COLUMNS " FROM jobs WHERE state <= 1 ORDER BY seq",
 	[S_ONE] = "SELECT " JOB_COLUMNS " FROM jobs WHERE id = ?1",
@@ -53,7 +55,7 @@ static const char schema[] =
 	"  exit_status INTEGER, node_list TEXT, cwd TEXT, out TEXT, err TEXT,"
 	"  argv BLOB, env BLOB, sup_pid INTEGER NOT NULL DEFAULT 0,"
 	"  sup_start INTEGER NOT NULL DEFAULT 0, kill_why INTEGER NOT NULL DEFAULT 0,"
-	"  reason TEXT);"
+	"  reason TEXT, hold_end INTEGER);"
 	"CREATE INDEX IF NOT EXISTS jobs_live ON jobs (state, seq);"
 	"CREATE TABLE IF NOT EXISTS job_log ("
 	"  job INTEGER NOT NULL, t INTEGER NOT NULL, state INTEGER NOT NULL, detail TEXT);"
@@ -102,6 +104,31 @@ static int exec_pragma(struct store *s, const char *q, const char *want)
 	return ok ? 0 : -1;
 }
 
+/* An older schema brought up to this one, in one transaction (run before
+ * the statements are prepared: they name the new columns). */
+static int migrate(struct store *s)
+{
+	sqlite3_stmt *st;
+	bool v1 = false;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = 'schema'", -1, &st,
+	                       NULL) != SQLITE_OK)
+		return fail(s, "reading the schema version");
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v1 = strcmp((const char *)sqlite3_column_text(st, 0), "1") == 0;
+	sqlite3_finalize(st);
+	if (!v1)
+		return 0;
+	if (sqlite3_exec(s->db, "BEGIN IMMEDIATE; ALTER TABLE jobs ADD COLUMN hold_end INTEGER; "
+	                 "UPDATE meta SET value = '2' WHERE key = 'schema'; COMMIT;", NULL, NULL,
+	                 NULL) != SQLITE_OK) {
+		fail(s, "upgrading the schema from version 1");
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	return 0;
+}
+
 struct store *store_open(const char *path, char *err, size_t errlen)
 {
 	struct store *s = calloc(1, sizeof *s);
@@ -137,6 +164,11 @@ struct store *store_open(const char *path, char *err, size_t errlen)
 	    sqlite3_exec(s->db, schema, NULL, NULL, NULL) != SQLITE_OK) {
 		if (!s->err[0])
 			fail(s, "setting up the database");
+		snprintf(err, errlen, "%s: %s", path, s->err);
+		store_close(s);
+		return NULL;
+	}
+	if (migrate(s) < 0) {
 		snprintf(err, errlen, "%s: %s", path, s->err);
 		store_close(s);
 		return NULL;
@@ -350,6 +382,7 @@ int store_put_job(struct store *s, const struct store_job *j)
 	sqlite3_bind_int64(st, 23, j->sup_start);
 	sqlite3_bind_int(st, 24, j->kill_why);
 	bind_str(st, 25, j->reason);
+	bind_time(st, 26, j->hold_end);
 	return step_done(s, S_PUT, "storing a job");
 }
 
@@ -399,6 +432,7 @@ static void read_job(sqlite3_stmt *st, struct store_job *j)
 		.env = sqlite3_column_blob(st, 20), .env_len = (size_t)sqlite3_column_bytes(st, 20),
 		.sup_pid = sqlite3_column_int64(st, 21), .sup_start = sqlite3_column_int64(st, 22),
 		.kill_why = sqlite3_column_int(st, 23), .reason = col_str(st, 24),
+		.hold_end = col_time(st, 25),
 	};
 }
 

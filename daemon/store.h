@@ -47,6 +47,7 @@ struct store_job {
 	int64_t sup_pid, sup_start;	/* its supervisor (pid and start time), 0 if none */
 	int kill_why;		/* 0, or 1 + enum sched_kill_why once a kill was sent */
 	const char *reason;	/* why it failed, if it did */
+	bf_time hold_end;	/* running: when the plan gives its nodes away */
 };
 
 struct store;

@@ -362,6 +362,29 @@ static void info(void)
 		ok(has("Start:             not known yet\n") && has("End:               not known yet\n"),
 		   "queued without a start");
 	}
+	{
+		/* A guarantee between two seconds is shown at the later one:
+		 * never earlier than the truth. */
+		struct proto_job g = jobs[1];
+		struct proto_jobs one = { &g, 1, 0 };
+
+		g.start = T0 + 3 * HOUR + 1;
+		g.end = g.start + 30 * 60 * BF_SEC;
+		f = mem();
+		render_info(f, &g, T0);
+		fclose(f);
+		ok(has("Start:             2026-11-21 17:00:01 at the latest (guaranteed)\n") &&
+		   has("End:               2026-11-21 17:30:01 at the latest"),
+		   "bq -l: a guarantee 1 us past a second is shown rounded up");
+		f = mem();
+		render_table(f, &one, true);
+		fclose(f);
+		ok(has("<=2026-11-21 17:00:01  <=2026-11-21 17:30:01"), "bq: rounded up in the table too");
+		ok(client_ceil_second(T0) == T0 && client_ceil_second(T0 + 1) == T0 + BF_SEC &&
+		   client_ceil_second(T0 + BF_SEC - 1) == T0 + BF_SEC && client_ceil_second(-1) == 0 &&
+		   client_ceil_second(BF_NEVER) == BF_NEVER, "client_ceil_second: whole seconds stay, "
+		   "the rest go up");
+	}
 }
 
 static void json_out(void)

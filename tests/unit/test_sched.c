@@ -411,7 +411,7 @@ static void overrun_of_the_plan(void)
 	 * at the next pass and given the grace from then; the promise that
 	 * overlaps the grace is moved and told */
 	drv_init(&d, SCHED_CONSERVATIVE, 4, S(2));
-	ok_eq(sched_restore_running(d.s, S(20), 1, 0, S(10), 0, (uint32_t[]){ 0, 1, 2, 3 }, 4),
+	ok_eq(sched_restore_running(d.s, S(20), 1, 0, S(10), 0, BF_NEVER, (uint32_t[]){ 0, 1, 2, 3 }, 4),
 	      SCHED_OK, "late kill: A restored at 20, its limit 10 long past");
 	ok_eq(sched_restore_queued(d.s, S(20), 2, 0, 4, S(5), S(12)), SCHED_OK,
 	      "late kill: B restored with its promise 12");
@@ -500,7 +500,8 @@ static void restart(void)
 	drv_init(&e, SCHED_CONSERVATIVE, 16, 0);
 	for (int k = 0; k < sn.nrun; k++)
 		rc |= sched_restore_running(e.s, S(10), sn.run[k].id, sn.run[k].submit,
-		                            sn.run[k].estimate, sn.run[k].start, sn.nodes[k],
+		                            sn.run[k].estimate, sn.run[k].start, sn.run[k].hold_end,
+		                            sn.nodes[k],
 		                            sn.run[k].nodes);
 	for (int k = 0; k < sn.nq; k++)
 		rc |= sched_restore_queued(e.s, S(10), sn.q[k].id, sn.q[k].submit, sn.q[k].nodes,
@@ -539,14 +540,14 @@ static void restart(void)
 
 	/* Errors leave nothing behind; limits that passed are acted on. */
 	drv_init(&e, SCHED_CONSERVATIVE, 4, 0);
-	ok_eq(sched_restore_running(e.s, S(10), 1, 0, S(5), 0, (uint32_t[]){ 0, 0 }, 2),
+	ok_eq(sched_restore_running(e.s, S(10), 1, 0, S(5), 0, BF_NEVER, (uint32_t[]){ 0, 0 }, 2),
 	      SCHED_E_INVAL, "restore: a node listed twice is refused");
-	ok_eq(sched_restore_running(e.s, S(10), 1, 0, S(5), 0, (uint32_t[]){ 4 }, 1),
+	ok_eq(sched_restore_running(e.s, S(10), 1, 0, S(5), 0, BF_NEVER, (uint32_t[]){ 4 }, 1),
 	      SCHED_E_INVAL, "restore: a node out of range is refused");
-	ok_eq(sched_restore_running(e.s, S(10), 1, 0, S(5), S(11), (uint32_t[]){ 1 }, 1),
+	ok_eq(sched_restore_running(e.s, S(10), 1, 0, S(5), S(11), BF_NEVER, (uint32_t[]){ 1 }, 1),
 	      SCHED_E_INVAL, "restore: a start in the future is refused");
 	ok(sched_free_nodes(e.s) == 4 && guarantee(&e, 1) == -2, "restore: and nothing is left behind");
-	ok_eq(sched_restore_running(e.s, S(10), 1, 0, S(5), 0, (uint32_t[]){ 1, 2 }, 2), SCHED_OK,
+	ok_eq(sched_restore_running(e.s, S(10), 1, 0, S(5), 0, BF_NEVER, (uint32_t[]){ 1, 2 }, 2), SCHED_OK,
 	      "restore: a job whose limit passed while down");
 	run(&e, S(10));
 	ok_eq(e.kills[1], 1, "restore: it is signalled at the first pass");
@@ -720,6 +721,79 @@ static uint64_t stress(enum sched_policy pol, bf_time grace, unsigned seed, bool
 	return trace;
 }
 
+/* A pass that comes late: the plan keeps what was acknowledged when the
+ * grace absorbs the delay, says why when it cannot, and a restart from
+ * what sched_job_info() gave rebuilds the very same plan. */
+static void late_passes(void)
+{
+	struct drv d, e;
+	struct sched_job_info info;
+
+	/* A [0,15) with grace 5, B reserved at 15, C at 30: B is started by
+	 * a pass 1.5 s late. */
+	drv_init(&d, SCHED_CONSERVATIVE, 2, S(5));
+	submit(&d, S(0), 1, 2, S(10));
+	submit(&d, S(1), 2, 2, S(10));
+	submit(&d, S(2), 3, 2, S(10));
+	run(&d, S(10));
+	sched_end(d.s, S(15), 1, END_KILLED);
+	run(&d, S(16) + BF_SEC / 2);
+	sched_job_info(d.s, 2, &info);
+	ok(d.start[2] == S(16) + BF_SEC / 2 && info.hold_end == S(30) && guarantee(&d, 3) == S(30) &&
+	   d.broken[3] == 0, "late start by less than the grace: B keeps the plan's end (%lld), C its "
+	   "promise", (long long)info.hold_end);
+
+	/* A restart rebuilds it: B with the hold end the plan gave it. */
+	drv_init(&e, SCHED_CONSERVATIVE, 2, S(5));
+	ok_eq(sched_restore_running(e.s, S(17), 2, S(1), S(10), info.start, info.hold_end,
+	                            (uint32_t[]){ 0, 1 }, 2), SCHED_OK, "late start: B restored");
+	sched_restore_queued(e.s, S(17), 3, S(2), 2, S(10), S(30));
+	run(&e, S(17));
+	ok(e.broken[3] == 0 && guarantee(&e, 3) == S(30),
+	   "late start: after a restart C keeps its promise (%lld)", (long long)guarantee(&e, 3));
+	sched_free(e.s);
+	/* Restored as if it had started on time for its whole hold (what the
+	 * restart did before), C would not fit: the break the review found. */
+	drv_init(&e, SCHED_CONSERVATIVE, 2, S(5));
+	sched_restore_running(e.s, S(17), 2, S(1), S(10), info.start, BF_NEVER,
+	                      (uint32_t[]){ 0, 1 }, 2);
+	sched_restore_queued(e.s, S(17), 3, S(2), 2, S(10), S(30));
+	run(&e, S(17));
+	ok(e.broken[3] == 1 && e.broken_why[3] == BROKEN_LATE,
+	   "late start: a plan rebuilt without the hold end breaks C, and names the late pass");
+	sched_free(e.s);
+	ok_eq(d.checks_failed, 0, "late start: invariants held");
+	sched_free(d.s);
+
+	/* The same, but 7 s late: more than the grace. B gets its whole hold
+	 * from its start, and C is moved and told why. */
+	drv_init(&d, SCHED_CONSERVATIVE, 2, S(5));
+	submit(&d, S(0), 1, 2, S(10));
+	submit(&d, S(1), 2, 2, S(10));
+	submit(&d, S(2), 3, 2, S(10));
+	run(&d, S(10));
+	sched_end(d.s, S(15), 1, END_KILLED);
+	run(&d, S(22));
+	ok(d.start[2] == S(22) && d.broken[3] == 1 && d.broken_t[3] == S(37) &&
+	   d.broken_why[3] == BROKEN_LATE, "late start by more than the grace: C moves to 37 (%lld), "
+	   "announced as a late pass (%d)", (long long)d.broken_t[3], d.broken_why[3]);
+	ok_eq(d.checks_failed, 0, "late start beyond the grace: invariants held");
+	sched_free(d.s);
+
+	/* No pass from 9 to 13 (the daemon was suspended): A's whole hold
+	 * ran out unsignalled. B's promise moves, and the cause is the late
+	 * pass, not a killed job that will not die. */
+	drv_init(&d, SCHED_CONSERVATIVE, 2, S(2));
+	submit(&d, S(0), 1, 2, S(10));
+	submit(&d, S(1), 2, 2, S(10));
+	run(&d, S(9));
+	run(&d, S(13));
+	ok(d.kills[1] == 1 && d.broken[2] == 1 && d.broken_why[2] == BROKEN_LATE,
+	   "a suspended driver: the late kill's delay is announced as a late pass (%d)",
+	   d.broken_why[2]);
+	sched_free(d.s);
+}
+
 int main(void)
 {
 	conservative_hole_and_compression();
@@ -729,6 +803,7 @@ int main(void)
 	overrun_of_the_plan();
 	node_failure();
 	restart();
+	late_passes();
 	for (unsigned seed = 1; seed <= 3; seed++) {
 		/* With no grace, jobs killed at their limit end exactly as
 		 * planned (no compression): the next reservation falls due. */

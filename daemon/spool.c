@@ -217,21 +217,33 @@ bool spool_job_has_script(struct spool *sp, uint64_t id)
 	return fstatat(sp->jobs_fd, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
 }
 
+/* A stream over a held directory, from its start, that leaves dfd open
+ * (closedir closes the duplicate; the two share the read position). */
+static DIR *dir_stream(int dfd)
+{
+	int dup_fd = dup(dfd);
+	DIR *dir;
+
+	if (dup_fd < 0)
+		return NULL;
+	if (lseek(dup_fd, 0, SEEK_SET) < 0 || !(dir = fdopendir(dup_fd))) {
+		close(dup_fd);
+		return NULL;
+	}
+	return dir;
+}
+
 /* Remove everything in the directory dfd, never following a link. A
  * directory met on the way is made root's and private first, so its old
  * owner (a layout where job directories were the users') cannot add to
  * it meanwhile. */
 static void remove_tree(struct spool *sp, int dfd, int depth)
 {
-	int dup_fd = dup(dfd);
-	DIR *dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	DIR *dir = dir_stream(dfd);
 	struct dirent *e;
 
-	if (!dir) {
-		if (dup_fd >= 0)
-			close(dup_fd);
+	if (!dir)
 		return;
-	}
 	while ((e = readdir(dir))) {
 		int sub;
 
@@ -285,15 +297,11 @@ static bool name_id(const char *name, bool suffix, uint64_t *id)
 /* Visit the names in one of the spool's directories. */
 static void each_name(int dfd, void (*fn)(const char *name, void *arg), void *arg)
 {
-	int dup_fd = dup(dfd);
-	DIR *dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	DIR *dir = dir_stream(dfd);
 	struct dirent *e;
 
-	if (!dir) {
-		if (dup_fd >= 0)
-			close(dup_fd);
+	if (!dir)
 		return;
-	}
 	while ((e = readdir(dir)))
 		if (e->d_name[0] != '.')
 			fn(e->d_name, arg);
@@ -312,7 +320,6 @@ uint64_t spool_max_id(struct spool *sp)
 {
 	uint64_t max = 0;
 
-	lseek(sp->jobs_fd, 0, SEEK_SET);
 	each_name(sp->jobs_fd, note_max, &max);
 	return max;
 }
@@ -362,9 +369,7 @@ unsigned spool_sweep(struct spool *sp, bool (*keep)(uint64_t id, void *arg), voi
 {
 	struct sweep w = { sp, keep, arg, 0 };
 
-	lseek(sp->jobs_fd, 0, SEEK_SET);
 	each_name(sp->jobs_fd, sweep_job, &w);
-	lseek(sp->status_fd, 0, SEEK_SET);
 	each_name(sp->status_fd, sweep_record, &w);
 	return w.removed;
 }

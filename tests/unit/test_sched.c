@@ -721,6 +721,19 @@ static uint64_t stress(enum sched_policy pol, bf_time grace, unsigned seed, bool
 	return trace;
 }
 
+/* A [0,15) with grace 5 (killed at 10, gone at 15), B reserved at 15, C
+ * at 30; the pass that starts B comes at `pass`. */
+static void late_start(struct drv *d, bf_time pass)
+{
+	drv_init(d, SCHED_CONSERVATIVE, 2, S(5));
+	submit(d, S(0), 1, 2, S(10));
+	submit(d, S(1), 2, 2, S(10));
+	submit(d, S(2), 3, 2, S(10));
+	run(d, S(10));
+	sched_end(d->s, S(15), 1, END_KILLED);
+	run(d, pass);
+}
+
 /* A pass that comes late: the plan keeps what was acknowledged when the
  * grace absorbs the delay, says why when it cannot, and a restart from
  * what sched_job_info() gave rebuilds the very same plan. */
@@ -731,13 +744,7 @@ static void late_passes(void)
 
 	/* A [0,15) with grace 5, B reserved at 15, C at 30: B is started by
 	 * a pass 1.5 s late. */
-	drv_init(&d, SCHED_CONSERVATIVE, 2, S(5));
-	submit(&d, S(0), 1, 2, S(10));
-	submit(&d, S(1), 2, 2, S(10));
-	submit(&d, S(2), 3, 2, S(10));
-	run(&d, S(10));
-	sched_end(d.s, S(15), 1, END_KILLED);
-	run(&d, S(16) + BF_SEC / 2);
+	late_start(&d, S(16) + BF_SEC / 2);
 	sched_job_info(d.s, 2, &info);
 	ok(d.start[2] == S(16) + BF_SEC / 2 && info.hold_end == S(30) && guarantee(&d, 3) == S(30) &&
 	   d.broken[3] == 0, "late start by less than the grace: B keeps the plan's end (%lld), C its "
@@ -767,13 +774,7 @@ static void late_passes(void)
 
 	/* The same, but 7 s late: more than the grace. B gets its whole hold
 	 * from its start, and C is moved and told why. */
-	drv_init(&d, SCHED_CONSERVATIVE, 2, S(5));
-	submit(&d, S(0), 1, 2, S(10));
-	submit(&d, S(1), 2, 2, S(10));
-	submit(&d, S(2), 3, 2, S(10));
-	run(&d, S(10));
-	sched_end(d.s, S(15), 1, END_KILLED);
-	run(&d, S(22));
+	late_start(&d, S(22));
 	ok(d.start[2] == S(22) && d.broken[3] == 1 && d.broken_t[3] == S(37) &&
 	   d.broken_why[3] == BROKEN_LATE, "late start by more than the grace: C moves to 37 (%lld), "
 	   "announced as a late pass (%d)", (long long)d.broken_t[3], d.broken_why[3]);

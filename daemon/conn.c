@@ -173,9 +173,13 @@ static bool is_trusted(uid_t uid)
 static bool held_fits(const struct conn_limits *L, const struct uid_use *u, bool trusted,
                       uint64_t n)
 {
-	if (L->held + n > MAX_HELD)
-		return false;
-	return trusted || (L->others_held + n <= MAX_HELD - ROOT_HELD && u->held + n <= UID_HELD);
+	/* Root's reserve is its own whatever the others hold: replies that
+	 * acknowledge a stored change are sent over the caps (see conn_reply),
+	 * so the others' total may pass theirs. */
+	if (trusted)
+		return L->held - L->others_held + n <= ROOT_HELD || L->held + n <= MAX_HELD;
+	return L->held + n <= MAX_HELD && L->others_held + n <= MAX_HELD - ROOT_HELD &&
+	       u->held + n <= UID_HELD;
 }
 
 static void held_add(struct conn *c, uint64_t n)

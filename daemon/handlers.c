@@ -442,6 +442,8 @@ static enum proto_err cancel_one(struct conn *c, uint64_t id, bool *changed)
 			return PE_INTERNAL;
 		store_begin(d->store);
 		store_log(d->store, id, now, j->rec.state, detail);
+	} else {
+		return PE_OK;	/* signalled already: nothing to store or wait for */
 	}
 	*changed = true;
 	return PE_OK;

@@ -27,17 +27,25 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
+#include "clock.h"
 #include "log.h"
 #include "nodelist.h"
 #include "server.h"
 
+struct loading {
+	struct daemon *d;
+	bool failed;		/* a job could not be held: refuse to start */
+};
+
 static int load_one(const struct store_job *r, void *arg)
 {
-	struct daemon *d = arg;
+	struct loading *l = arg;
 
-	if (r->seq >= d->next_seq)
-		d->next_seq = r->seq + 1;
-	return jobs_add(d, r) ? 0 : 1;
+	if (r->seq >= l->d->next_seq)
+		l->d->next_seq = r->seq + 1;
+	l->failed = !jobs_add(l->d, r);
+	return l->failed;
 }
 
 /* A running job's node list, back to the core's node indices. */
@@ -99,22 +107,27 @@ static bool collect_end(struct daemon *d, struct djob *j)
 }
 
 /* A supervisor forked an instant before the daemon died holds the start
- * lock but may not have written its record yet: it does so at once, so
- * wait for it a little. */
-#define SUP_RECORD_WAIT_MS 5000
-
+ * lock but may not have written its record yet. It does so at once, and it
+ * has not started the job (it forks the job only after its record), so the
+ * restart waits for the record as long as the lock is held: deciding
+ * earlier could mark lost a job that is about to run. Said every 5 s. */
 static int await_sup_record(struct daemon *d, uint64_t id, pid_t *pid, int64_t *ticks)
 {
-	struct timespec ms = { 0, 10 * 1000 * 1000 };
+	struct timespec pause = { 0, 10 * 1000 * 1000 };
+	bf_time said = clock_monotonic();
 
-	for (int waited = 0; waited < SUP_RECORD_WAIT_MS; waited += 10) {
+	for (;;) {
 		if (runner_sup_read(d->spool.status_dir, id, pid, ticks) == 1)
 			return 1;
 		if (runner_intent(d->spool.status_dir, id) != 1)
 			return runner_sup_read(d->spool.status_dir, id, pid, ticks) == 1;
-		nanosleep(&ms, NULL);
+		if (clock_monotonic() - said >= 5 * BF_SEC) {
+			said = clock_monotonic();
+			log_warnx("job %" PRIu64 ": waiting for its supervisor, which holds its start "
+			          "lock but has not recorded itself yet", id);
+		}
+		nanosleep(&pause, NULL);
 	}
-	return 0;
 }
 
 /* Where a running job's supervisor is: 1 found (pid, ticks), 0 none was
@@ -132,6 +145,9 @@ static int find_supervisor(struct daemon *d, struct djob *j, bool spool_replaced
 		return 1;
 	}
 	if (spool_replaced) {
+		/* Its records are gone: it may still run. Look for it. */
+		if (runner_find_by_job(d->root ? (uid_t)j->rec.uid : getuid(), j->rec.id, pid, ticks))
+			return 1;
 		*why = "lost: the spool was replaced while the daemon was down; whether it ran is "
 		       "unknown, so it is not run again";
 		return -1;
@@ -141,8 +157,9 @@ static int find_supervisor(struct daemon *d, struct djob *j, bool spool_replaced
 		return 0;
 	if (intent == 1 && await_sup_record(d, j->rec.id, pid, ticks))
 		return 1;
-	*why = intent == 1 ? "lost: its supervisor never recorded itself; whether it ran is unknown" :
-	       "lost: its start lock cannot be read; whether it ran is unknown";
+	if (intent == 1)	/* it let go of the lock without a record: it never forked the job */
+		return 0;
+	*why = "lost: its start lock cannot be read; whether it ran is unknown";
 	return -1;
 }
 
@@ -224,14 +241,22 @@ static int restore_spool(struct daemon *d, bool *replaced, char *err, size_t err
 	unsigned swept;
 	int rc = store_meta_get(d->store, "spool", known, sizeof known);
 
-	*replaced = rc == 1 && strcmp(known, d->spool.token) != 0;
+	/* Another token, or a status directory made anew under the same
+	 * top: either way the records of what ran are not the ones this
+	 * database's jobs left. */
+	*replaced = rc == 1 && (strcmp(known, d->spool.token) != 0 || d->spool.status_new);
 	if (*replaced)
 		log_warnx("the spool %s is not the one this database used (it was removed or "
 		          "replaced): a job whose fate it cannot show is marked lost, never run again",
 		          d->spool.dir);
+	/* The ids first, on their own: they must be durable before the
+	 * sweep removes the directories that show them. The token goes with
+	 * the restore's own changes (committed by server_init), so a crash in
+	 * between finds the spool judged the same way again. */
 	if (rc < 0 || store_begin(d->store) < 0 ||
 	    store_raise_last_id(d->store, spool_max_id(&d->spool)) < 0 ||
-	    store_meta_set(d->store, "spool", d->spool.token) < 0 || store_commit(d->store) < 0) {
+	    store_commit(d->store) < 0 || store_begin(d->store) < 0 ||
+	    store_meta_set(d->store, "spool", d->spool.token) < 0) {
 		snprintf(err, errlen, "%s: %s", d->o.db, store_error(d->store));
 		return -1;
 	}
@@ -248,8 +273,13 @@ int restore_state(struct daemon *d, char *err, size_t errlen)
 	bool replaced;
 	int rc;
 
-	if (store_load_live(d->store, load_one, d) < 0) {
-		snprintf(err, errlen, "loading jobs: %s", store_error(d->store));
+	struct loading l = { d, false };
+
+	/* All of them or none: the sweep below removes what no loaded job
+	 * owns, and a job left out would never run, or run twice. */
+	if (store_load_live(d->store, load_one, &l) < 0 || l.failed) {
+		snprintf(err, errlen, "loading jobs: %s",
+		         l.failed ? "out of memory" : store_error(d->store));
 		return -1;
 	}
 	if (restore_spool(d, &replaced, err, errlen) < 0)

@@ -173,6 +173,44 @@ static int sweep_session(pid_t sid, int64_t since, uid_t uid, const char *marker
 	return fresh;
 }
 
+int runner_find_by_job(uid_t uid, uint64_t job, pid_t *sup_pid, int64_t *sup_start)
+{
+	DIR *dir = opendir("/proc");
+	struct dirent *e;
+	char marker[48];
+	int found = 0;
+
+	if (!dir)
+		return 0;
+	snprintf(marker, sizeof marker, "BSUB_JOBID=%" PRIu64, job);
+	while (!found && (e = readdir(dir))) {
+		char *end, path[300];
+		long v = strtol(e->d_name, &end, 10);
+		struct stat st, lst;
+		pid_t sid, s2;
+		int64_t t;
+
+		if (*end || v <= 0)
+			continue;
+		snprintf(path, sizeof path, "/proc/%ld", v);
+		if (stat(path, &st) < 0 || st.st_uid != uid ||
+		    proc_stat_z((pid_t)v, &sid, &t, false) < 0 || sid <= 0 ||
+		    !environ_has((pid_t)v, marker))
+			continue;
+		/* Its session's leader must be a live root process: the
+		 * supervisor (the job's processes run as their owner). */
+		snprintf(path, sizeof path, "/proc/%d", (int)sid);
+		if (stat(path, &lst) == 0 && lst.st_uid == 0 &&
+		    proc_stat_z(sid, &s2, &t, false) == 0 && s2 == sid) {
+			*sup_pid = sid;
+			*sup_start = t;
+			found = 1;
+		}
+	}
+	closedir(dir);
+	return found;
+}
+
 int runner_kill_orphans(pid_t sup_pid, int64_t sup_start, uid_t uid, uint64_t job)
 {
 	struct killed_set k = { .n = 0, .total = 0 };
@@ -452,6 +490,7 @@ static void supervise(const struct runner_job *j, int intent)
 	}
 	if (job == 0) {
 		close(why[0]);
+		close(3);	/* the start lock is the supervisor's alone */
 		run_job(j, why[1]);
 	}
 	close(why[1]);

@@ -81,6 +81,11 @@ void runner_forget(const char *status_dir, uint64_t id);
  * its whole environment, escapes). Call it before reaping a supervisor
  * that was the daemon's child. Returns how many processes were signalled. */
 int  runner_kill_orphans(pid_t sup_pid, int64_t sup_start, uid_t uid, uint64_t job);
+/* A running job's supervisor found through the job's processes, when no
+ * record of it is left (its spool records were removed): a process of
+ * `uid` with BSUB_JOBID=job in its environment whose session leader is a
+ * live root process. 1 found (pid and start time), 0 not. */
+int  runner_find_by_job(uid_t uid, uint64_t job, pid_t *sup_pid, int64_t *sup_start);
 /* A process's start time from /proc, or -1. */
 int64_t runner_start_ticks(pid_t pid);
 

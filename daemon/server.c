@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <event2/event.h>
 #include "clock.h"
@@ -170,6 +171,22 @@ static int private_state(const char *db, char *err, size_t errlen)
 	return 0;
 }
 
+/* A supervisor forked an instant before a daemon was killed still holds
+ * that daemon's descriptors, its locks' among them, until it closes them
+ * (at once, but a loaded machine may take a moment): a restart waits up
+ * to 3 s for them before it says another daemon is there. */
+static int lock_patiently(int fd)
+{
+	struct timespec pause = { 0, 50 * 1000 * 1000 };
+
+	for (int tries = 0; flock(fd, LOCK_EX | LOCK_NB) < 0; tries++) {
+		if (errno != EWOULDBLOCK || tries == 60)
+			return -1;
+		nanosleep(&pause, NULL);
+	}
+	return 0;
+}
+
 /* One daemon per database and spool: two would plan the same nodes twice.
  * The locks (flock, held by the open files) last as long as the process. */
 static int lock_state(struct daemon *d, char *err, size_t errlen)
@@ -180,7 +197,7 @@ static int lock_state(struct daemon *d, char *err, size_t errlen)
 	for (int k = 0; k < 2; k++) {
 		snprintf(path, sizeof path, k ? "%s/lock" : "%s.lock", what[k]);
 		d->lock_fd[k] = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (d->lock_fd[k] < 0 || flock(d->lock_fd[k], LOCK_EX | LOCK_NB) < 0) {
+		if (d->lock_fd[k] < 0 || lock_patiently(d->lock_fd[k]) < 0) {
 			snprintf(err, errlen, errno == EWOULDBLOCK ?
 			         "%s: another backfilld is using it" : "%s: %s", what[k],
 			         strerror(errno));

@@ -112,6 +112,35 @@ static int load_token(struct spool *sp)
 	return 0;
 }
 
+/* The token's copy in status/: missing or different means the status
+ * directory is not the one the records were written to. Then it is
+ * written, so the next start sees the directory as this one. */
+static int status_token(struct spool *sp)
+{
+	char buf[SPOOL_TOKEN_LEN + 2];
+	ssize_t n = 0;
+	int fd = openat(sp->status_fd, "id", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (n >= SPOOL_TOKEN_LEN && memcmp(buf, sp->token, SPOOL_TOKEN_LEN) == 0)
+			return 0;
+	} else if (errno != ENOENT) {
+		return -1;
+	}
+	sp->status_new = true;
+	unlinkat(sp->status_fd, "id.tmp", 0);
+	unlinkat(sp->status_fd, "id", 0);
+	fd = openat(sp->status_fd, "id.tmp", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	            0600);
+	if (fd < 0 || write_all(fd, sp->token, SPOOL_TOKEN_LEN) < 0 || fsync(fd) < 0 ||
+	    close(fd) < 0 || renameat(sp->status_fd, "id.tmp", sp->status_fd, "id") < 0 ||
+	    fsync(sp->status_fd) < 0)
+		return -1;
+	return 0;
+}
+
 int spool_open(struct spool *sp, const char *dir, bool root, char *err, size_t errlen)
 {
 	const char *what = dir;
@@ -134,7 +163,7 @@ int spool_open(struct spool *sp, const char *dir, bool root, char *err, size_t e
 	remember(sp, 1, sp->status_fd);
 	remember(sp, 2, sp->jobs_fd);
 	what = "its token";
-	if (load_token(sp) < 0)
+	if (load_token(sp) < 0 || status_token(sp) < 0)
 		goto fail;
 	return 0;
 fail:

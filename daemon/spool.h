@@ -5,7 +5,8 @@
  *   SPOOL/id        a random token; the database remembers it, so a spool
  *                   that was removed or replaced is recognised at start
  *   SPOOL/status/   root's, 0700: the supervisors' records (ID.sup, ID.start,
- *                   ID.status)
+ *                   ID.status), and a copy of the token (status/id): a
+ *                   status directory removed and made again is recognised
  *   SPOOL/jobs/     root's, 0711
  *   SPOOL/jobs/ID/  root's, 0711: the job's owner cannot create, rename or
  *                   remove anything in it
@@ -35,6 +36,8 @@ struct spool {
 	ino_t ino[3];			/* top, status, jobs: what "intact" means */
 	char token[SPOOL_TOKEN_LEN + 1];
 	bool fresh_token;		/* made now: the spool was new or had none */
+	bool status_new;		/* status/ lacked the token: made anew (or
+					 * by an older version) */
 	bool root;			/* chown to owners; tighten what is there */
 	bool gone;			/* found removed or replaced: no new work */
 };

@@ -100,20 +100,32 @@ wait_state "$d" done 10
 # ---- a supervisor forked, not yet recorded, when the daemon dies (finding 8) ----
 stop_daemon
 cd "$TMP/u"	# nobody's jobs write their output here
-BACKFILLD_TEST_SUP_DELAY_MS=1500 start_daemon --nodes 2 --policy conservative --kill-grace 1
+BACKFILLD_TEST_SUP_DELAY_MS=6500 start_daemon --nodes 2 --policy conservative --kill-grace 1
 out=$($NB "$BSUB" -n 1 -t 1:00 "$TMP/u/count.sh" 2 2>&1) && e=$(echo "$out" | id_of)
 wait_state "$e" running 5
 stop_daemon KILL
 [ ! -e "$SPOOL/status/$e.sup" ]
 ok $? "job $e: the daemon died after the fork, before the supervisor recorded itself"
 start_daemon --nodes 2 --policy conservative --kill-grace 1
-wait_state "$e" done 15
-ok $? "after the restart job $e is found (its start lock), adopted, and ends done"
+wait_state "$e" done 20
+ok $? "after the restart job $e is found (its start lock, held 6.5 s), adopted, and ends done"
 sleep 1
 [ "$(grep -c "^$e " "$TMP/u/ran")" -eq 1 ]
 ok $? "it ran exactly once ($(grep -c "^$e " "$TMP/u/ran") runs)"
 grep -q "job $e: running, found again" "$TMP/daemon.log"
 ok $? "the daemon says it found it again"
+
+# ---- the status records removed while the daemon was down ----
+out=$($NB "$BSUB" -n 1 -t 1:00 "$TMP/u/count.sh" 3) && h=$(echo "$out" | id_of)
+wait_state "$h" running 5 && sleep 0.5
+stop_daemon KILL
+rm -rf "$SPOOL/status"
+start_daemon --nodes 2 --policy conservative --kill-grace 1
+wait_state "$h" done 15 && grep -q "job $h: running, found again" "$TMP/daemon.log"
+ok $? "job $h, whose records were removed, is found through its processes and ends done"
+sleep 0.5
+[ "$(grep -c "^$h " "$TMP/u/ran")" -eq 1 ]
+ok $? "it ran exactly once ($(grep -c "^$h " "$TMP/u/ran") runs)"
 
 # ---- the spool removed under a running daemon (finding 9) ----
 out=$($NB "$BSUB" -n 2 -t 1:00 "$TMP/u/count.sh" 2) && f=$(echo "$out" | id_of)

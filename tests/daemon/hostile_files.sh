@@ -63,14 +63,17 @@ ok $? "a link planted as the host file was not followed: its target is unchanged
 # Output paths are opened by the job as its owner: a root file named as
 # -o, or a link to it, stays root's and unchanged.
 ln -s "$TMP/secret" "$TMP/u/link.out" && chown -h nobody "$TMP/u/link.out"
+# A hard link too, where the kernel allows it (fs.protected_hardlinks=0).
+$NB ln "$TMP/secret" "$TMP/u/hard.out" 2>/dev/null || ln "$TMP/secret" "$TMP/u/hard.out"
 out=$(cd "$TMP/u" && $NB "$BSUB" -n 1 -t 10s -o "$TMP/secret" job.sh) && o1=$(echo "$out" | id_of)
 out=$(cd "$TMP/u" && $NB "$BSUB" -n 1 -t 10s -o "$TMP/u/link.out" job.sh) && o2=$(echo "$out" | id_of)
-wait_state "$o1" failed 10 && wait_state "$o2" failed 10 &&
+out=$(cd "$TMP/u" && $NB "$BSUB" -n 1 -t 10s -o "$TMP/u/hard.out" job.sh) && o3=$(echo "$out" | id_of)
+wait_state "$o1" failed 10 && wait_state "$o2" failed 10 && wait_state "$o3" failed 10 &&
 	[ "$(cat "$TMP/secret")" = "root's secret" ] && [ "$(mode_owner "$TMP/secret")" = "600 root" ]
-ok $? "-o naming a root file, or nobody's link to it: the jobs fail to open it, it is unchanged"
+ok $? "-o naming a root file, or a symbolic or hard link to it: the jobs fail to open it, it is unchanged"
 
 # ---- ids after a failed submission (finding 2) ----
-next=$((o2 + 1))
+next=$((o3 + 1))
 mkdir "$SPOOL/jobs/$next" && printf 'evil\n' >"$SPOOL/jobs/$next/script" &&
 	chmod 777 "$SPOOL/jobs/$next/script" && chown -R nobody "$SPOOL/jobs/$next"
 out=$("$BSUB" -n 1 -t 10s "$TMP/u/job.sh" 2>&1)

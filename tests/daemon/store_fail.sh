@@ -36,8 +36,16 @@ ok $? "the daemon exits with status 75 ($st)"
 grep -q "the store failed" "$TMP/daemon.log"
 ok $? "and logs why"
 
+refused=$(( $(sort -n acked | tail -1) + 1 ))
+[ -d "$TMP/spool/jobs/$refused" ]
+ok $? "the refused submission (id $refused) left its directory in the spool"
 start_daemon --nodes 1
 ok $? "it starts again, without the limit"
+[ ! -e "$TMP/spool/jobs/$refused" ]
+ok $? "the restart swept it"
+out=$("$BSUB" -n 1 -t 1:00 job.sh) && next=$(echo "$out" | sed -n 's/^Job \([0-9]*\) submitted.*/\1/p')
+[ -n "$next" ] && [ "$next" -gt "$refused" ]
+ok $? "and never hands its id out again (next: $next)"
 missing=0
 for id in $(cat acked); do
 	"$BQ" -l "$id" >/dev/null 2>&1 || missing=$((missing + 1))

@@ -140,6 +140,11 @@ struct sched_stats {
 	uint64_t compressions, reanchors, kills_sent, broken;
 	uint64_t max_queue;
 	uint64_t hold_extensions;	/* a signalled job kept its nodes past its hold */
+	/* Queued jobs placed again by a repair (a lost node, a longer hold)
+	 * or a restore: with compressions and broken, every way a queued
+	 * job's guarantee changes other than its own arrival. A driver that
+	 * persists guarantees re-reads them all when the sum moves. */
+	uint64_t replans;
 };
 
 struct sched;

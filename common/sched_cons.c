@@ -110,6 +110,7 @@ void cons_restore(struct sched *s, uint32_t slot, bf_time now, bf_time promised)
 	} else {
 		j->first_guarantee = promised;
 		place(s, slot, now);
+		s->st.replans++;
 		late = promised > now ? promised : now;
 		if (j->resv > late) {
 			s->st.broken++;
@@ -283,6 +284,7 @@ int cons_repair(struct sched *s, bf_time now, enum sched_broken_why why)
 			continue;
 		promised = j->resv;	/* room was prepared by sched_node_down */
 		place(s, i, now);
+		s->st.replans++;	/* earlier or later: its guarantee changed */
 		if (j->resv > promised) {
 			j->first_guarantee = j->resv;	/* the new promise */
 			s->st.broken++;

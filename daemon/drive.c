@@ -276,12 +276,13 @@ static int sync_head(const struct sched_job_info *i, void *arg)
 }
 
 /* Guarantees change only when the plan moved (conservative compression, a
- * broken promise) or, under EASY and FCFS, with the head: visit every
- * queued job only in the first case. */
+ * broken promise, a repair or restore that placed jobs again, earlier or
+ * later) or, under EASY and FCFS, with the head: visit every queued job
+ * only in the first case. */
 static void sync_guarantees(struct daemon *d)
 {
 	const struct sched_stats *st = sched_get_stats(d->sched);
-	uint64_t moves = st->compressions + st->broken;
+	uint64_t moves = st->compressions + st->broken + st->replans;
 
 	if (moves != d->plan_moves) {
 		d->plan_moves = moves;

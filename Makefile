@@ -10,8 +10,9 @@ SAN      ?=
 WARN     := -std=c11 -Wall -Wextra -Wshadow -Wmissing-prototypes \
             -Wstrict-prototypes -Wformat=2 -Wvla -Werror
 # Libraries in use so far (found with pkg-config): zlib reads .gz traces;
-# sqlite3 is the daemon's store; libevent its event loop.
-PKGS     := zlib sqlite3 libevent
+# sqlite3 is the daemon's store; libevent its event loop; yaml-0.1 (libyaml)
+# reads its configuration file.
+PKGS     := zlib sqlite3 libevent yaml-0.1
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CPPFLAGS += -D_GNU_SOURCE -Icommon -Idaemon -Iclient -Itests $(PKG_CFLAGS)

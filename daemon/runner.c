@@ -394,7 +394,7 @@ static void record(const char *dir, uint64_t id, int wstatus, bf_time end, const
 
 	snprintf(tmp, sizeof tmp, "%s/%" PRIu64 ".tmp", dir, id);
 	snprintf(final, sizeof final, "%s/%" PRIu64 ".status", dir, id);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return;
 	dprintf(fd, "wstatus %d\nend %lld\n", wstatus, (long long)end);
@@ -635,7 +635,7 @@ static int read_record(const char *dir, uint64_t id, const char *kind, char *buf
 	int fd;
 
 	snprintf(path, sizeof path, "%s/%" PRIu64 ".%s", dir, id, kind);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return errno == ENOENT ? 0 : -1;
 	n = read(fd, buf, len - 1);
 	close(fd);

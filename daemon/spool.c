@@ -363,6 +363,7 @@ struct sweep {
 static void sweep_job(const char *name, void *arg)
 {
 	struct sweep *w = arg;
+	struct stat st;
 	uint64_t id;
 	int dfd;
 
@@ -376,7 +377,11 @@ static void sweep_job(const char *name, void *arg)
 		return;
 	}
 	/* A live job's directory from an older layout (the owner's): root's
-	 * from now on, so its owner cannot plant anything in it. */
+	 * from now on, so its owner cannot plant anything in it. One stat
+	 * tells the usual case (already right) at a restart with many jobs. */
+	if (fstatat(w->sp->jobs_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
+	    (!w->sp->root || (st.st_uid == 0 && st.st_gid == 0)) && (st.st_mode & 07777) == 0711)
+		return;
 	if ((dfd = openat(w->sp->jobs_fd, name, DIR_FLAGS)) >= 0) {
 		if (w->sp->root)
 			fchown(dfd, 0, 0);

@@ -72,44 +72,59 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-/* The spool's token: read it, or make one (written whole or not at all). */
+/* The token file "id" in a spool directory: 1 read into tok (hex digits,
+ * NUL-terminated), 0 absent or not a token, -1 unreadable. */
+static int read_token(int dfd, char tok[SPOOL_TOKEN_LEN + 1])
+{
+	char buf[SPOOL_TOKEN_LEN + 2];
+	ssize_t n;
+	int fd = openat(dfd, "id", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n < SPOOL_TOKEN_LEN)
+		return 0;
+	memcpy(tok, buf, SPOOL_TOKEN_LEN);
+	tok[SPOOL_TOKEN_LEN] = 0;
+	return strspn(tok, "0123456789abcdef") == SPOOL_TOKEN_LEN;
+}
+
+/* Write the token as "id" in a spool directory, whole or not at all. */
+static int write_token(int dfd, const char *tok)
+{
+	char line[SPOOL_TOKEN_LEN + 1];
+	int fd;
+
+	memcpy(line, tok, SPOOL_TOKEN_LEN);
+	line[SPOOL_TOKEN_LEN] = '\n';
+	unlinkat(dfd, "id.tmp", 0);
+	fd = openat(dfd, "id.tmp", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || write_all(fd, line, sizeof line) < 0 || fsync(fd) < 0 || close(fd) < 0 ||
+	    renameat(dfd, "id.tmp", dfd, "id") < 0 || fsync(dfd) < 0)
+		return -1;
+	return 0;
+}
+
+/* The spool's token: read it, or make one (an unreadable one is replaced:
+ * the spool then counts as new). */
 static int load_token(struct spool *sp)
 {
 	static const char hex[] = "0123456789abcdef";
 	uint8_t raw[SPOOL_TOKEN_LEN / 2];
-	char buf[SPOOL_TOKEN_LEN + 2];
-	ssize_t n;
-	int fd = openat(sp->top_fd, "id", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int rc = read_token(sp->top_fd, sp->token);
 
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof buf - 1);
-		close(fd);
-		if (n >= SPOOL_TOKEN_LEN) {
-			memcpy(sp->token, buf, SPOOL_TOKEN_LEN);
-			sp->token[SPOOL_TOKEN_LEN] = 0;
-			if (strspn(sp->token, hex) == SPOOL_TOKEN_LEN)
-				return 0;
-		}
-		/* Unreadable: a new token, and the spool counts as new. */
-	} else if (errno != ENOENT) {
-		return -1;
-	}
+	if (rc != 0)
+		return rc > 0 ? 0 : -1;
 	if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
 		return -1;
 	for (size_t k = 0; k < sizeof raw; k++) {
 		sp->token[2 * k] = hex[raw[k] >> 4];
 		sp->token[2 * k + 1] = hex[raw[k] & 15];
 	}
-	sp->token[SPOOL_TOKEN_LEN] = '\n';
-	unlinkat(sp->top_fd, "id.tmp", 0);
-	fd = openat(sp->top_fd, "id.tmp", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0 || write_all(fd, sp->token, SPOOL_TOKEN_LEN + 1) < 0 || fsync(fd) < 0 ||
-	    close(fd) < 0 || renameat(sp->top_fd, "id.tmp", sp->top_fd, "id") < 0 ||
-	    fsync(sp->top_fd) < 0)
-		return -1;
 	sp->token[SPOOL_TOKEN_LEN] = 0;
-	sp->fresh_token = true;
-	return 0;
+	return write_token(sp->top_fd, sp->token);
 }
 
 /* The token's copy in status/: missing or different means the status
@@ -117,28 +132,15 @@ static int load_token(struct spool *sp)
  * written, so the next start sees the directory as this one. */
 static int status_token(struct spool *sp)
 {
-	char buf[SPOOL_TOKEN_LEN + 2];
-	ssize_t n = 0;
-	int fd = openat(sp->status_fd, "id", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	char tok[SPOOL_TOKEN_LEN + 1];
+	int rc = read_token(sp->status_fd, tok);
 
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof buf - 1);
-		close(fd);
-		if (n >= SPOOL_TOKEN_LEN && memcmp(buf, sp->token, SPOOL_TOKEN_LEN) == 0)
-			return 0;
-	} else if (errno != ENOENT) {
+	if (rc < 0)
 		return -1;
-	}
+	if (rc == 1 && strcmp(tok, sp->token) == 0)
+		return 0;
 	sp->status_new = true;
-	unlinkat(sp->status_fd, "id.tmp", 0);
-	unlinkat(sp->status_fd, "id", 0);
-	fd = openat(sp->status_fd, "id.tmp", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-	            0600);
-	if (fd < 0 || write_all(fd, sp->token, SPOOL_TOKEN_LEN) < 0 || fsync(fd) < 0 ||
-	    close(fd) < 0 || renameat(sp->status_fd, "id.tmp", sp->status_fd, "id") < 0 ||
-	    fsync(sp->status_fd) < 0)
-		return -1;
-	return 0;
+	return write_token(sp->status_fd, sp->token);
 }
 
 int spool_open(struct spool *sp, const char *dir, bool root, char *err, size_t errlen)

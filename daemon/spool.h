@@ -35,7 +35,6 @@ struct spool {
 	dev_t dev[3];
 	ino_t ino[3];			/* top, status, jobs: what "intact" means */
 	char token[SPOOL_TOKEN_LEN + 1];
-	bool fresh_token;		/* made now: the spool was new or had none */
 	bool status_new;		/* status/ lacked the token: made anew (or
 					 * by an older version) */
 	bool root;			/* chown to owners; tighten what is there */

@@ -100,6 +100,7 @@ struct conn {
 	bool in_handler;	/* read_cb frees it afterwards, not conn_reply */
 	bool foreign;		/* another user reached a non-root daemon */
 	bool waiting;		/* for the commit */
+	bool ack;		/* waiting to acknowledge a change (not a read) */
 	bool committed;		/* the reply acknowledges a stored change */
 	size_t frame_len;	/* from the header; 0 until it is read */
 	uint64_t held;		/* bytes charged to the budgets */
@@ -354,14 +355,26 @@ void conn_error(struct conn *c, enum proto_err code, const char *fmt, ...)
 	proto_buf_free(&b);
 }
 
-void conn_wait_commit(struct conn *c, void (*answer)(struct conn *c), uint64_t job)
+static void wait_commit(struct conn *c, void (*answer)(struct conn *c), uint64_t job, bool ack)
 {
 	c->waiting = true;
+	c->ack = ack;
 	c->answer = answer;
 	c->job = job;
 	bufferevent_disable(c->bev, EV_READ);
 	/* The wait is the daemon's doing, not the client's. */
 	evtimer_del(c->deadline);
+}
+
+void conn_wait_commit(struct conn *c, void (*answer)(struct conn *c), uint64_t job)
+{
+	wait_commit(c, answer, job, true);
+}
+
+void conn_wait_durable(struct conn *c, void (*answer)(struct conn *c))
+{
+	wait_commit(c, answer, 0, false);
+	drive_want_commit(c->d);
 }
 
 void conn_answer_waiting(struct daemon *d, bool committed)
@@ -373,7 +386,7 @@ void conn_answer_waiting(struct daemon *d, bool committed)
 		if (!c->waiting)
 			continue;
 		c->waiting = false;
-		c->committed = committed;
+		c->committed = committed && c->ack;	/* a read's reply is charged */
 		if (committed)
 			c->answer(c);
 		else

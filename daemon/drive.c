@@ -65,11 +65,31 @@ void drive_want_commit(struct daemon *d)
 	event_active(d->commit_ev, EV_TIMEOUT, 0);
 }
 
+/* A failpoint for the crash tests: while the file BACKFILLD_TEST_COMMIT_HOLD
+ * names exists, the loop's commits wait (retried every 20 ms) and the loop
+ * goes on serving, as a commit starved by a storm of requests would. */
+static bool commit_held(struct daemon *d)
+{
+	static const char *path;
+	static bool looked;
+	struct timeval retry = { 0, 20000 };
+
+	if (!looked) {
+		path = getenv("BACKFILLD_TEST_COMMIT_HOLD");
+		looked = true;
+	}
+	if (!path || access(path, F_OK) < 0 || d->stopping)
+		return false;
+	event_add(d->commit_ev, &retry);
+	return true;
+}
+
 static void commit_cb(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
-	drive_commit(arg);
+	if (!commit_held(arg))
+		drive_commit(arg);
 }
 
 static void tick_cb(evutil_socket_t fd, short what, void *arg);
@@ -94,7 +114,8 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	d->tick_at = BF_NEVER;
-	drive_commit(d);
+	if (!commit_held(d))
+		drive_commit(d);
 }
 
 void drive_arm_tick(struct daemon *d)

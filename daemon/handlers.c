@@ -264,19 +264,35 @@ static int add_final(const struct store_job *r, void *arg)
 	return 0;
 }
 
-static void h_list(struct conn *c, const uint8_t *frame, size_t len)
+/* A read (list, info) waits for the pass's commit with its request kept
+ * here: see conn_wait_durable. */
+static void wait_read(struct conn *c, const uint8_t *frame, size_t len,
+                      void (*answer)(struct conn *c))
 {
-	struct daemon *d = conn_daemon(c);
-	struct proto_list m;
-	struct listing l = { .c = c };
-	struct proto_buf b;
+	struct proto_list *m = malloc(sizeof *m);
 	char err[200];
 
-	if (proto_dec_list(frame, len, &m, err, sizeof err) < 0) {
+	if (!m) {
+		conn_error(c, PE_INTERNAL, "out of memory");
+	} else if (proto_dec_list(frame, len, m, err, sizeof err) < 0) {
+		free(m);
 		conn_error(c, PE_MALFORMED, "%s", err);
-		return;
+	} else if (conn_set_ctx(c, m, free) < 0) {
+		free(m);
+		conn_error(c, PE_INTERNAL, "a second request on one connection");
+	} else {
+		conn_wait_durable(c, answer);
 	}
-	l.all = m.all_users;
+}
+
+static void answer_list(struct conn *c)
+{
+	struct daemon *d = conn_daemon(c);
+	const struct proto_list *m = conn_ctx(c);
+	struct listing l = { .c = c };
+	struct proto_buf b;
+
+	l.all = m->all_users;
 	l.cap = d->njobs + FINAL_IN_LIST;
 	l.jobs = calloc(l.cap, sizeof *l.jobs);
 	l.strs = calloc(2 * FINAL_IN_LIST + 1, sizeof *l.strs);
@@ -341,19 +357,19 @@ static int info_final(const struct store_job *r, void *arg)
 	return 1;
 }
 
-static void h_info(struct conn *c, const uint8_t *frame, size_t len)
+static void h_list(struct conn *c, const uint8_t *frame, size_t len)
+{
+	wait_read(c, frame, len, answer_list);
+}
+
+static void answer_info(struct conn *c)
 {
 	struct daemon *d = conn_daemon(c);
-	struct proto_list m;
+	struct proto_list m = *(const struct proto_list *)conn_ctx(c);
 	struct proto_buf b;
 	struct one o = { .c = c, .b = &b, .code = PE_OK };
 	struct djob *j;
-	char err[200];
 
-	if (proto_dec_list(frame, len, &m, err, sizeof err) < 0) {
-		conn_error(c, PE_MALFORMED, "%s", err);
-		return;
-	}
 	proto_buf_init(&b);
 	if ((j = jobs_get(d, m.job))) {
 		struct sched_job_info info;
@@ -374,6 +390,11 @@ static void h_info(struct conn *c, const uint8_t *frame, size_t len)
 	else
 		conn_reply(c, &b);
 	proto_buf_free(&b);
+}
+
+static void h_info(struct conn *c, const uint8_t *frame, size_t len)
+{
+	wait_read(c, frame, len, answer_info);
 }
 
 /* ---- cancel ---- */
@@ -490,7 +511,7 @@ out:
 
 /* ---- profile ---- */
 
-static void h_profile(struct conn *c, const uint8_t *frame, size_t len)
+static void answer_profile(struct conn *c)
 {
 	struct daemon *d = conn_daemon(c);
 	enum { STEPS = 64 };
@@ -500,11 +521,6 @@ static void h_profile(struct conn *c, const uint8_t *frame, size_t len)
 	struct proto_buf b;
 	size_t n;
 
-	(void)frame;
-	if (len != PROTO_HEADER) {
-		conn_error(c, PE_MALFORMED, "a profile request has no fields");
-		return;
-	}
 	n = sched_profile_steps(d->sched, server_now(d), t, f, STEPS);
 	for (size_t k = 0; k < n; k++)
 		steps[k] = (struct proto_step){ t[k], f[k] };
@@ -514,21 +530,24 @@ static void h_profile(struct conn *c, const uint8_t *frame, size_t len)
 	proto_buf_free(&b);
 }
 
+static void h_profile(struct conn *c, const uint8_t *frame, size_t len)
+{
+	(void)frame;
+	if (len != PROTO_HEADER)
+		conn_error(c, PE_MALFORMED, "a profile request has no fields");
+	else
+		conn_wait_durable(c, answer_profile);
+}
+
 /* ---- nodes ---- */
 
-static void h_nodes(struct conn *c, const uint8_t *frame, size_t len)
+static void answer_nodes(struct conn *c)
 {
 	struct daemon *d = conn_daemon(c);
 	struct proto_holder *held = calloc(d->njobs ? d->njobs : 1, sizeof *held);
 	struct proto_buf b;
 	uint32_t n = 0;
 
-	(void)frame;
-	if (len != PROTO_HEADER) {
-		free(held);
-		conn_error(c, PE_MALFORMED, "a nodes request has no fields");
-		return;
-	}
 	if (!held) {
 		conn_error(c, PE_INTERNAL, "out of memory");
 		return;
@@ -544,6 +563,15 @@ static void h_nodes(struct conn *c, const uint8_t *frame, size_t len)
 	conn_reply(c, &b);
 	proto_buf_free(&b);
 	free(held);
+}
+
+static void h_nodes(struct conn *c, const uint8_t *frame, size_t len)
+{
+	(void)frame;
+	if (len != PROTO_HEADER)
+		conn_error(c, PE_MALFORMED, "a nodes request has no fields");
+	else
+		conn_wait_durable(c, answer_nodes);
 }
 
 typedef void (*handler_fn)(struct conn *c, const uint8_t *frame, size_t len);

@@ -161,6 +161,11 @@ void conn_error(struct conn *c, enum proto_err code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Hold the reply until the next commit; then build it with the callback. */
 void conn_wait_commit(struct conn *c, void (*answer)(struct conn *c), uint64_t job);
+/* Hold a read's reply until the pass's commit, then build it: a client is
+ * shown only what a restart would restore (a guarantee the core moved in
+ * this pass, a job not yet acknowledged), never a state that a kill -9
+ * before the commit would take back. */
+void conn_wait_durable(struct conn *c, void (*answer)(struct conn *c));
 /* Answer every connection that waited for this commit (or fail them). */
 void conn_answer_waiting(struct daemon *d, bool committed);
 uid_t conn_uid(const struct conn *c);

@@ -1,12 +1,20 @@
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <syslog.h>
 #include "log.h"
 
-/* The one setting of the process's logging, made once at start-up. */
+/* The process's logging: where (made once at start-up) and how much
+ * (log_level, which a reload may change). */
 static bool use_syslog;
+static int max_level = LOG_INFO;
+
+void log_set_level(int max_priority)
+{
+	max_level = max_priority;
+}
 
 void log_init(bool to_syslog)
 {
@@ -19,6 +27,8 @@ static void vlog(int pri, const char *fmt, va_list ap, const char *suffix)
 {
 	char msg[1024];
 
+	if (pri > max_level)
+		return;
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	if (use_syslog)
 		syslog(pri, "%s%s%s", msg, suffix ? ": " : "", suffix ? suffix : "");
@@ -53,6 +63,24 @@ void log_warn(const char *fmt, ...)
 	va_start(ap, fmt);
 	vlog(LOG_WARNING, fmt, ap, e);
 	va_end(ap);
+}
+
+void log_job(int priority, uint64_t job, const char *user, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	(void)user;	/* a field for the journal; the text names the job */
+	if (priority > max_level)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (use_syslog)
+		syslog(priority, "job %" PRIu64 ": %s", job, msg);
+	else
+		fprintf(stderr, "backfilld: %sjob %" PRIu64 ": %s\n",
+		        priority <= LOG_WARNING ? "warning: " : "", job, msg);
 }
 
 /* ---- rate-limited lines ---- */

@@ -3,6 +3,7 @@
 #ifndef BF_LOG_H
 #define BF_LOG_H
 #include <stdbool.h>
+#include <stdint.h>
 #include "bf_time.h"
 
 void log_init(bool to_syslog);
@@ -10,6 +11,18 @@ void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* With ": strerror(errno)" appended. */
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* One line about one job: "job ID: text", the id first so that
+ * `grep 'job 42:'` finds a job's whole life. Where the log keeps fields
+ * (the journal) the job's id and owner go with it as JOB_ID and JOB_USER.
+ * priority is syslog's (LOG_NOTICE for a job's events, LOG_WARNING for a
+ * broken guarantee or a lost job). user may be NULL. */
+void log_job(int priority, uint64_t job, const char *user, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Lines less urgent than this syslog priority are left out (log_level in
+ * backfilld.yaml: LOG_ERR, LOG_WARNING, LOG_INFO or LOG_DEBUG; default
+ * LOG_INFO). */
+void log_set_level(int max_priority);
 
 /* A budget of log lines for one kind of event that a client can cause at
  * will (a refused connection, a timeout): at most `burst` lines per

@@ -11,8 +11,9 @@ WARN     := -std=c11 -Wall -Wextra -Wshadow -Wmissing-prototypes \
             -Wstrict-prototypes -Wformat=2 -Wvla -Werror
 # Libraries in use so far (found with pkg-config): zlib reads .gz traces;
 # sqlite3 is the daemon's store; libevent its event loop; yaml-0.1 (libyaml)
-# reads its configuration file.
-PKGS     := zlib sqlite3 libevent yaml-0.1
+# reads its configuration file; libsystemd tells systemd the daemon's state
+# and takes its socket (daemon/sd.c) and writes the journal (daemon/journal.c).
+PKGS     := zlib sqlite3 libevent yaml-0.1 libsystemd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CPPFLAGS += -D_GNU_SOURCE -Icommon -Idaemon -Iclient -Itests $(PKG_CFLAGS)
@@ -59,7 +60,9 @@ $(LIBDAEMON): $(DAEMON_LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(LIBCLIENT): $(CLIENT_LIB_SRC:%.c=$(BUILD)/%.o)
+# The clients read the socket key of the configuration file with the
+# daemon's own reader (client/where.c), so both agree on what it says.
+$(LIBCLIENT): $(CLIENT_LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/daemon/conf.o
 	@rm -f $@
 	$(AR) rcs $@ $^
 
@@ -144,14 +147,76 @@ torture: deps
 	@BF_BUILD=$(BUILD) TORTURE_CRASHES=$(TORTURE_CRASHES) TORTURE_POLICY=$(TORTURE_POLICY) \
 	    TORTURE_SEED=$(TORTURE_SEED) $(TORTURE_BIN)
 
+# The systemd tests' datagram listener (NOTIFY_SOCKET, the journal's
+# socket): tests/tools/dgram.c, used by tests/daemon/systemd.sh.
+DGRAM_BIN := $(BUILD)/tests/bf_dgram
+all: $(DGRAM_BIN)
+$(DGRAM_BIN): $(BUILD)/tests/tools/dgram.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+# Where a Debian package puts things (PREFIX=/usr): binaries in sbin and
+# bin, pages in share/man, the units and the tmpfiles.d entry under lib
+# (systemd also reads /usr/local/lib/...), the configuration in /etc
+# whatever the PREFIX, as Debian's sysconfdir. The programs read
+# /etc/backfilld/backfilld.yaml (clients: $$BACKFILLD_CONFIG; the daemon:
+# --config) whatever SYSCONFDIR says. An existing configuration is never
+# overwritten: if it differs from the example (edited, or an older one),
+# the new example goes beside it as backfilld.yaml.example.
+SYSCONFDIR     ?= /etc
+MANDIR         ?= $(PREFIX)/share/man
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+TMPFILESDIR    ?= $(PREFIX)/lib/tmpfiles.d
+CONF_DEST      := $(DESTDIR)$(SYSCONFDIR)/backfilld/backfilld.yaml
+UNITS          := backfilld.service backfilld.socket
+# The units name /usr/sbin/backfilld and /etc/backfilld/: point them at
+# where this install puts them.
+UNIT_SED       := -e 's|/usr/sbin/backfilld|$(PREFIX)/sbin/backfilld|g' \
+                  -e 's|/etc/backfilld/|$(SYSCONFDIR)/backfilld/|g'
+.PHONY: uninstall
 install: $(BUILD)/backfilld $(CLIENT_BIN)
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BUILD)/backfilld $(DESTDIR)$(PREFIX)/sbin/backfilld
 	install -m 755 $(CLIENT_BIN) $(DESTDIR)$(PREFIX)/bin/
 	for page in man/*.[1-8]; do \
-	    sec=$${page##*.}; install -d $(DESTDIR)$(PREFIX)/share/man/man$$sec; \
-	    install -m 644 $$page $(DESTDIR)$(PREFIX)/share/man/man$$sec/; \
+	    sec=$${page##*.}; install -d $(DESTDIR)$(MANDIR)/man$$sec; \
+	    install -m 644 $$page $(DESTDIR)$(MANDIR)/man$$sec/ || exit 1; \
 	done
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(TMPFILESDIR)
+	for u in $(UNITS); do \
+	    sed $(UNIT_SED) systemd/$$u > $(BUILD)/$$u.tmp && \
+	    install -m 644 $(BUILD)/$$u.tmp $(DESTDIR)$(SYSTEMDUNITDIR)/$$u && \
+	    rm -f $(BUILD)/$$u.tmp || exit 1; \
+	done
+	install -m 644 systemd/backfilld.tmpfiles $(DESTDIR)$(TMPFILESDIR)/backfilld.conf
+	install -d -m 755 $(DESTDIR)$(SYSCONFDIR)/backfilld
+	@if [ ! -e $(CONF_DEST) ]; then \
+	    echo "install -m 644 etc/backfilld.yaml $(CONF_DEST)"; \
+	    install -m 644 etc/backfilld.yaml $(CONF_DEST); \
+	elif ! cmp -s etc/backfilld.yaml $(CONF_DEST); then \
+	    install -m 644 etc/backfilld.yaml $(CONF_DEST).example && \
+	    echo "install: kept $(CONF_DEST) (it differs from the example); the new example is $(CONF_DEST).example"; \
+	fi
+	@[ -n "$(DESTDIR)" ] || echo "install: next, as root: systemd-tmpfiles --create backfilld.conf;" \
+	    "systemctl daemon-reload; systemctl enable --now backfilld.socket"
+
+# What install put, and nothing else: the configuration only if it is
+# still the example as shipped (an edited one is the administrator's, and
+# is kept with a message); the directories bin, sbin, man... are shared.
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/sbin/backfilld
+	rm -f $(CLIENTS:%=$(DESTDIR)$(PREFIX)/bin/%)
+	for page in man/*.[1-8]; do \
+	    rm -f $(DESTDIR)$(MANDIR)/man$${page##*.}/$${page##*/}; \
+	done
+	rm -f $(UNITS:%=$(DESTDIR)$(SYSTEMDUNITDIR)/%) $(DESTDIR)$(TMPFILESDIR)/backfilld.conf
+	rm -f $(CONF_DEST).example
+	@if [ -e $(CONF_DEST) ] && ! cmp -s etc/backfilld.yaml $(CONF_DEST); then \
+	    echo "uninstall: kept $(CONF_DEST): it is not the example as shipped (remove it by hand)"; \
+	else \
+	    echo "rm -f $(CONF_DEST)"; rm -f $(CONF_DEST); \
+	    rmdir $(DESTDIR)$(SYSCONFDIR)/backfilld 2>/dev/null || true; \
+	fi
 
 clean:
 	rm -rf build build-asan

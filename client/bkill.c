@@ -17,6 +17,8 @@ static void usage(FILE *f)
 "SIGTERM, then SIGKILL after the site's grace time. Prints one line per job.\n"
 "\n"
 "  --socket PATH   the daemon's socket (default: $BACKFILLD_SOCKET, else the\n"
+"                  socket key of $BACKFILLD_CONFIG or /etc/backfilld/backfilld.yaml,\n"
+"                  else /run/backfilld/backfilld.sock if it exists, else the\n"
 "                  per-user default)\n"
 "\n"
 "Exit status: 0 every job cancelled, 1 some job not cancelled (or the daemon\n"

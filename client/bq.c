@@ -28,6 +28,8 @@ static void usage(FILE *f)
 "  --nodes         the partition's nodes: which job holds which, which are free\n"
 "  --json          JSON instead of text (keys listed in bq(1))\n"
 "  --socket PATH   the daemon's socket (default: $BACKFILLD_SOCKET, else the\n"
+"                  socket key of $BACKFILLD_CONFIG or /etc/backfilld/backfilld.yaml,\n"
+"                  else /run/backfilld/backfilld.sock if it exists, else the\n"
 "                  per-user default)\n"
 "\n"
 "START and END: a plain time is actual; <= marks a time at the latest (a\n"

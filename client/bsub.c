@@ -33,6 +33,8 @@ static void usage(FILE *f)
 "                  bsub-ID.out); relative to the job's directory\n"
 "  -cwd DIR        the job's working directory (default: the current one)\n"
 "  --socket PATH   the daemon's socket (default: $BACKFILLD_SOCKET, else the\n"
+"                  socket key of $BACKFILLD_CONFIG or /etc/backfilld/backfilld.yaml,\n"
+"                  else /run/backfilld/backfilld.sock if it exists, else the\n"
 "                  per-user default)\n"
 "\n"
 "Options may also be given in #BSUB lines at the top of the script, as in\n"

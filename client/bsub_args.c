@@ -433,15 +433,11 @@ int bsub_finish(const struct bsub_opts *o, const char *base, struct bsub_job *j,
                 char *err, size_t errlen)
 {
 	*j = (struct bsub_job){ 0 };
-	if (!o->has_nodes && !o->has_time)
-		return errf(err, errlen, "missing -n NODES and -t TIME: give the number of nodes and "
-		            "the time limit, as in bsub -n 4 -t 1:00 job.sh, or in #BSUB lines");
+	/* Without -t the daemon applies its default_limit, or says there is
+	 * none (backfilld.yaml(5)). */
 	if (!o->has_nodes)
 		return errf(err, errlen, "missing -n NODES: give the number of nodes, as in -n 4, "
 		            "on the command line or in a #BSUB line");
-	if (!o->has_time)
-		return errf(err, errlen, "missing -t TIME: give the time limit, as in -t 1:00 "
-		            "(one hour), on the command line or in a #BSUB line");
 	if (!base || base[0] != '/')
 		return errf(err, errlen, "the current directory is not an absolute path");
 	if (o->nargs > PROTO_MAX_LIST)

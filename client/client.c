@@ -16,6 +16,7 @@
 #include "errf.h"
 #include "client.h"
 #include "paths.h"
+#include "where.h"
 
 int client_timeout_ms = CLIENT_TIMEOUT_MS;
 
@@ -114,58 +115,114 @@ static int seconds(int ms)
 	return (ms + 999) / 1000;
 }
 
+/* Append "; PATH (SOURCE): REASON" (without "; " the first time) to the
+ * list of what was tried, as far as it fits. */
+static void tried_add(char *list, size_t len, const char *path, const char *src,
+                      const char *src_file, const char *reason)
+{
+	size_t used = strlen(list);
+	int n;
+
+	if (used + 4 >= len)
+		return;
+	n = snprintf(list + used, len - used, "%s%s (%s%s%s): %s", used ? "; " : "", path, src,
+	             src_file ? " in " : "", src_file ? src_file : "", reason);
+	if (n < 0 || (size_t)n >= len - used)	/* cut: say so */
+		memcpy(list + len - 4, "...", 4);
+}
+
+/* Connect to the first candidate of w that answers (where.h: an implicit
+ * candidate with no socket file is passed over, anything else ends the
+ * search). Returns the connected socket with *used set, or -1 with err
+ * listing every path tried and why each failed. */
+static int connect_where(const struct where *w, const struct where_cand **used, char *err,
+                         size_t errlen)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int64_t ms = client_timeout_ms;
+	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
+	char tried[2048] = "", why[512];
+	int e = 0;
+
+	if (w->config_note[0])
+		tried_add(tried, sizeof tried, w->config, "config file", NULL, w->config_note);
+	for (size_t k = 0; k < w->n; k++) {
+		const struct where_cand *c = &w->c[k];
+		const char *src = where_src_name(c->src);
+		const char *file = c->src == WHERE_CONFIG ? w->config : NULL;
+		size_t plen = strlen(c->path);
+		int fd, r;
+
+		e = 0;
+		if (plen >= sizeof sa.sun_path) {
+			snprintf(why, sizeof why, "the path is %zu bytes, and a Unix socket path can have "
+			         "at most %zu (use a shorter one)", plen, sizeof sa.sun_path - 1);
+			tried_add(tried, sizeof tried, c->path, src, file, why);
+			break;
+		}
+		if (c->private_dir && paths_private_dir(c->path, false, why, sizeof why) < 0) {
+			e = errno == ENOENT ? ENOENT : 0;
+			tried_add(tried, sizeof tried, c->path, src, file, why);
+			break;
+		}
+		memcpy(sa.sun_path, c->path, plen + 1);
+		if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+			return errf(err, errlen, "cannot create a socket: %s", strerror(errno));
+		/* A Unix stream connect blocks only while the daemon's backlog
+		 * is full, and gives up after the send timeout. */
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+		while ((r = connect(fd, (const struct sockaddr *)&sa, sizeof sa)) < 0 && errno == EINTR)
+			;
+		if (r == 0) {
+			*used = c;
+			return fd;
+		}
+		e = errno;
+		close(fd);
+		if (e == EAGAIN || e == EWOULDBLOCK || e == EINPROGRESS || e == ETIMEDOUT)
+			return errf(err, errlen, "backfilld at %s did not accept the connection "
+			            "within %d s (is it overloaded or stopped?)", c->path,
+			            seconds(client_timeout_ms));
+		tried_add(tried, sizeof tried, c->path, src, file, strerror(e));
+		if (!(e == ENOENT && c->may_skip))
+			break;
+	}
+	return errf(err, errlen, "cannot reach backfilld: tried %s%s", tried,
+	            e == ENOENT || e == ECONNREFUSED
+	            ? " (is the daemon running? set BACKFILLD_SOCKET or --socket)" : "");
+}
+
 int client_request(const char *socket_opt, const struct proto_buf *req, uint8_t **reply,
                    size_t *reply_len, enum proto_type *type, char *err, size_t errlen)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char path[4096], why[256];
+	struct where w;
+
+	*reply = NULL;
+	*reply_len = 0;
+	if (where_resolve(socket_opt, geteuid() == 0, &w, err, errlen) < 0)
+		return -1;
+	return client_request_at(&w, req, reply, reply_len, type, err, errlen);
+}
+
+int client_request_at(const struct where *w, const struct proto_buf *req, uint8_t **reply,
+                      size_t *reply_len, enum proto_type *type, char *err, size_t errlen)
+{
+	const struct where_cand *cand = NULL;
+	const char *path;
+	char why[256];
 	uint8_t hdr[PROTO_HEADER], *buf = NULL;
 	int64_t deadline = now_ms() + client_timeout_ms;
-	int64_t ms = client_timeout_ms;
-	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
-	int fd = -1, send_errno = 0, r;
-	size_t plen, flen = 0;
+	int fd = -1, send_errno = 0;
+	size_t flen = 0;
 	ssize_t got;
 
 	*reply = NULL;
 	*reply_len = 0;
 	if (!req || !req->p || req->len < PROTO_HEADER)
 		return errf(err, errlen, "internal error: no request to send");
-	if (paths_client_socket(socket_opt, getuid() == 0, path, sizeof path) < 0) {
-		const char *env = getenv(PATHS_ENV_SOCKET);
-
-		if ((socket_opt && *socket_opt) || (env && *env))
-			return errf(err, errlen, "the socket path is too long (at most %zu bytes)",
-			            sizeof sa.sun_path - 1);
-		return errf(err, errlen, "cannot work out the default socket path "
-		            "(set BACKFILLD_SOCKET or --socket)");
-	}
-	plen = strlen(path);
-	if (plen >= sizeof sa.sun_path)
-		return errf(err, errlen, "cannot reach backfilld at %s: the path is %zu bytes, and a "
-		            "Unix socket path can have at most %zu (use a shorter one)",
-		            path, plen, sizeof sa.sun_path - 1);
-	memcpy(sa.sun_path, path, plen + 1);
-
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return errf(err, errlen, "cannot create a socket: %s", strerror(errno));
-	/* A Unix stream connect blocks only while the daemon's backlog is
-	 * full, and gives up after the send timeout. */
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-	while ((r = connect(fd, (const struct sockaddr *)&sa, sizeof sa)) < 0 && errno == EINTR)
-		;
-	if (r < 0) {
-		int e = errno;
-
-		close(fd);
-		if (e == EAGAIN || e == EWOULDBLOCK || e == EINPROGRESS || e == ETIMEDOUT)
-			return errf(err, errlen, "backfilld at %s did not accept the connection "
-			            "within %d s (is it overloaded or stopped?)", path,
-			            seconds(client_timeout_ms));
-		return errf(err, errlen, "cannot reach backfilld at %s: %s (is the daemon running? "
-		            "set BACKFILLD_SOCKET or --socket)", path, strerror(e));
-	}
+	if ((fd = connect_where(w, &cand, err, errlen)) < 0)
+		return -1;
+	path = cand->path;
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
 		int e = errno;
 
@@ -244,10 +301,24 @@ io_error:
 int client_call(const char *prog, const char *socket_opt, const struct proto_buf *req,
                 enum proto_type want, uint8_t **reply, size_t *reply_len)
 {
-	char err[1024];
+	char err[2048];
 	enum proto_type type;
+	struct where w;
 
-	if (client_request(socket_opt, req, reply, reply_len, &type, err, sizeof err) < 0) {
+	*reply = NULL;
+	*reply_len = 0;
+	if (where_resolve(socket_opt, geteuid() == 0, &w, err, sizeof err) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return CLIENT_EXIT_UNREACHABLE;
+	}
+	/* A broken configuration file is the administrator's to fix; the
+	 * user still gets an answer, and a line saying why it may be wrong. */
+	if (w.warning[0]) {
+		fprintf(stderr, "%s: warning: ", prog);
+		client_put_text(stderr, w.warning, 0);
+		fputc('\n', stderr);
+	}
+	if (client_request_at(&w, req, reply, reply_len, &type, err, sizeof err) < 0) {
 		fprintf(stderr, "%s: %s\n", prog, err);
 		return CLIENT_EXIT_UNREACHABLE;
 	}

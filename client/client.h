@@ -31,8 +31,11 @@ enum client_exit {
 /* The timeout in use; tests lower it. */
 extern int client_timeout_ms;
 
-/* Send one request frame (req, already proto_finish()ed) to the daemon at
- * paths_client_socket(socket_opt, ...) and read one reply frame. Returns 0
+struct where;
+
+/* Send one request frame (req, already proto_finish()ed) to the daemon
+ * found as where.h says (socket_opt: --socket, or NULL) and read one reply
+ * frame. Returns 0
  * with the whole reply frame (header included) in *reply (malloc'ed; the
  * caller frees it), its size in *reply_len and its type in *type; or -1
  * with a one-line reason in err and *reply NULL. The reply is only framed
@@ -40,9 +43,16 @@ extern int client_timeout_ms;
  * PROTO_MAX_PAYLOAD); decode it with the proto_dec_* of its type. */
 int client_request(const char *socket_opt, const struct proto_buf *req, uint8_t **reply,
                    size_t *reply_len, enum proto_type *type, char *err, size_t errlen);
+/* The same with the candidates already resolved (where_resolve). When
+ * none answers, err lists every path tried, in order, with why each
+ * failed: "cannot reach backfilld: tried /tmp/x.sock (--socket):
+ * Connection refused (is the daemon running? ...)". */
+int client_request_at(const struct where *w, const struct proto_buf *req, uint8_t **reply,
+                      size_t *reply_len, enum proto_type *type, char *err, size_t errlen);
 
 /* client_request() and the reply's first check, as every client needs it:
- * on failure it prints "PROG: reason" to stderr and returns the exit code
+ * a warning about a broken configuration file goes to stderr as
+ * "PROG: warning: ..."; on failure it prints "PROG: reason" to stderr and returns the exit code
  * (CLIENT_EXIT_UNREACHABLE: not reached, or the reply is unreadable or of
  * another type than want; CLIENT_EXIT_REFUSED: PT_ERROR, whose message is
  * printed). On success returns 0 with the reply as client_request gives it. */

@@ -264,6 +264,25 @@ static bf_time to_ms(bf_time d)
 	return d >= 0 ? (d + ms / 2) / ms * ms : -((-d + ms / 2) / ms * ms);
 }
 
+/* What an ended job used, and where each figure comes from (the cgroup
+ * sees every process the job had; rusage only those that were waited
+ * for, and for memory the largest single one). */
+static void usage_lines(FILE *f, const struct proto_job *j)
+{
+	if (j->cpu_src == PU_NONE)
+		kv(f, "CPU time", "%s", "-");
+	else
+		kv(f, "CPU time", "%lld.%03lld s (%s)", (long long)(j->cpu_us / 1000000),
+		   (long long)(j->cpu_us % 1000000 / 1000),
+		   j->cpu_src == PU_CGROUP ? "all its processes, from its cgroup" :
+		   "its processes that were waited for");
+	if (j->mem_src == PU_NONE)
+		kv(f, "Max memory", "%s", "-");
+	else
+		kv(f, "Max memory", "%.1f MiB (%s)", (double)j->mem_kb / 1024,
+		   j->mem_src == PU_CGROUP ? "peak of its cgroup" : "its largest process");
+}
+
 void render_info(FILE *f, const struct proto_job *j, bf_time now)
 {
 	char a[64], b[64], uid[16];
@@ -321,6 +340,8 @@ void render_info(FILE *f, const struct proto_job *j, bf_time now)
 	kv_text(f, "Error", j->err);
 	if (j->reason)
 		kv_text(f, "Reason", j->reason);
+	if (ended)
+		usage_lines(f, j);
 }
 
 /* ---- JSON ---- */
@@ -390,6 +411,16 @@ static void json_job(FILE *f, const struct proto_job *j)
 	client_put_json_str(f, j->err);
 	fputs(",\"reason\":", f);
 	client_put_json_str(f, j->reason);
+	if (j->cpu_src != PU_NONE)
+		fprintf(f, ",\"cpu_us\":%" PRId64 ",\"cpu_source\":\"%s\"", j->cpu_us,
+		        j->cpu_src == PU_CGROUP ? "cgroup" : "rusage");
+	else
+		fputs(",\"cpu_us\":null,\"cpu_source\":null", f);
+	if (j->mem_src != PU_NONE)
+		fprintf(f, ",\"max_memory_kb\":%" PRId64 ",\"memory_source\":\"%s\"", j->mem_kb,
+		        j->mem_src == PU_CGROUP ? "cgroup" : "rusage");
+	else
+		fputs(",\"max_memory_kb\":null,\"memory_source\":null", f);
 	fputc('}', f);
 }
 

@@ -44,6 +44,43 @@ int nodeset_init(struct nodeset *ns, uint32_t n)
 	return 0;
 }
 
+/* Make an array hold `want` elements of `size` bytes, zeroing those past
+ * `have`. On failure the array is as it was. */
+static int resize(void **p, size_t have, size_t want, size_t size)
+{
+	void *q = realloc(*p, want * size);
+
+	if (!q)
+		return -1;
+	memset((char *)q + have * size, 0, (want - have) * size);
+	*p = q;
+	return 0;
+}
+
+int nodeset_grow(struct nodeset *ns, uint32_t n)
+{
+	uint32_t nwords = (n + 63) / 64, nsum = (ns->nwords + 63) / 64;
+
+	if (n < ns->n || n > UINT32_MAX / 2)
+		return -1;
+	/* Each array that grows is kept even if a later one fails: it is only
+	 * larger, and ns->n still says how much of it is in use. */
+	if (resize((void **)&ns->free_bits, ns->nwords, nwords, sizeof *ns->free_bits) < 0 ||
+	    resize((void **)&ns->summary, nsum, (nwords + 63) / 64, sizeof *ns->summary) < 0 ||
+	    resize((void **)&ns->next, ns->n, n, sizeof *ns->next) < 0 ||
+	    resize((void **)&ns->owner, ns->n, n, sizeof *ns->owner) < 0 ||
+	    resize((void **)&ns->down, ns->n, n, sizeof *ns->down) < 0)
+		return -1;
+	for (uint32_t i = ns->n; i < n; i++) {
+		ns->next[i] = NODESET_NONE;
+		ns->owner[i] = NODESET_NONE;
+		set_free(ns, i);
+	}
+	ns->n = n;
+	ns->nwords = nwords;
+	return 0;
+}
+
 void nodeset_destroy(struct nodeset *ns)
 {
 	free(ns->free_bits);

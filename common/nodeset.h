@@ -27,6 +27,10 @@ struct nodeset {
 };
 
 int  nodeset_init(struct nodeset *ns, uint32_t n);
+/* Grow the partition to n nodes (n >= ns->n): the new ones, indices ns->n
+ * .. n - 1, are up and free. Returns -1 if memory ran out; then the set is
+ * unchanged but for spare room. */
+int  nodeset_grow(struct nodeset *ns, uint32_t n);
 void nodeset_destroy(struct nodeset *ns);
 
 /* Take `count` free nodes for job `owner`; *first gets the head of the

@@ -1,26 +1,49 @@
-/* Where the daemon listens by default, so the daemon and the clients agree.
- * Root: /run/backfilld/backfilld.sock. Anyone else: the per-user runtime
- * directory ($XDG_RUNTIME_DIR/backfilld/backfilld.sock), or without one
- * var/backfilld.sock under the current directory. The clients look at
- * --socket, then $BACKFILLD_SOCKET, then this. */
+/* Where things are by default, so the daemon and the clients agree. Every
+ * default is an absolute path: a client run from any directory finds the
+ * daemon that `make run` started elsewhere.
+ *
+ *   socket  root: /run/backfilld/backfilld.sock (PATHS_SYSTEM_SOCKET)
+ *           others: $XDG_RUNTIME_DIR/backfilld/backfilld.sock when that
+ *           variable is an absolute path, else /tmp/backfilld-UID/backfilld.sock
+ *   db      root: /var/lib/backfilld/state.db
+ *           others: STATE/backfilld/state.db
+ *   spool   root: /var/spool/backfilld
+ *           others: STATE/backfilld/spool
+ * where STATE is $XDG_STATE_HOME if absolute, else $HOME/.local/state
+ * ($HOME if absolute, else the home directory in the password database).
+ *
+ * The directory of a non-root user's default socket may sit in a place
+ * anyone can write (/tmp): before the daemon listens there or a client
+ * sends a job to it, paths_private_dir() checks that it is the user's own.
+ *
+ * How the clients choose among the candidates (--socket, BACKFILLD_SOCKET,
+ * the configuration file, these defaults) is client/where.h. */
 #ifndef BF_PATHS_H
 #define BF_PATHS_H
 #include <stdbool.h>
 #include <stddef.h>
 
-#define PATHS_ENV_SOCKET "BACKFILLD_SOCKET"
+#define PATHS_ENV_SOCKET    "BACKFILLD_SOCKET"
+#define PATHS_ENV_CONFIG    "BACKFILLD_CONFIG"
+#define PATHS_SYSTEM_SOCKET "/run/backfilld/backfilld.sock"
+#define PATHS_CONFIG        "/etc/backfilld/backfilld.yaml"
+#define PATHS_MAX           4096	/* bytes in any path handled here, NUL included */
 
-/* The default socket path for a user (root or not); 0, or -1 if it does
- * not fit in len bytes or in a Unix socket address. */
+/* The default socket for root or another user (the effective uid): 0, or
+ * -1 if no absolute default fits in len bytes and in a Unix socket
+ * address. */
 int paths_default_socket(bool root, char *buf, size_t len);
-/* The directory that holds the default state (database, spool) and the
- * socket when not root: the runtime dir for the socket, and for data
- * var/ under the current directory (root: /var/lib/backfilld and
- * /var/spool/backfilld). */
+/* The default database and spool: 0, or -1 if no absolute default can be
+ * formed (no usable $XDG_STATE_HOME, $HOME or home directory) or it does
+ * not fit in len bytes. */
 int paths_default_db(bool root, char *buf, size_t len);
 int paths_default_spool(bool root, char *buf, size_t len);
-/* The socket path a client should use: explicit (may be NULL), else
- * $BACKFILLD_SOCKET, else the default. */
-int paths_client_socket(const char *explicit_path, bool root, char *buf, size_t len);
+
+/* The directory that holds path (its last '/' and what follows cut off)
+ * must be a real directory (not a symbolic link) owned by the effective
+ * uid and writable by nobody else; with create, it is made with mode 0700
+ * first if missing (its parent must exist). 0, or -1 with the reason in
+ * err ("/tmp/backfilld-1000 belongs to uid 0, not to you"). */
+int paths_private_dir(const char *path, bool create, char *err, size_t errlen);
 
 #endif

@@ -42,6 +42,10 @@ void    profile_destroy(struct profile *p);
 /* An independent copy (for what-if planning). 0 or -1. */
 int     profile_copy(struct profile *dst, const struct profile *src);
 
+/* n more nodes, free at every instant (the partition grew): what was
+ * free stays free, and every question after sees n more. */
+static inline void profile_add_capacity(struct profile *p, int64_t n) { p->capacity += n; }
+
 /* Subtract (reserve) or add back (release) n nodes over [t, t+d), d > 0.
  * Returns 0, or -1 if memory ran out (then the profile is unchanged). */
 int     profile_reserve(struct profile *p, bf_time t, int64_t n, bf_time d);

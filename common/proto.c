@@ -354,7 +354,7 @@ enum { SU_NODES = 1, SU_ESTIMATE, SU_NAME, SU_SCRIPT, SU_CWD, SU_OUT, SU_ERR, SU
 
 static const struct spec submit_spec[] = {
 	{ SU_NODES, PK_INT, true, false, 0, 0 },
-	{ SU_ESTIMATE, PK_INT, true, false, 0, 0 },
+	{ SU_ESTIMATE, PK_INT, false, false, 0, 0 },	/* absent: the daemon's default_limit */
 	{ SU_NAME, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
 	{ SU_SCRIPT, PK_BYTES, true, false, PROTO_MAX_SCRIPT, 0 },
 	{ SU_CWD, PK_BYTES, true, false, PROTO_MAX_STRING, 0 },
@@ -368,7 +368,8 @@ int proto_enc_submit(struct proto_buf *b, const struct proto_submit *m)
 {
 	proto_start(b, PT_SUBMIT);
 	proto_put_int(b, SU_NODES, m->nodes);
-	proto_put_int(b, SU_ESTIMATE, m->estimate);
+	if (m->estimate > 0)
+		proto_put_int(b, SU_ESTIMATE, m->estimate);
 	proto_put_str(b, SU_NAME, m->name);
 	proto_put_bytes(b, SU_SCRIPT, m->script, m->script_len);
 	proto_put_str(b, SU_CWD, m->cwd);
@@ -627,6 +628,7 @@ int proto_dec_submitted(const uint8_t *frame, size_t len, struct proto_submitted
 enum {
 	JO_ID = 1, JO_UID, JO_USER, JO_NAME, JO_STATE, JO_NODES, JO_ESTIMATE, JO_SUBMIT,
 	JO_START, JO_END, JO_START_KIND, JO_EXIT, JO_NODE_LIST, JO_CWD, JO_OUT, JO_ERR, JO_REASON,
+	JO_CPU_US, JO_CPU_SRC, JO_MEM_KB, JO_MEM_SRC,
 };
 enum { JS_JOB = 1, JS_TOTAL };
 
@@ -652,6 +654,10 @@ static const struct spec job_spec[] = {
 	{ JO_OUT, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
 	{ JO_ERR, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
 	{ JO_REASON, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
+	{ JO_CPU_US, PK_INT, false, false, 0, 0 },
+	{ JO_CPU_SRC, PK_INT, false, false, 0, 0 },
+	{ JO_MEM_KB, PK_INT, false, false, 0, 0 },
+	{ JO_MEM_SRC, PK_INT, false, false, 0, 0 },
 };
 
 int proto_enc_jobs(struct proto_buf *b, const struct proto_jobs *m)
@@ -684,6 +690,15 @@ int proto_enc_jobs(struct proto_buf *b, const struct proto_jobs *m)
 		proto_put_str(b, JO_ERR, j->err);
 		if (j->reason)
 			proto_put_bytes(b, JO_REASON, j->reason, strnlen(j->reason, PROTO_MAX_STRING));
+		/* A usage with a known source and a value, or nothing. */
+		if (j->cpu_src > PU_NONE && j->cpu_src <= PU_RUSAGE && j->cpu_us >= 0) {
+			proto_put_int(b, JO_CPU_US, j->cpu_us);
+			proto_put_int(b, JO_CPU_SRC, j->cpu_src);
+		}
+		if (j->mem_src > PU_NONE && j->mem_src <= PU_RUSAGE && j->mem_kb >= 0) {
+			proto_put_int(b, JO_MEM_KB, j->mem_kb);
+			proto_put_int(b, JO_MEM_SRC, j->mem_src);
+		}
 		proto_group_close(b, g);
 	}
 	return proto_finish(b);
@@ -738,6 +753,18 @@ static int take_job_field(const struct field *f, void *vctx, char *err, size_t e
 	case JO_OUT: j->out = s; break;
 	case JO_ERR: j->err = s; break;
 	case JO_REASON: j->reason = s; break;
+	case JO_CPU_US:
+	case JO_MEM_KB:
+		if (f->i < 0)
+			return errf(err, errlen, "negative usage");
+		*(f->tag == JO_CPU_US ? &j->cpu_us : &j->mem_kb) = f->i;
+		break;
+	case JO_CPU_SRC:
+	case JO_MEM_SRC:
+		if (f->i < PU_CGROUP || f->i > PU_RUSAGE)
+			return errf(err, errlen, "unknown usage source %lld", (long long)f->i);
+		*(f->tag == JO_CPU_SRC ? &j->cpu_src : &j->mem_src) = (enum proto_usage_src)f->i;
+		break;
 	}
 	return 0;
 }
@@ -755,8 +782,15 @@ static int take_job(const struct field *f, void *vctx, char *err, size_t errlen)
 	c->cur = arena_push(c->a, (void **)&c->m->jobs, &c->m->count, sizeof *c->cur);
 	if (!c->cur)
 		return NOMEM(err, errlen);
-	return walk(f->data, f->data + f->len, job_spec, sizeof job_spec / sizeof *job_spec,
-	            take_job_field, c, err, errlen);
+	c->cur->cpu_us = c->cur->mem_kb = -1;	/* unknown unless sent */
+	if (walk(f->data, f->data + f->len, job_spec, sizeof job_spec / sizeof *job_spec,
+	         take_job_field, c, err, errlen) < 0)
+		return -1;
+	/* A usage comes with its source, or not at all. */
+	if ((c->cur->cpu_us >= 0) != (c->cur->cpu_src != PU_NONE) ||
+	    (c->cur->mem_kb >= 0) != (c->cur->mem_src != PU_NONE))
+		return errf(err, errlen, "a usage without its source, or a source without a usage");
+	return 0;
 }
 
 int proto_dec_jobs(const uint8_t *frame, size_t len, struct proto_jobs *m,

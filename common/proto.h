@@ -139,6 +139,14 @@ struct proto_submitted {
 	enum proto_start_kind kind;
 };
 
+/* Where a job's CPU time and peak memory come from. */
+enum proto_usage_src {
+	PU_NONE = 0,			/* unknown */
+	PU_CGROUP = 1,			/* the job's cgroup: every process it ever had */
+	PU_RUSAGE = 2,			/* getrusage of the processes that were waited
+					 * for; memory: the largest single one */
+};
+
 /* One job as bq shows it. */
 struct proto_job {
 	uint64_t id;
@@ -154,6 +162,10 @@ struct proto_job {
 	const char *node_list;		/* compact ("node[001-064]"); PT_INFO only */
 	const char *cwd, *out, *err;	/* PT_INFO only, owner or root */
 	const char *reason;		/* PT_INFO: why it failed, if it did */
+	/* PT_INFO, owner or root, once it ended: what it used, each with
+	 * its source (PU_NONE: unknown, and the value is not sent). */
+	int64_t cpu_us, mem_kb;		/* CPU time (µs), peak memory (KiB) */
+	enum proto_usage_src cpu_src, mem_src;
 };
 
 struct proto_jobs {

@@ -56,7 +56,7 @@ int sched_new(struct sched **out, const struct sched_params *prm)
 	struct sched *s;
 
 	*out = NULL;
-	if (prm->nodes == 0 || prm->nodes > UINT32_MAX / 4 || prm->kill_grace < 0 ||
+	if (prm->nodes == 0 || prm->nodes > SCHED_MAX_NODES || prm->kill_grace < 0 ||
 	    prm->kill_grace > BF_MAX_DURATION || (unsigned)prm->policy > SCHED_CONSERVATIVE)
 		return SCHED_E_INVAL;
 	s = calloc(1, sizeof *s);
@@ -100,7 +100,7 @@ void sched_free(struct sched *s)
 
 /* ---- time and memory ---- */
 
-static int advance(struct sched *s, bf_time now)
+int sched_advance(struct sched *s, bf_time now)
 {
 	if (now < s->now)
 		return SCHED_E_TIME;
@@ -145,7 +145,7 @@ static int grow_job_table(struct sched *s)
 }
 
 /* Room for k more actions, so a pass never fails halfway. */
-static int need_actions(struct sched *s, size_t k)
+int sched_need_actions(struct sched *s, size_t k)
 {
 	uint32_t cap = (uint32_t)s->acts_cap;
 
@@ -159,7 +159,7 @@ static int need_actions(struct sched *s, size_t k)
 
 void sched_emit(struct sched *s, enum sched_action_kind kind, uint8_t why, uint64_t job, bf_time t)
 {
-	/* Room was made by need_actions() before the event began. */
+	/* Room was made by sched_need_actions() before the event began. */
 	s->acts[s->nacts++] = (struct sched_action){ .kind = kind, .why = why, .job = job, .t = t };
 }
 
@@ -351,7 +351,7 @@ int sched_submit(struct sched *s, bf_time now, uint64_t id, uint32_t nodes, bf_t
 	uint32_t slot;
 	int rc;
 
-	if ((rc = advance(s, now)) < 0 || (rc = check_new(s, id, nodes, estimate)) < 0)
+	if ((rc = sched_advance(s, now)) < 0 || (rc = check_new(s, id, nodes, estimate)) < 0)
 		return rc;
 	/* Ends come before arrivals: a hole opened at this instant is closed
 	 * before the newcomer joins the queue and looks for its place. */
@@ -449,7 +449,7 @@ int sched_restore_running(struct sched *s, bf_time now, uint64_t id, bf_time sub
 	uint32_t slot, first;
 	int rc;
 
-	if ((rc = advance(s, now)) < 0 || (rc = check_new(s, id, count, estimate)) < 0)
+	if ((rc = sched_advance(s, now)) < 0 || (rc = check_new(s, id, count, estimate)) < 0)
 		return rc;
 	if (submit < 0 || start < submit || start > now ||
 	    (hold_end != BF_NEVER && (hold_end <= start || hold_end - start < estimate)))
@@ -479,11 +479,11 @@ int sched_restore_queued(struct sched *s, bf_time now, uint64_t id, bf_time subm
 	uint32_t slot;
 	int rc;
 
-	if ((rc = advance(s, now)) < 0 || (rc = check_new(s, id, nodes, estimate)) < 0)
+	if ((rc = sched_advance(s, now)) < 0 || (rc = check_new(s, id, nodes, estimate)) < 0)
 		return rc;
 	if (submit < 0 || submit > now)
 		return SCHED_E_INVAL;
-	if (need_actions(s, 1) < 0 || (rc = new_job(s, id, nodes, estimate, submit, &slot)) < 0)
+	if (sched_need_actions(s, 1) < 0 || (rc = new_job(s, id, nodes, estimate, submit, &slot)) < 0)
 		return rc < 0 ? rc : SCHED_E_NOMEM;
 	queue_append(s, slot);
 	s->dirty = true;
@@ -511,7 +511,7 @@ int sched_end(struct sched *s, bf_time now, uint64_t id, enum sched_end_how how)
 	struct job *j;
 	int rc;
 
-	if ((rc = advance(s, now)) < 0)
+	if ((rc = sched_advance(s, now)) < 0)
 		return rc;
 	if (slot == NONE)
 		return SCHED_E_NOJOB;
@@ -544,13 +544,13 @@ int sched_cancel(struct sched *s, bf_time now, uint64_t id)
 	struct job *j;
 	int rc;
 
-	if ((rc = advance(s, now)) < 0)
+	if ((rc = sched_advance(s, now)) < 0)
 		return rc;
 	if (slot == IDMAP_NONE)
 		return SCHED_E_NOJOB;
 	j = &s->jobs[slot];
 	if (j->state == SLOT_RUNNING) {
-		if (need_actions(s, 1) < 0 || profile_prepare(&s->prof, 2 * s->ns.ndown + 2) < 0)
+		if (sched_need_actions(s, 1) < 0 || profile_prepare(&s->prof, 2 * s->ns.ndown + 2) < 0)
 			return SCHED_E_NOMEM;
 		if (!(j->flags & JF_KILL_SENT))
 			signal_job(s, slot, KILL_CANCELLED, now);
@@ -575,7 +575,7 @@ int sched_node_down(struct sched *s, bf_time now, uint32_t node)
 	bf_time from;
 	int rc;
 
-	if ((rc = advance(s, now)) < 0)
+	if ((rc = sched_advance(s, now)) < 0)
 		return rc;
 	if (node >= s->prm.nodes)
 		return SCHED_E_INVAL;
@@ -583,7 +583,7 @@ int sched_node_down(struct sched *s, bf_time now, uint32_t node)
 		return SCHED_OK;
 	/* The repair may move every queued reservation: room for all first. */
 	if (profile_prepare(&s->prof, 4 * s->qlen + 2 * s->ns.ndown + 6) < 0 ||
-	    need_actions(s, 1 + s->qlen) < 0)
+	    sched_need_actions(s, 1 + s->qlen) < 0)
 		return SCHED_E_NOMEM;
 	owner = nodeset_set_down(&s->ns, node);
 	/* The node is gone for good (until it is up again): a reservation to
@@ -605,7 +605,7 @@ int sched_node_up(struct sched *s, bf_time now, uint32_t node)
 {
 	int rc;
 
-	if ((rc = advance(s, now)) < 0)
+	if ((rc = sched_advance(s, now)) < 0)
 		return rc;
 	if (node >= s->prm.nodes)
 		return SCHED_E_INVAL;
@@ -699,12 +699,12 @@ static int run_pass(struct sched *s, bf_time now)
 {
 	int rc;
 
-	if ((rc = advance(s, now)) < 0)
+	if ((rc = sched_advance(s, now)) < 0)
 		return rc;
 	/* Room for a start or kill per job, a broken promise per queued job,
 	 * longer holds and the reservations they move, before anything
 	 * changes. */
-	if (need_actions(s, 2 * (size_t)s->qlen + s->nrunning + 1) < 0 ||
+	if (sched_need_actions(s, 2 * (size_t)s->qlen + s->nrunning + 1) < 0 ||
 	    profile_prepare(&s->prof, 6 * s->qlen + 2 * s->heap_len + 2 * s->ns.ndown + 4) < 0)
 		return SCHED_E_NOMEM;
 	while (s->heap_len && heap_key(s, s->heap[0]) <= now) {
@@ -898,3 +898,11 @@ uint32_t sched_queue_len(const struct sched *s) { return s->qlen; }
 uint32_t sched_running_len(const struct sched *s) { return s->nrunning; }
 const struct sched_stats *sched_get_stats(const struct sched *s) { return &s->st; }
 const struct sched_params *sched_get_params(const struct sched *s) { return &s->prm; }
+
+int sched_set_kill_grace(struct sched *s, bf_time kill_grace)
+{
+	if (kill_grace < 0 || kill_grace > BF_MAX_DURATION)
+		return SCHED_E_INVAL;
+	s->prm.kill_grace = kill_grace;	/* new jobs' holds; the grace of a late kill */
+	return SCHED_OK;
+}

@@ -71,9 +71,12 @@ enum sched_error {
 };
 const char *sched_strerror(int err);
 
+/* The largest partition: node indices and counts stay far from overflow. */
+#define SCHED_MAX_NODES (UINT32_MAX / 4)
+
 struct sched_params {
 	enum sched_policy policy;
-	uint32_t nodes;		/* partition size, >= 1 */
+	uint32_t nodes;		/* partition size, 1 .. SCHED_MAX_NODES */
 	bf_time kill_grace;	/* >= 0 */
 	/* For tests: conservative compression searches every hole before a
 	 * job's reservation instead of only up to the end of the regions freed
@@ -96,17 +99,19 @@ enum sched_action_kind {
 	 * or BF_NEVER if it cannot be placed with the nodes that are up (it is
 	 * placed again when nodes return). why: enum sched_broken_why.
 	 * Conservative: any queued job; EASY and FCFS: the head (its shadow
-	 * time). Only a lost node, a job overrunning its plan, or a pass that
-	 * came late (see sched_broken_why) does this. */
+	 * time). Only a lost node, a job overrunning its plan, a pass that
+	 * came late, or a change of policy (see sched_broken_why) does this. */
 	SA_BROKEN,
 };
 
 enum sched_kill_why { KILL_OVERRUN, KILL_CANCELLED, KILL_NODE_FAILED };
 /* Why a promise moved later: a node was lost; a killed job kept its nodes
- * past its hold; or the driver's pass came late (the daemon was stopped,
+ * past its hold; the driver's pass came late (the daemon was stopped,
  * killed or suspended when a job was due to start or to be signalled,
- * and the plan had to make room for that delay). */
-enum sched_broken_why { BROKEN_NODE_LOST, BROKEN_OVERRUN, BROKEN_LATE };
+ * and the plan had to make room for that delay); or the policy changed
+ * to one that promises that job nothing (sched_set_policy; t = BF_NEVER).
+ * New reasons go at the end: drivers store and print these numbers. */
+enum sched_broken_why { BROKEN_NODE_LOST, BROKEN_OVERRUN, BROKEN_LATE, BROKEN_POLICY };
 
 struct sched_action {
 	enum sched_action_kind kind;
@@ -141,9 +146,10 @@ struct sched_stats {
 	uint64_t max_queue;
 	uint64_t hold_extensions;	/* a signalled job kept its nodes past its hold */
 	/* Queued jobs placed again by a repair (a lost node, a longer hold)
-	 * or a restore: with compressions and broken, every way a queued
-	 * job's guarantee changes other than its own arrival. A driver that
-	 * persists guarantees re-reads them all when the sum moves. */
+	 * or a restore, and those whose guarantee a change of policy changed:
+	 * with compressions and broken, every way a queued job's guarantee
+	 * changes other than its own arrival. A driver that persists
+	 * guarantees re-reads them all when the sum moves. */
 	uint64_t replans;
 };
 
@@ -178,6 +184,43 @@ int  sched_restore_running(struct sched *s, bf_time now, uint64_t id, bf_time su
                            const uint32_t *nodes, uint32_t count);
 int  sched_restore_queued(struct sched *s, bf_time now, uint64_t id, bf_time submit,
                           uint32_t nodes, bf_time estimate, bf_time guarantee);
+/* An operator's reload, at `now` like any event (report the instant's ends
+ * first), followed by a pass as usual.
+ *
+ * sched_set_policy: from the next pass on, schedule by policy p, exactly as
+ * a scheduler created with p would from the same running jobs, plan and
+ * queue. p already the policy: nothing changes. SCHED_E_INVAL for an
+ * unknown policy; SCHED_E_NOMEM leaves the state unchanged.
+ *  - To conservative: every queued job, in queue order, is placed as if it
+ *    arrived now in that order; that is its guarantee from now on (and its
+ *    first_guarantee if it had none).
+ *  - From conservative: every reservation is dropped. The head is promised
+ *    its shadow time, which is never later than its reservation: that had
+ *    the head's nodes free over its whole hold with every other
+ *    reservation in the plan, and the shadow is the first instant they are
+ *    free with the running jobs only. Every other job that had a guarantee
+ *    loses it: SA_BROKEN(BROKEN_POLICY, t = BF_NEVER), and its
+ *    first_guarantee is BF_NEVER again.
+ *  - EASY and FCFS promise the head the same shadow time.
+ * So a change of policy never moves the head's promise later by itself:
+ * with the running jobs only, free nodes never fall after now, and the
+ * shadow is the earliest start at all. One that the plan moved since the
+ * last pass (a hold that grew, a lost node, a promise that passed unkept)
+ * is announced at the change, with that cause. As everywhere, a promise
+ * that passed counts as kept when the job may start now. Each queued job
+ * whose guarantee changes counts in st.replans, each announcement in
+ * st.broken.
+ *
+ * sched_add_nodes: the partition grows by `count` nodes, indices
+ * prm.nodes .. prm.nodes + count - 1 (sched_get_params() shows the new
+ * size), up and free from now; jobs that were too large may be submitted.
+ * Conservative compresses the plan before the next arrival or pass, so
+ * guarantees only move earlier; EASY and FCFS may start jobs at the next
+ * pass. count 0: nothing changes. SCHED_E_INVAL past SCHED_MAX_NODES;
+ * SCHED_E_NOMEM leaves the state unchanged. (Nodes are never removed: a
+ * node that goes away is a node down.) */
+int  sched_set_policy(struct sched *s, bf_time now, enum sched_policy p);
+int  sched_add_nodes(struct sched *s, bf_time now, uint32_t count);
 /* The scheduling pass: compress if needed, start what can start, signal
  * jobs at their limit. Cheap when nothing changed. */
 int  sched_run(struct sched *s, bf_time now);
@@ -217,6 +260,9 @@ uint32_t sched_queue_len(const struct sched *s);
 uint32_t sched_running_len(const struct sched *s);
 const struct sched_stats *sched_get_stats(const struct sched *s);
 const struct sched_params *sched_get_params(const struct sched *s);
+/* The grace for jobs submitted from now on (a reload): a queued or
+ * running job keeps the hold it was planned with, so no promise moves. */
+int  sched_set_kill_grace(struct sched *s, bf_time kill_grace);
 
 /* Full consistency check (O(nodes + jobs)): nodes held once, free counts
  * agree with the profile, guarantees kept. Returns 0, or -1 with a message

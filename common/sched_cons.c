@@ -296,3 +296,51 @@ int cons_repair(struct sched *s, bf_time now, enum sched_broken_why why)
 	}
 	return SCHED_OK;
 }
+
+/* The policy becomes conservative (sched_set_policy): the plan holds the
+ * running jobs only, and every queued job is placed in queue order as if
+ * it arrived now. Placed so, each job sits at the earliest start the jobs
+ * before it leave, and the jobs after it only take more: the plan is
+ * already compressed, and every job is settled. Room for a reservation
+ * and an announcement per queued job was made by the caller. */
+void cons_adopt(struct sched *s, bf_time now)
+{
+	s->ready_len = 0;
+	s->next_due = BF_NEVER;
+	s->need_compress = false;
+	s->has_last_head = false;
+	/* Nobody will ask about regions freed before every job settled. */
+	xlog_forget(&s->freed_start, s->epoch);
+	xlog_forget(&s->freed_end, s->epoch);
+	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
+		struct job *j = &s->jobs[i];
+		bf_time was = j->resv;	/* EASY and FCFS: the head's shadow */
+
+		j->flags &= (uint8_t)~(JF_READY | JF_RESERVED | JF_EVICTED | JF_WAITED);
+		place(s, i, now);
+		if (j->resv != was)
+			s->st.replans++;
+		/* A promise that passed is kept by a place now. */
+		if (was != BF_NEVER && j->resv > (was > now ? was : now))
+			reload_moved(s, j, was, true);
+		else if (was == BF_NEVER || j->resv > j->first_guarantee)
+			j->first_guarantee = j->resv;	/* the promise from now on */
+	}
+}
+
+/* The policy stops being conservative: every reservation leaves the plan,
+ * which then holds the running jobs only, as EASY and FCFS keep it. Each
+ * job's resv still names its guarantee, for the caller to compare. */
+void cons_drop(struct sched *s)
+{
+	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
+		struct job *j = &s->jobs[i];
+
+		if (j->flags & JF_RESERVED)
+			profile_release(&s->prof, j->resv, j->nodes, j->hold);
+		j->flags &= (uint8_t)~(JF_READY | JF_RESERVED | JF_EVICTED | JF_WAITED);
+	}
+	s->ready_len = 0;
+	s->next_due = BF_NEVER;
+	s->need_compress = false;
+}

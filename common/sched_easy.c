@@ -85,3 +85,46 @@ void easy_pass(struct sched *s, bf_time now, bool backfill)
 		sched_violation(s, "head job %llu: backfilling took its nodes at %lld",
 		                (unsigned long long)head->id, (long long)shadow);
 }
+
+/* The policy becomes EASY or FCFS (sched_set_policy): the plan holds the
+ * running jobs only (cons_drop took out any reservations). The head is
+ * promised its shadow time now, as the next pass would promise it; every
+ * other job that had a guarantee (only conservative gives one) loses it,
+ * and is told. Room for an announcement per queued job was made by the
+ * caller. */
+void easy_adopt(struct sched *s, bf_time now, bool from_conservative)
+{
+	struct job *head = qfirst(s);
+	bf_time shadow, was;
+	int64_t extra;
+
+	s->has_last_head = false;
+	if (!head)
+		return;
+	was = head->resv;
+	shadow = easy_shadow(s, head, now, &extra);
+	head->resv = shadow;
+	if (shadow != was)
+		s->st.replans++;
+	/* A promise that passed is kept by a start now. Conservative
+	 * repaired its plan for every lost node already: then only a hold
+	 * that grew since the last pass can move the head. */
+	if (was != BF_NEVER && shadow > (was > now ? was : now))
+		reload_moved(s, head, was, !from_conservative);
+	else if (was == BF_NEVER || head->first_guarantee == BF_NEVER)
+		head->first_guarantee = shadow;
+	s->has_last_head = true;
+	s->last_head = head->id;
+	s->last_shadow = shadow;
+	for (uint32_t i = head->next; i != NONE; i = s->jobs[i].next) {
+		struct job *j = &s->jobs[i];
+
+		if (j->resv == BF_NEVER)
+			continue;
+		j->resv = BF_NEVER;
+		j->first_guarantee = BF_NEVER;	/* a new promise will be its first */
+		s->st.replans++;
+		s->st.broken++;
+		sched_emit(s, SA_BROKEN, BROKEN_POLICY, j->id, BF_NEVER);
+	}
+}

@@ -98,10 +98,18 @@ static inline struct job *qfirst(struct sched *s)
 void sched_start_job(struct sched *s, uint32_t slot, bf_time now);
 void sched_emit(struct sched *s, enum sched_action_kind kind, uint8_t why, uint64_t job, bf_time t);
 void sched_violation(struct sched *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Every event: `now` may not go back. SCHED_OK or an error. */
+int  sched_advance(struct sched *s, bf_time now);
+/* Room for k more actions, so an event never fails halfway. 0 or -1. */
+int  sched_need_actions(struct sched *s, size_t k);
+
+/* sched_reload.c: a promise that a change of policy moves later. */
+void reload_moved(struct sched *s, struct job *j, bf_time was, bool node_lost_counts);
 
 /* sched_easy.c: FCFS and EASY passes. */
 void easy_pass(struct sched *s, bf_time now, bool backfill);
 bf_time easy_shadow(const struct sched *s, const struct job *head, bf_time now, int64_t *extra);
+void easy_adopt(struct sched *s, bf_time now, bool from_conservative);
 
 /* sched_cons.c: conservative backfilling. */
 void cons_arrive(struct sched *s, uint32_t slot, bf_time now);
@@ -111,5 +119,7 @@ int  cons_repair(struct sched *s, bf_time now, enum sched_broken_why why);
 void cons_forget(struct sched *s, uint32_t slot);
 void cons_freed(struct sched *s, bf_time start, bf_time end);
 void cons_restore(struct sched *s, uint32_t slot, bf_time now, bf_time promised);
+void cons_adopt(struct sched *s, bf_time now);
+void cons_drop(struct sched *s);
 
 #endif

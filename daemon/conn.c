@@ -27,6 +27,7 @@
 #include "clock.h"
 #include "idmap.h"
 #include "log.h"
+#include "sd.h"
 #include "server.h"
 
 /* Connections. 1024 is what the daemon held before; a uid other than root
@@ -826,6 +827,14 @@ int conn_listen(struct daemon *d, char *err, size_t errlen)
 		return -1;
 	}
 	strcpy(sun.sun_path, d->o.socket);
+	/* systemd's socket (socket activation) is bound and listening, with
+	 * backfilld.socket's mode: neither probed, replaced nor chmodded. */
+	switch (sysd_listen_fd(d, &fd, err, errlen)) {
+	case -1:
+		return -1;
+	case 1:
+		goto watch;
+	}
 	/* A socket file left by a daemon that died: remove it, unless a
 	 * daemon still answers on it. */
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -849,12 +858,13 @@ int conn_listen(struct daemon *d, char *err, size_t errlen)
 	 * that is not root runs every job as itself: only its own user may. */
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sun, sizeof sun) < 0 ||
-	    chmod(d->o.socket, d->root ? 0666 : 0600) < 0 || listen(fd, 128) < 0) {
+	    chmod(d->o.socket, d->o.socket_mode ? d->o.socket_mode : d->root ? 0666 : 0600) < 0 || listen(fd, 128) < 0) {
 		snprintf(err, errlen, "%s: %s", d->o.socket, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
+watch:
 	d->listen_fd = fd;
 	if (limits_init(d) < 0) {
 		snprintf(err, errlen, "out of memory");
@@ -911,7 +921,8 @@ void conn_close_all(struct daemon *d)
 	}
 	if (d->listen_fd >= 0) {
 		close(d->listen_fd);
-		unlink(d->o.socket);
+		if (!sysd_socket_inherited(d))	/* else backfilld.socket's, kept */
+			unlink(d->o.socket);
 		d->listen_fd = -1;
 	}
 	limits_free(d);

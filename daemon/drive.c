@@ -6,9 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <syslog.h>
 #include <unistd.h>
 #include <event2/event.h>
+#include "duration.h"
 #include "log.h"
+#include "sd.h"
 #include "server.h"
 
 static struct timeval tv_of(bf_time us)
@@ -180,6 +183,7 @@ static const char *const broken_words[] = {
 	[BROKEN_OVERRUN] = "a killed job still holds its nodes past its grace",
 	[BROKEN_LATE] = "the daemon was not running when a job was due (stopped, killed or "
 	                "suspended)",
+	[BROKEN_POLICY] = "the policy changed",
 };
 
 static const char *const kill_words[] = {
@@ -206,9 +210,9 @@ static void guarantee_broken(struct daemon *d, struct djob *j, const struct sche
 	                    broken_words[a->why] : "?";
 	char was[40], now[40], detail[300];
 
-	log_warnx("job %" PRIu64 ": guarantee broken: start moved later from %s to %s (%s)",
-	          j->rec.id, log_time(j->rec.guarantee, was, sizeof was),
-	          log_time(a->t, now, sizeof now), cause);
+	log_job(LOG_WARNING, j->rec.id, j->rec.user,
+	        "guarantee broken: start moved later from %s to %s (%s)",
+	        log_time(j->rec.guarantee, was, sizeof was), log_time(a->t, now, sizeof now), cause);
 	snprintf(detail, sizeof detail, "guarantee broken: from %s to %s: %s", was, now, cause);
 	j->rec.guarantee = a->t;
 	j->rec.first_guarantee = a->t;
@@ -261,6 +265,8 @@ static void take_actions(struct daemon *d, bf_time now)
 			drive_store(d, j, detail);
 			break;
 		case SA_KILL:
+			log_job(LOG_NOTICE, j->rec.id, j->rec.user, "%s: terminating it",
+			        kill_words[a[k].why < 3 ? a[k].why : 0]);
 			j->rec.kill_why = 1 + a[k].why;
 			j->rec.hold_end = a[k].t;
 			drive_store(d, j, kill_words[a[k].why < 3 ? a[k].why : 0]);
@@ -351,6 +357,8 @@ static void start_job(struct daemon *d, struct djob *j)
 	uint32_t n = sched_job_nodes(d->sched, j->rec.id, NULL, 0), *idx = NULL, k;
 	const char **names = NULL, **argv = NULL, **env = NULL, **launch = NULL;
 	struct runner_job rj;
+	struct runner_cgroup cg;
+	bool started;
 
 	j->start_pending = false;
 	snprintf(script, sizeof script, "%s/%" PRIu64 "/script", d->spool.jobs_dir, j->rec.id);
@@ -387,7 +395,12 @@ static void start_job(struct daemon *d, struct djob *j)
 	rj.env = env;
 	rj.launch = d->nlaunch ? launch : NULL;
 	rj.nlaunch = d->nlaunch;
-	if (runner_start(&rj, &j->sup, err, sizeof err) < 0) {
+	rj.cgroup = contain_job(d, j->rec.id, &cg) == 0 ? &cg : NULL;
+	started = runner_start(&rj, &j->sup, err, sizeof err) == 0;
+	if (rj.cgroup)
+		close(cg.dir_fd);	/* the supervisor has its own */
+	if (!started) {
+		cg_job_kill_remove(&d->cg, j->rec.id);	/* made for nothing */
 		job_failed(d, j, err);
 		goto out;
 	}
@@ -395,6 +408,8 @@ static void start_job(struct daemon *d, struct djob *j)
 	j->rec.sup_start = j->sup.start_ticks;
 	j->dirty = true;	/* the spool's record has it already: no commit needed now */
 	touch(d, j->rec.id);
+	log_job(LOG_NOTICE, j->rec.id, j->rec.user, "started on %s (%u node%s)",
+	        j->rec.node_list ? j->rec.node_list : "?", n, n == 1 ? "" : "s");
 	if (drive_watch(d, j) < 0)
 		log_warn("job %" PRIu64 ": cannot watch its supervisor", j->rec.id);
 	if (j->rec.kill_why)
@@ -412,7 +427,7 @@ static void job_failed(struct daemon *d, struct djob *j, const char *why)
 {
 	bf_time now = server_now(d);
 
-	log_warnx("job %" PRIu64 " failed: %s", j->rec.id, why);
+	log_job(LOG_WARNING, j->rec.id, j->rec.user, "failed: %s", why);
 	d->pred.valid = false;
 	if (sched_end(d->sched, now, j->rec.id, END_EXITED) < 0)
 		sched_cancel(d->sched, now, j->rec.id);
@@ -428,9 +443,31 @@ void drive_kill_orphans(struct daemon *d, struct djob *j, pid_t sup_pid, int64_t
 	int n = runner_kill_orphans(sup_pid, sup_start, d->root ? (uid_t)j->rec.uid : getuid(),
 	                            j->rec.id);
 
+	n += cg_job_kill_remove(&d->cg, j->rec.id);	/* all of them, where it has a cgroup */
+
 	if (n > 0)
 		log_warnx("job %" PRIu64 ": its supervisor is gone; killed %d process%s it left "
 		          "running", j->rec.id, n, n == 1 ? "" : "es");
+}
+
+/* The end, in one line: how, the exit status or signal, the run time. */
+static void log_end(const struct djob *j)
+{
+	char ran[64] = "?", why[600] = "";
+	int w = j->rec.exit_status;
+
+	if (j->rec.start != BF_NEVER && j->rec.end >= j->rec.start)
+		duration_format(j->rec.end - j->rec.start, ran, sizeof ran);
+	if (j->rec.reason)
+		snprintf(why, sizeof why, ": %s", j->rec.reason);
+	if (WIFSIGNALED(w))
+		log_job(j->rec.state == ST_DONE ? LOG_NOTICE : LOG_WARNING, j->rec.id, j->rec.user,
+		        "ended: %s, killed by signal %d, ran %s%s", store_state_name(j->rec.state),
+		        WTERMSIG(w), ran, why);
+	else
+		log_job(j->rec.state == ST_DONE ? LOG_NOTICE : LOG_WARNING, j->rec.id, j->rec.user,
+		        "ended: %s, exit %d, ran %s%s", store_state_name(j->rec.state),
+		        WEXITSTATUS(w), ran, why);
 }
 
 /* The supervisor ended: the job is over. */
@@ -477,6 +514,7 @@ static void sup_cb(evutil_socket_t fd, short what, void *arg)
 	j->rec.end = end != BF_NEVER ? end : now;
 	j->rec.has_exit = true;
 	j->rec.exit_status = wstatus;
+	contain_usage(d, j);
 	j->rec.sup_pid = j->rec.sup_start = 0;
 	if (reason[0])
 		jobs_set_str(j, JS_REASON, reason, strlen(reason));
@@ -487,6 +525,7 @@ static void sup_cb(evutil_socket_t fd, short what, void *arg)
 		snprintf(detail, sizeof detail, "%s, exit %d%s%s", store_state_name(j->rec.state),
 		         WEXITSTATUS(wstatus), reason[0] ? ": " : "", reason);
 	drive_store(d, j, detail);
+	log_end(j);
 	drive_want_commit(d);
 }
 
@@ -503,6 +542,16 @@ void drive_commit(struct daemon *d)
 	int rc;
 
 	d->pred.valid = false;	/* the pass may change every prediction */
+	if (d->policy_changed) {
+		/* A reload changed the policy: the guarantees it drops come
+		 * out as SA_BROKEN (BROKEN_POLICY), announced below. */
+		d->policy_changed = false;
+		if ((rc = sched_set_policy(d->sched, now, d->o.policy)) < 0)
+			log_warnx("switching to %s: %s", sched_policy_name(d->o.policy),
+			          sched_strerror(rc));
+		else
+			log_info("the policy is now %s", sched_policy_name(d->o.policy));
+	}
 	if ((rc = sched_run(d->sched, now)) < 0)
 		log_warnx("scheduling pass: %s", sched_strerror(rc));
 	take_actions(d, now);
@@ -554,4 +603,5 @@ void drive_commit(struct daemon *d)
 		}
 	}
 	drive_arm_tick(d);
+	sysd_status(d);	/* systemd's STATUS=, if the counts changed */
 }

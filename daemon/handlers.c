@@ -3,20 +3,49 @@
  * details of their own jobs; root acts on all; anyone lists everyone's
  * jobs with their public fields. */
 #include <errno.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
+#include <time.h>
 #include <unistd.h>
+#include "duration.h"
 #include "log.h"
 #include "server.h"
 
 #define FINAL_IN_LIST 100	/* recently ended jobs bq shows */
 
+/* Root, or a member of admin_group (backfilld.yaml(5)): the primary group
+ * the socket reports, or a supplementary one of the user's. */
+static bool is_admin(const struct conn *c)
+{
+	const struct serve_limits *L = &conn_daemon(c)->o.lim;
+	struct passwd pw, *pwp = NULL;
+	char buf[4096];
+	gid_t groups[256];
+	int n = 256;
+
+	if (conn_uid(c) == 0)
+		return true;
+	if (!L->has_admin)
+		return false;
+	if (conn_gid(c) == L->admin_gid)
+		return true;
+	if (getpwuid_r(conn_uid(c), &pw, buf, sizeof buf, &pwp) != 0 || !pwp ||
+	    getgrouplist(pw.pw_name, pw.pw_gid, groups, &n) < 0)
+		return false;	/* more than 256 groups: only the first count */
+	for (int k = 0; k < n; k++)
+		if (groups[k] == L->admin_gid)
+			return true;
+	return false;
+}
+
 static bool may_see(const struct conn *c, uint32_t owner)
 {
-	return conn_uid(c) == 0 || conn_uid(c) == owner;
+	return conn_uid(c) == owner || is_admin(c);
 }
 
 /* Join strings NUL-terminated back to back (the store's argv/env form). */
@@ -52,6 +81,44 @@ static int spool_script(struct daemon *d, uint64_t id, uid_t uid, gid_t gid, con
  * head's; this plans the rest as if every job ran its full estimate). */
 static bf_time predicted_start(struct daemon *d, uint64_t id);
 
+/* Who is on the other end, for the log: "alice (uid 1000)". */
+static void conn_who(const struct conn *c, char *buf, size_t len)
+{
+	struct passwd pw, *pwp = NULL;
+	char pwbuf[1024];
+
+	getpwuid_r(conn_uid(c), &pw, pwbuf, sizeof pwbuf, &pwp);
+	snprintf(buf, len, "%s (uid %u)", pwp ? pwp->pw_name : "?", (unsigned)conn_uid(c));
+}
+
+/* A local time for the log, as bq prints it (a guarantee rounded up, as
+ * clients round it: never earlier than the truth). */
+static const char *human_time(bf_time t, char *buf, size_t len)
+{
+	time_t secs = (time_t)((t + BF_SEC - 1) / BF_SEC);
+	struct tm tm;
+
+	if (!localtime_r(&secs, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm))
+		snprintf(buf, len, "%lld", (long long)secs);
+	return buf;
+}
+
+/* Once durable (the answer comes after the commit). */
+static void log_submitted(const struct djob *j, const struct proto_submitted *m)
+{
+	char lim[64], when[64] = "";
+
+	duration_format(j->rec.estimate, lim, sizeof lim);
+	if (m->kind != PS_NONE)
+		human_time(m->start, when, sizeof when);
+	log_job(LOG_NOTICE, j->rec.id, j->rec.user, "submitted by %s (uid %u): %u node%s, limit %s, "
+	        "%s%s", j->rec.user ? j->rec.user : "?", (unsigned)j->rec.uid, j->rec.nodes,
+	        j->rec.nodes == 1 ? "" : "s", lim,
+	        m->kind == PS_ACTUAL ? "started at " : m->kind == PS_GUARANTEED ?
+	        "guaranteed to start by " : m->kind == PS_PREDICTED ? "predicted to start at " :
+	        "no start time yet", when);
+}
+
 static void answer_submitted(struct conn *c)
 {
 	struct daemon *d = conn_daemon(c);
@@ -70,10 +137,55 @@ static void answer_submitted(struct conn *c)
 	} else if (j && (m.start = predicted_start(d, j->rec.id)) != BF_NEVER) {
 		m.kind = PS_PREDICTED;
 	}
+	if (j)
+		log_submitted(j, &m);
 	proto_buf_init(&b);
 	proto_enc_submitted(&b, &m);
 	conn_reply(c, &b);
 	proto_buf_free(&b);
+}
+
+/* The partition's limits (backfilld.yaml(5)); a submission without a time
+ * limit gets default_limit. -1 with the reason in err. */
+static int check_limits(struct conn *c, struct proto_submit *m, char *err, size_t errlen)
+{
+	struct daemon *d = conn_daemon(c);
+	const struct serve_limits *L = &d->o.lim;
+	char a[64], b[64];
+	uint32_t queued = 0;
+
+	if (m->estimate == 0) {
+		if (!L->default_limit) {
+			snprintf(err, errlen, "no time limit: give -t TIME (this partition has no "
+			         "default_limit)");
+			return -1;
+		}
+		m->estimate = L->default_limit;
+	}
+	if (L->max_limit && m->estimate > L->max_limit) {
+		duration_format(m->estimate, a, sizeof a);
+		duration_format(L->max_limit, b, sizeof b);
+		snprintf(err, errlen, "the time limit %s is more than this partition's max_limit %s",
+		         a, b);
+		return -1;
+	}
+	if (L->max_nodes && m->nodes > L->max_nodes) {
+		snprintf(err, errlen, "%u nodes asked for; a job may have at most %u (max_nodes)",
+		         m->nodes, L->max_nodes);
+		return -1;
+	}
+	if (L->max_queued_per_user) {
+		for (uint32_t k = 0; k < d->njobs; k++)
+			queued += d->jobs[k]->rec.state == ST_QUEUED &&
+			          d->jobs[k]->rec.uid == conn_uid(c);
+		if (queued >= L->max_queued_per_user) {
+			snprintf(err, errlen, "you have %u jobs waiting, the most this partition takes "
+			         "from one user (max_queued_per_user); submit again when some have "
+			         "started", queued);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 static void h_submit(struct conn *c, const uint8_t *frame, size_t len)
@@ -98,6 +210,11 @@ static void h_submit(struct conn *c, const uint8_t *frame, size_t len)
 	}
 	if (m.nodes > d->nnodes) {
 		conn_error(c, PE_TOOBIG, "%u nodes asked for; the partition has %u", m.nodes, d->nnodes);
+		goto out;
+	}
+	if (check_limits(c, &m, err, sizeof err) < 0) {
+		conn_error(c, m.nodes > d->o.lim.max_nodes && d->o.lim.max_nodes ? PE_TOOBIG : PE_INVALID,
+		           "%s", err);
 		goto out;
 	}
 	if (m.script_len == 0) {
@@ -403,6 +520,8 @@ struct cancel_result {
 	uint32_t n;
 	uint64_t *ids;
 	enum proto_err *codes;
+	char *done;		/* per id: this request cancelled it (logged once durable) */
+	char by[300];		/* who: "alice (uid 1000)" */
 };
 
 static void cancel_result_free(void *p)
@@ -411,14 +530,25 @@ static void cancel_result_free(void *p)
 
 	free(r->ids);
 	free(r->codes);
+	free(r->done);
 	free(r);
 }
 
 static void answer_cancelled(struct conn *c)
 {
 	struct cancel_result *r = conn_ctx(c);
+	struct daemon *d = conn_daemon(c);
 	struct proto_buf b;
 
+	for (uint32_t k = 0; k < r->n; k++) {
+		struct djob *j;
+
+		if (!r->done[k])
+			continue;
+		j = jobs_get(d, r->ids[k]);
+		log_job(LOG_NOTICE, r->ids[k], j ? j->rec.user : NULL, "cancelled by %s%s", r->by,
+		        j && j->rec.state == ST_RUNNING ? " while running" : "");
+	}
 	proto_buf_init(&b);
 	proto_enc_cancelled(&b, &(struct proto_cancelled){ r->ids, r->codes, r->n });
 	conn_reply(c, &b);
@@ -485,19 +615,25 @@ static void h_cancel(struct conn *c, const uint8_t *frame, size_t len)
 	r = calloc(1, sizeof *r);
 	if (!r || !(r->ids = calloc(m.count, sizeof *r->ids)) ||
 	    !(r->codes = calloc(m.count, sizeof *r->codes)) ||
-	    conn_set_ctx(c, r, cancel_result_free) < 0) {
+	    !(r->done = calloc(m.count, 1)) || conn_set_ctx(c, r, cancel_result_free) < 0) {
 		if (r) {
 			free(r->ids);
 			free(r->codes);
+			free(r->done);
 		}
 		free(r);
 		conn_error(c, PE_INTERNAL, "out of memory");
 		goto out;
 	}
 	r->n = m.count;
+	conn_who(c, r->by, sizeof r->by);
 	for (uint32_t k = 0; k < m.count; k++) {
+		bool this_one = false;
+
 		r->ids[k] = m.ids[k];
-		r->codes[k] = cancel_one(c, m.ids[k], &changed);
+		r->codes[k] = cancel_one(c, m.ids[k], &this_one);
+		r->done[k] = this_one;
+		changed |= this_one;
 	}
 	if (changed) {
 		conn_wait_commit(c, answer_cancelled, 0);

@@ -173,5 +173,9 @@ void jobs_to_proto(const struct store_job *r, bool detail, bf_time predicted,
 		o->out = r->out;
 		o->err = r->err;
 		o->reason = r->reason;
+		o->cpu_us = r->cpu_us;
+		o->cpu_src = (enum proto_usage_src)r->cpu_src;
+		o->mem_kb = r->mem_kb;
+		o->mem_src = (enum proto_usage_src)r->mem_src;
 	}
 }

@@ -4,11 +4,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <syslog.h>
+#include "journal.h"
 #include "log.h"
 
 /* The process's logging: where (made once at start-up) and how much
- * (log_level, which a reload may change). */
-static bool use_syslog;
+ * (log_level, which a reload may change). The journal is used when
+ * systemd connected stderr to it (see journal.h), syslog when detached. */
+static bool use_syslog, use_journal;
 static int max_level = LOG_INFO;
 
 void log_set_level(int max_priority)
@@ -19,22 +21,32 @@ void log_set_level(int max_priority)
 void log_init(bool to_syslog)
 {
 	use_syslog = to_syslog;
+	use_journal = !to_syslog && journal_is_stderr();
 	if (to_syslog)
 		openlog("backfilld", LOG_PID | LOG_NDELAY, LOG_DAEMON);
 }
 
+/* One finished line to wherever the log goes. A journal that cannot take
+ * it (journald restarting) gets it through stderr, its stream, instead. */
+static void emit(int pri, const char *line, bool has_job, uint64_t job, const char *user)
+{
+	if (use_journal && journal_send(pri, line, has_job, job, user) == 0)
+		return;
+	if (use_syslog)
+		syslog(pri, "%s", line);
+	else
+		fprintf(stderr, "backfilld: %s%s\n", pri <= LOG_WARNING ? "warning: " : "", line);
+}
+
 static void vlog(int pri, const char *fmt, va_list ap, const char *suffix)
 {
-	char msg[1024];
+	char msg[1024], line[1100];
 
 	if (pri > max_level)
 		return;
 	vsnprintf(msg, sizeof msg, fmt, ap);
-	if (use_syslog)
-		syslog(pri, "%s%s%s", msg, suffix ? ": " : "", suffix ? suffix : "");
-	else
-		fprintf(stderr, "backfilld: %s%s%s%s\n", pri == LOG_WARNING ? "warning: " : "", msg,
-		        suffix ? ": " : "", suffix ? suffix : "");
+	snprintf(line, sizeof line, "%s%s%s", msg, suffix ? ": " : "", suffix ? suffix : "");
+	emit(pri, line, false, 0, NULL);
 }
 
 void log_info(const char *fmt, ...)
@@ -67,20 +79,16 @@ void log_warn(const char *fmt, ...)
 
 void log_job(int priority, uint64_t job, const char *user, const char *fmt, ...)
 {
-	char msg[1024];
+	char msg[1024], line[1100];
 	va_list ap;
 
-	(void)user;	/* a field for the journal; the text names the job */
 	if (priority > max_level)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	if (use_syslog)
-		syslog(priority, "job %" PRIu64 ": %s", job, msg);
-	else
-		fprintf(stderr, "backfilld: %sjob %" PRIu64 ": %s\n",
-		        priority <= LOG_WARNING ? "warning: " : "", job, msg);
+	snprintf(line, sizeof line, "job %" PRIu64 ": %s", job, msg);
+	emit(priority, line, true, job, user);	/* the user: a journal field only */
 }
 
 /* ---- rate-limited lines ---- */

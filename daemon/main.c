@@ -13,7 +13,9 @@
 #include "nodelist.h"
 #include "paths.h"
 #include "replay.h"
+#include "sd.h"
 #include "server.h"
+#include "settings.h"
 
 #ifndef BACKFILLD_VERSION
 #define BACKFILLD_VERSION "0.1"
@@ -22,18 +24,26 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: backfilld [--socket PATH] [--db PATH] [--spool DIR] [--nodes N|LIST]\n"
-"                 [--policy fcfs|easy|conservative] [--kill-grace TIME]\n"
-"                 [--launch PREFIX] [--foreground]\n"
+"usage: backfilld [--config FILE] [--socket PATH] [--db PATH] [--spool DIR]\n"
+"                 [--nodes N|LIST] [--policy fcfs|easy|conservative]\n"
+"                 [--kill-grace TIME] [--launch PREFIX] [--foreground] [--cgroup DIR|none]\n"
+"       backfilld --check-config [FILE]\n"
 "       backfilld --replay FILE [--policy P] [--nodes N] [--format text|json]\n"
 "                 [--jobs-out FILE] [--check] [--lenient]\n"
 "       backfilld --help | --version\n"
 "\n"
 "Serve: run the batch scheduler on a Unix socket (bsub, bq, bkill talk to it).\n"
+"  --config FILE     the configuration, backfilld.yaml(5) (default " SETTINGS_DEFAULT_FILE "\n"
+"                    when it exists); a flag below wins over the file; SIGHUP re-reads it\n"
+"  --check-config [FILE]  check the file (default: --config's, else the system's),\n"
+"                    print every error as FILE:LINE:COLUMN, exit 0 if it is valid\n"
 "  --socket PATH     listen here (root: /run/backfilld/backfilld.sock; others:\n"
-"                    $XDG_RUNTIME_DIR/backfilld/backfilld.sock, else var/backfilld.sock)\n"
-"  --db PATH         the SQLite state (root: /var/lib/backfilld/state.db; others: var/state.db)\n"
-"  --spool DIR       scripts and job records (root: /var/spool/backfilld; others: var/spool)\n"
+"                    $XDG_RUNTIME_DIR/backfilld/backfilld.sock, else\n"
+"                    /tmp/backfilld-UID/backfilld.sock)\n"
+"  --db PATH         the SQLite state (root: /var/lib/backfilld/state.db; others:\n"
+"                    $XDG_STATE_HOME/backfilld/state.db, else ~/.local/state/backfilld/state.db)\n"
+"  --spool DIR       scripts and job records (root: /var/spool/backfilld; others:\n"
+"                    the spool directory beside that state.db)\n"
 "  --nodes N|LIST    the partition: N nodes named node001.., or a list such as\n"
 "                    node[001-128] (default 16)\n"
 "  --policy P        fcfs, easy (default) or conservative backfilling\n"
@@ -42,6 +52,8 @@ static void usage(FILE *f)
 "  --launch PREFIX   run each script through this command; {node} stands for the\n"
 "                    job's first node (e.g. \"/usr/bin/ssh {node}\")\n"
 "  --foreground      stay in the foreground and log to standard error\n"
+"  --cgroup DIR|none run each job in a cgroup under this cgroup2 directory (default:\n"
+"                    the daemon's own, if delegated); none: process groups only\n"
 "\n"
 "Replay: an SWF trace (plain or gzip, - for stdin) through the same scheduler\n"
 "under a virtual clock, with the usual metrics.\n"
@@ -60,7 +72,8 @@ static void usage(FILE *f)
 "more nodes than the machine. Same instant: ends first, then arrivals in file\n"
 "order. Queue order is arrival order.\n"
 "\n"
-"Exit status: 0 done, 1 failed (replay failed; the daemon could not start),\n"
+"Exit status: 0 done, 1 failed (replay failed; the daemon could not start; an\n"
+"invalid configuration),\n"
 "2 usage error, 75 the daemon's store failed while serving. See backfilld(8).\n");
 }
 
@@ -106,6 +119,83 @@ static int parse_grace(const char *arg, bf_time *out)
 	return 0;
 }
 
+/* The configuration in force: the file (if any) under the command line's
+ * flags. Lives as long as the daemon: serve_opts points into it. */
+static struct conf config;
+
+/* Read the file --config names, or the system's if it exists, and take
+ * from it what no flag gave. Returns 0, or 1 (reported) if it is invalid. */
+static int apply_config(struct serve_opts *so)
+{
+	int n;
+
+	/* (A relative path stays valid: detaching keeps the directory.) */
+	if (!so->config && access(SETTINGS_DEFAULT_FILE, F_OK) == 0)
+		so->config = SETTINGS_DEFAULT_FILE;
+	if (!so->config) {
+		if (conf_init(&config) < 0) {
+			fprintf(stderr, "backfilld: out of memory\n");
+			return 1;
+		}
+		settings_limits(&config, &so->lim);
+		so->partition_name = config.partition;
+		return 0;
+	}
+	if ((n = settings_read(so->config, &config, stderr)) != 0) {
+		if (n > 0)
+			fprintf(stderr, "backfilld: %s: %d error%s; not starting\n", so->config, n,
+			        n == 1 ? "" : "s");
+		else
+			fprintf(stderr, "backfilld: out of memory reading %s\n", so->config);
+		return 1;
+	}
+	if (!(so->flags & SF_SOCKET) && config.socket)
+		so->socket = config.socket;
+	if (!(so->flags & SF_DB) && config.database)
+		so->db = config.database;
+	if (!(so->flags & SF_SPOOL) && config.spool)
+		so->spool = config.spool;
+	if (!(so->flags & SF_NODES) && config.set[CONF_K_NODES])
+		so->nodes = config.nodes;
+	if (!(so->flags & SF_POLICY) && config.set[CONF_K_POLICY])
+		so->policy = config.policy;
+	if (!(so->flags & SF_GRACE) && config.set[CONF_K_KILL_GRACE])
+		so->kill_grace = config.kill_grace;
+	if (!(so->flags & SF_LAUNCH) && config.launch)
+		so->launch = config.launch;
+	if (config.set[CONF_K_SOCKET_MODE])
+		so->socket_mode = config.socket_mode;
+	so->partition_name = config.partition;
+	settings_limits(&config, &so->lim);
+	return 0;
+}
+
+/* --check-config: every error, and nothing else done. */
+static int check_config(const char *path)
+{
+	struct conf c;
+	int n;
+
+	if (!path && access(SETTINGS_DEFAULT_FILE, F_OK) < 0) {
+		fprintf(stderr, "backfilld: no configuration file: %s does not exist (name one: "
+		        "--check-config FILE)\n", SETTINGS_DEFAULT_FILE);
+		return 1;
+	}
+	if (!path)
+		path = SETTINGS_DEFAULT_FILE;
+	n = settings_read(path, &c, stderr);
+	conf_free(&c);
+	if (n == 0) {
+		printf("%s: valid\n", path);
+		return 0;
+	}
+	if (n > 0)
+		fprintf(stderr, "backfilld: %s: %d error%s\n", path, n, n == 1 ? "" : "s");
+	else
+		fprintf(stderr, "backfilld: out of memory reading %s\n", path);
+	return 1;
+}
+
 /* Serve until stopped. Start-up errors are reported before detaching. */
 static int serve(struct serve_opts *so)
 {
@@ -114,23 +204,36 @@ static int serve(struct serve_opts *so)
 	bool root = geteuid() == 0;
 	int rc;
 
-	if (!so->socket && paths_default_socket(root, sock, sizeof sock) == 0)
+	if (apply_config(so) != 0)
+		return 1;
+	if (!so->socket && paths_default_socket(root, sock, sizeof sock) == 0) {
 		so->socket = sock;
+		/* Not root: the default may be in /tmp, where another user could
+		 * have made the directory first (paths.h). */
+		if (!root && paths_private_dir(sock, true, err, sizeof err) < 0) {
+			fprintf(stderr, "backfilld: the default socket %s: %s\n", sock, err);
+			return 1;
+		}
+	}
 	if (!so->db && paths_default_db(root, db, sizeof db) == 0)
 		so->db = db;
 	if (!so->spool && paths_default_spool(root, spool, sizeof spool) == 0)
 		so->spool = spool;
 	if (!so->socket || !so->db || !so->spool) {
-		fprintf(stderr, "backfilld: the default paths do not fit; give --socket, --db, --spool\n");
+		fprintf(stderr, "backfilld: no absolute default path (is $HOME set?) or it does not "
+		        "fit; give --socket, --db, --spool\n");
 		return 1;
 	}
 	log_init(false);
+	log_set_level(so->lim.log_level);
 	if (server_init(&d, so, err, sizeof err) < 0) {
 		fprintf(stderr, "backfilld: %s\n", err);
 		server_free(&d);
 		return 1;
 	}
-	if (!so->foreground) {
+	/* Under a service manager that waits for READY=1 (NOTIFY_SOCKET: the
+	 * unit is Type=notify) the daemon stays the main process, detach or not. */
+	if (!so->foreground && !sysd_managed()) {
 		/* Detach now that start-up worked; keep the working directory so
 		 * relative paths given on the command line stay valid. */
 		if (daemon(1, 0) < 0 || event_reinit(d.base) < 0) {
@@ -146,7 +249,8 @@ static int serve(struct serve_opts *so)
 
 int main(int argc, char **argv)
 {
-	enum { O_SOCKET = 256, O_DB, O_SPOOL, O_GRACE, O_LAUNCH, O_FOREGROUND };
+	enum { O_SOCKET = 256, O_DB, O_SPOOL, O_GRACE, O_LAUNCH, O_FOREGROUND, O_CONFIG,
+	       O_CHECK_CONFIG, O_CGROUP };
 	static const struct option longopts[] = {
 		{ "replay", required_argument, NULL, 'r' },
 		{ "policy", required_argument, NULL, 'p' },
@@ -161,6 +265,9 @@ int main(int argc, char **argv)
 		{ "kill-grace", required_argument, NULL, O_GRACE },
 		{ "launch", required_argument, NULL, O_LAUNCH },
 		{ "foreground", no_argument, NULL, O_FOREGROUND },
+		{ "config", required_argument, NULL, O_CONFIG },
+		{ "check-config", no_argument, NULL, O_CHECK_CONFIG },
+		{ "cgroup", required_argument, NULL, O_CGROUP },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -169,6 +276,7 @@ int main(int argc, char **argv)
 	struct serve_opts so = { .policy = SCHED_EASY, .kill_grace = 30 * BF_SEC, .nodes = "16" };
 	struct replay_result res;
 	const char *nodes = NULL, *replay_only = NULL, *serve_only = NULL;
+	bool checking = false;
 	int c;
 
 	opterr = 0;
@@ -184,6 +292,7 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			so.policy = o.policy;
+			so.flags |= SF_POLICY;
 			break;
 		case 'n':
 			nodes = optarg;
@@ -215,19 +324,23 @@ int main(int argc, char **argv)
 		case O_SOCKET:
 			serve_only = "--socket";
 			so.socket = optarg;
+			so.flags |= SF_SOCKET;
 			break;
 		case O_DB:
 			serve_only = "--db";
 			so.db = optarg;
+			so.flags |= SF_DB;
 			break;
 		case O_SPOOL:
 			serve_only = "--spool";
 			so.spool = optarg;
+			so.flags |= SF_SPOOL;
 			break;
 		case O_GRACE:
 			serve_only = "--kill-grace";
 			if (parse_grace(optarg, &so.kill_grace) < 0)
 				return 2;
+			so.flags |= SF_GRACE;
 			break;
 		case O_LAUNCH:
 			serve_only = "--launch";
@@ -236,10 +349,26 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			so.launch = optarg;
+			so.flags |= SF_LAUNCH;
 			break;
 		case O_FOREGROUND:
 			serve_only = "--foreground";
 			so.foreground = true;
+			break;
+		case O_CGROUP:
+			serve_only = "--cgroup";
+			if (strcmp(optarg, "none") != 0 && optarg[0] != '/') {
+				fprintf(stderr, "backfilld: --cgroup: an absolute directory, or none\n");
+				return 2;
+			}
+			so.cgroup = optarg;
+			break;
+		case O_CONFIG:
+			serve_only = "--config";
+			so.config = optarg;
+			break;
+		case O_CHECK_CONFIG:
+			checking = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -257,6 +386,14 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		}
+	}
+	if (checking) {
+		/* --check-config [FILE]: the file may follow as an argument. */
+		if (optind < argc - 1 || (optind < argc && so.config)) {
+			fprintf(stderr, "backfilld: --check-config takes one file\n");
+			return 2;
+		}
+		return check_config(optind < argc ? argv[optind] : so.config);
 	}
 	if (optind < argc) {
 		fprintf(stderr, "backfilld: unexpected argument '%s'\n", argv[optind]);
@@ -288,6 +425,7 @@ int main(int argc, char **argv)
 				nodelist_free(&nl);
 			}
 			so.nodes = nodes;
+			so.flags |= SF_NODES;
 		}
 		return serve(&so);
 	}

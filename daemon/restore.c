@@ -102,6 +102,7 @@ static bool collect_end(struct daemon *d, struct djob *j)
 	j->rec.end = end;
 	j->rec.has_exit = true;
 	j->rec.exit_status = wstatus;
+	contain_usage(d, j);
 	finish(d, j, st, reason[0] ? reason : "ended while the daemon was down");
 	return true;
 }
@@ -310,6 +311,10 @@ int restore_state(struct daemon *d, char *err, size_t errlen)
 	}
 	for (uint32_t k = 0; k < d->njobs; k++)
 		running += d->jobs[k]->rec.state == ST_RUNNING;
+	/* Now that the running jobs are known: what else is in a job's cgroup
+	 * belongs to none (an ended job's straggler, a start that never
+	 * forked). */
+	contain_sweep(d);
 	if (total)
 		log_info("restored %u jobs: %u running, %u queued", total, running, queued);
 	return 0;

@@ -10,12 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "cgroup.h"
 #include "clock.h"
+#include "proto.h"
 #include "runner.h"
 
 #define ENV_MAX 4096
@@ -238,13 +241,23 @@ int runner_kill_orphans(pid_t sup_pid, int64_t sup_start, uid_t uid, uint64_t jo
  * supervisor process alone (the daemon never touches them). */
 static volatile pid_t sup_job;			/* the job's pid (its process group) */
 static volatile sig_atomic_t sup_pending;	/* a signal asked for before the job existed */
+static volatile sig_atomic_t sup_cg = -1;	/* the job's cgroup (a descriptor), or -1 */
+
+/* To the job's process group and, where there is one, to its whole cgroup
+ * (which holds also what left the group). */
+static void sup_signal_job(int to)
+{
+	kill(-sup_job, to);
+	if (sup_cg >= 0)
+		cg_signal(sup_cg, to);
+}
 
 static void sup_forward(int sig)
 {
 	int to = sig == SIGUSR1 ? SIGKILL : SIGTERM;
 
 	if (sup_job > 0)
-		kill(-sup_job, to);
+		sup_signal_job(to);
 	else
 		sup_pending = to;
 }
@@ -305,6 +318,10 @@ static void run_job(const struct runner_job *j, int why)
 	sigset_t none;
 	int devnull;
 
+	/* Into the job's cgroup first, while still root and before anything
+	 * of the user's runs: all it ever starts is born there. */
+	if (sup_cg >= 0 && cg_join(sup_cg, 0) < 0)
+		child_fail(why, "joining the job's cgroup", NULL);
 	for (size_t k = 0; k < sizeof defaults / sizeof *defaults; k++)
 		signal(defaults[k], SIG_DFL);
 	sigemptyset(&none);
@@ -387,7 +404,8 @@ static int write_hostfile(const struct runner_job *j)
 
 /* The end, durably: a temporary file synced and renamed, then the
  * directory synced, so a crash leaves either no record or a whole one. */
-static void record(const char *dir, uint64_t id, int wstatus, bf_time end, const char *reason)
+static void record(const char *dir, uint64_t id, int wstatus, bf_time end, const char *reason,
+                   const struct runner_usage *u)
 {
 	char tmp[4096], final[4096];
 	int fd;
@@ -398,6 +416,10 @@ static void record(const char *dir, uint64_t id, int wstatus, bf_time end, const
 	if (fd < 0)
 		return;
 	dprintf(fd, "wstatus %d\nend %lld\n", wstatus, (long long)end);
+	/* Before the reason, which is the last line and may hold anything. */
+	if (u)
+		dprintf(fd, "usage %lld %lld %d %d\n", (long long)u->cpu_us, (long long)u->mem_kb,
+		        u->cpu_src, u->mem_src);
 	if (reason && *reason)
 		dprintf(fd, "reason %s\n", reason);
 	if (fsync(fd) < 0 || close(fd) < 0 || rename(tmp, final) < 0)
@@ -443,22 +465,88 @@ static void test_failpoint_delay(void)
 		nanosleep(&(struct timespec){ ms / 1000, (ms % 1000) * 1000000 }, NULL);
 }
 
+/* The end of the job's cgroup: whatever is left in it is killed (the
+ * job's own process is gone: what remains had no business to stay), and
+ * once it is empty its usage is read (into u, if given) and it goes. The
+ * forwarding of signals stops first: the descriptor closes here. A
+ * process that will not die in 10 s (stuck in the kernel) leaves the
+ * cgroup to the daemon's sweep at its next start. */
+static void sup_cgroup_end(const struct runner_job *j, struct runner_usage *u)
+{
+	sigset_t fwd, old;
+	int64_t cpu, mem;
+	char name[24];
+	int cg = sup_cg;
+
+	if (cg < 0)
+		return;
+	sigemptyset(&fwd);
+	sigaddset(&fwd, SIGTERM);
+	sigaddset(&fwd, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &fwd, &old);
+	sup_cg = -1;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (cg_drain(cg, 10000) == 0 && u) {
+		cg_usage(cg, &cpu, &mem);
+		if (cpu >= 0) {
+			u->cpu_us = cpu;
+			u->cpu_src = PU_CGROUP;
+		}
+		if (mem >= 0) {
+			u->mem_kb = (mem + 1023) / 1024;
+			u->mem_src = PU_CGROUP;
+		}
+	}
+	close(cg);
+	snprintf(name, sizeof name, "%" PRIu64, j->id);
+	cg_remove(5, name);
+	close(5);
+}
+
+/* The usage of the job's processes that were waited for: all its CPU
+ * time, and the largest one's peak (ru_maxrss is in KiB on Linux). */
+static void rusage_of_children(struct runner_usage *u)
+{
+	struct rusage ru;
+
+	*u = (struct runner_usage){ -1, -1, PU_NONE, PU_NONE };
+	if (getrusage(RUSAGE_CHILDREN, &ru) < 0)
+		return;
+	u->cpu_us = ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
+	            ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
+	u->mem_kb = ru.ru_maxrss;
+	u->cpu_src = u->mem_src = PU_RUSAGE;
+}
+
 /* The supervisor. `intent` is the locked ID.start file (see
  * runner_start): it holds the lock for as long as it lives. Never returns. */
 static void supervise(const struct runner_job *j, int intent)
 {
 	struct sigaction sa = { .sa_handler = sup_forward };
 	sigset_t none;
-	int devnull, wstatus = 0, why[2];
+	int devnull, wstatus = 0, why[2], cgd = -1, cgp = -1;
+	struct runner_usage usage;
 	char reason[512] = "";
 	ssize_t n, got = 0;
 	pid_t job;
 
-	/* The intent's lock moves to fd 3, kept open (but not across the
-	 * job's exec) while every other descriptor of the daemon's goes. */
+	/* The intent's lock moves to fd 3, the job's cgroup and its parent to
+	 * 4 and 5, kept open (but not across the job's exec) while every
+	 * other descriptor of the daemon's goes. The cgroup's are set aside
+	 * first, out of the way of the moves. */
+	if (j->cgroup && ((cgd = fcntl(j->cgroup->dir_fd, F_DUPFD_CLOEXEC, 64)) < 0 ||
+	                  (cgp = fcntl(j->cgroup->parent_fd, F_DUPFD_CLOEXEC, 64)) < 0))
+		_exit(1);
 	if (intent != 3 && dup2(intent, 3) < 0)
 		_exit(1);
 	fcntl(3, F_SETFD, FD_CLOEXEC);
+	if (j->cgroup) {
+		if (dup2(cgd, 4) < 0 || dup2(cgp, 5) < 0)
+			_exit(1);
+		fcntl(4, F_SETFD, FD_CLOEXEC);
+		fcntl(5, F_SETFD, FD_CLOEXEC);
+		sup_cg = 4;
+	}
 	setsid();
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
@@ -476,28 +564,34 @@ static void supervise(const struct runner_job *j, int intent)
 		if (devnull > 2)
 			close(devnull);
 	}
-	syscall(SYS_close_range, 4U, ~0U, 0U);
+	syscall(SYS_close_range, j->cgroup ? 6U : 4U, ~0U, 0U);
 	test_failpoint_delay();
 	if (record_sup(j->status_dir, j->id) < 0)
 		_exit(1);	/* no record, no job: the daemon says it was lost */
 	if (write_hostfile(j) < 0) {
-		record(j->status_dir, j->id, 127 << 8, clock_realtime(), "cannot write the host file");
+		sup_cgroup_end(j, NULL);
+		record(j->status_dir, j->id, 127 << 8, clock_realtime(), "cannot write the host file",
+		       NULL);
 		_exit(1);
 	}
 	if (pipe2(why, O_CLOEXEC) < 0 || (job = fork()) < 0) {
-		record(j->status_dir, j->id, 127 << 8, clock_realtime(), strerror(errno));
+		n = errno;
+		sup_cgroup_end(j, NULL);
+		record(j->status_dir, j->id, 127 << 8, clock_realtime(), strerror((int)n), NULL);
 		_exit(1);
 	}
 	if (job == 0) {
 		close(why[0]);
 		close(3);	/* the start lock is the supervisor's alone */
+		if (j->cgroup)
+			close(5);	/* the job needs its own cgroup only */
 		run_job(j, why[1]);
 	}
 	close(why[1]);
 	setpgid(job, job);	/* as the child does: whoever runs first */
 	sup_job = job;
 	if (sup_pending)
-		kill(-job, sup_pending);
+		sup_signal_job(sup_pending);
 	/* Until exec closes the pipe: empty, or why the job could not start. */
 	while ((n = read(why[0], reason + got, sizeof reason - 1 - (size_t)got)) != 0) {
 		if (n < 0 && errno != EINTR)
@@ -512,9 +606,12 @@ static void supervise(const struct runner_job *j, int intent)
 	close(why[0]);
 	while (waitpid(job, &wstatus, 0) < 0 && errno == EINTR)
 		;
-	/* The job is its leader's process group: what it left behind goes. */
+	rusage_of_children(&usage);
+	/* The job is its leader's process group: what it left behind goes;
+	 * and all of its cgroup. */
 	kill(-job, SIGKILL);
-	record(j->status_dir, j->id, wstatus, clock_realtime(), reason);
+	sup_cgroup_end(j, &usage);
+	record(j->status_dir, j->id, wstatus, clock_realtime(), reason, &usage);
 	_exit(0);
 }
 
@@ -662,6 +759,34 @@ int runner_collect(const char *dir, uint64_t id, int *wstatus, bf_time *end, cha
 		r = strstr(buf, "\nreason ");
 		snprintf(reason, reason_len, "%.*s", r ? (int)strcspn(r + 8, "\n") : 0,
 		         r ? r + 8 : "");
+	}
+	return 1;
+}
+
+int runner_collect_usage(const char *dir, uint64_t id, struct runner_usage *u)
+{
+	char buf[1024];
+	const char *p;
+	long long cpu, mem;
+	int cs, ms, rc = read_record(dir, id, "status", buf, sizeof buf);
+
+	*u = (struct runner_usage){ -1, -1, PU_NONE, PU_NONE };
+	if (rc <= 0)
+		return rc;
+	/* The usage line comes before the reason, the only free text (one
+	 * line), so the first match is the supervisor's own. Anything out of
+	 * range reads as unknown. */
+	if (!(p = strstr(buf, "\nusage ")))
+		return 1;
+	if (sscanf(p + 7, "%lld %lld %d %d", &cpu, &mem, &cs, &ms) != 4)
+		return -1;
+	if (cpu >= 0 && cs >= PU_CGROUP && cs <= PU_RUSAGE) {
+		u->cpu_us = cpu;
+		u->cpu_src = cs;
+	}
+	if (mem >= 0 && ms >= PU_CGROUP && ms <= PU_RUSAGE) {
+		u->mem_kb = mem;
+		u->mem_src = ms;
 	}
 	return 1;
 }

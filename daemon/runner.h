@@ -12,13 +12,37 @@
  * spool.
  *
  * Signals go to the supervisor, which passes them on to the job's group:
- * runner_terminate() (SIGTERM to the job) and runner_kill() (SIGKILL). */
+ * runner_terminate() (SIGTERM to the job) and runner_kill() (SIGKILL).
+ *
+ * Given a cgroup (cgroup.h), the job's process joins it before it execs,
+ * so everything the job starts is in it, setsid or not; the supervisor
+ * stays outside, passes each signal on to the whole cgroup as well, and at
+ * the end kills what is left there, waits until it is empty, reads its CPU
+ * time and peak memory and removes it. */
 #ifndef BF_RUNNER_H
 #define BF_RUNNER_H
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include "bf_time.h"
+
+/* A job's cgroup: its directory and the one above it (to remove it),
+ * descriptors the daemon holds; the supervisor keeps copies. */
+struct runner_cgroup {
+	int dir_fd, parent_fd;
+};
+
+/* What a job used, as its supervisor recorded it: CPU time (µs) and peak
+ * memory (KiB), -1 when unknown, each with its source (enum
+ * proto_usage_src): PU_CGROUP, every process the job ever had, from its
+ * cgroup (cpu.stat, memory.peak); PU_RUSAGE, from the supervisor's
+ * getrusage(RUSAGE_CHILDREN): the CPU time of the job's processes that were
+ * waited for (not those that left their parent), the peak of the largest
+ * single one of them. */
+struct runner_usage {
+	int64_t cpu_us, mem_kb;
+	int cpu_src, mem_src;
+};
 
 struct runner_job {
 	uint64_t id;
@@ -39,6 +63,7 @@ struct runner_job {
 	const char *const *launch;	/* command prefix (a site's remote shell), or NULL */
 	uint32_t nlaunch;
 	const char *status_dir;	/* where the supervisor records the end */
+	const struct runner_cgroup *cgroup;	/* NULL: its process group only */
 };
 
 /* A supervisor's identity: pid and start time (clock ticks since boot, as
@@ -69,6 +94,9 @@ void runner_reap(struct runner_proc *p);
  * supervisor died without one), -1 (unreadable record). */
 int  runner_collect(const char *status_dir, uint64_t id, int *wstatus, bf_time *end,
                     char *reason, size_t reason_len);
+/* What the job used, from the same record: 1 (u filled; a record of an
+ * older daemon has no usage: both sources 0), 0 none, -1 unreadable. */
+int  runner_collect_usage(const char *status_dir, uint64_t id, struct runner_usage *u);
 /* The identity a supervisor recorded when it began (before it forked the
  * job): 1 found, 0 none (the job never started), -1 unreadable. */
 int  runner_sup_read(const char *status_dir, uint64_t id, pid_t *pid, int64_t *start_ticks);

@@ -13,6 +13,7 @@
 #include "clock.h"
 #include "log.h"
 #include "nodelist.h"
+#include "sd.h"
 #include "server.h"
 
 bf_time server_now(struct daemon *d)
@@ -25,81 +26,6 @@ bf_time server_now(struct daemon *d)
 		t = d->last_now;
 	d->last_now = t;
 	return t;
-}
-
-/* The partition: "N" names node001..nodeN; anything else is a node list. */
-static int set_nodes(struct daemon *d, const char *spec, char *err, size_t errlen)
-{
-	struct nodelist nl = { 0 };
-	char *end;
-	unsigned long n;
-
-	if (spec[0] >= '0' && spec[0] <= '9' && (n = strtoul(spec, &end, 10), *end == 0)) {
-		int width = snprintf(NULL, 0, "%lu", n);
-
-		if (n == 0 || n > NODELIST_MAX) {
-			snprintf(err, errlen, "--nodes %s: from 1 to %u nodes", spec, NODELIST_MAX);
-			return -1;
-		}
-		if (!(nl.names = calloc(n, sizeof *nl.names)))
-			goto nomem;
-		nl.count = (uint32_t)n;
-		for (unsigned long k = 0; k < n; k++)
-			if (asprintf(&nl.names[k], "node%0*lu", width < 3 ? 3 : width, k + 1) < 0)
-				goto nomem;
-	} else if (nodelist_parse(spec, &nl, err, errlen) < 0) {
-		char msg[300];
-
-		snprintf(msg, sizeof msg, "%s", err);
-		snprintf(err, errlen, "--nodes %s: %s", spec, msg);
-		return -1;
-	} else {
-		/* nodelist's names share one allocation: copy them to own each. */
-		uint32_t count = nl.count;
-		char **own = calloc(count, sizeof *own);
-
-		for (uint32_t k = 0; own && k < count; k++)
-			if (!(own[k] = strdup(nl.names[k])))
-				own = NULL;
-		nodelist_free(&nl);	/* zeroes nl */
-		if (!own)
-			goto nomem;
-		nl.names = own;
-		nl.count = count;
-	}
-	d->node_names = nl.names;
-	d->nnodes = nl.count;
-	return 0;
-nomem:
-	snprintf(err, errlen, "out of memory");
-	return -1;
-}
-
-/* The sort behind server_node_index (qsort has no context argument; the
- * names are passed through this pointer during the sort only). */
-static char **sort_names;
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(sort_names[*(const uint32_t *)a], sort_names[*(const uint32_t *)b]);
-}
-
-int64_t server_node_index(const struct daemon *d, const char *name)
-{
-	uint32_t lo = 0, hi = d->nnodes;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(d->node_names[d->node_sorted[mid]], name);
-
-		if (c == 0)
-			return d->node_sorted[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
 }
 
 static int split_launch(struct daemon *d, const char *s)
@@ -226,6 +152,7 @@ static void stop_cb(evutil_socket_t sig, short what, void *arg)
 	         "supervisors and are found again at the next start", (int)sig,
 	         (unsigned long long)d->commits);
 	d->stopping = true;
+	sysd_stopping(d);
 	conn_stop_listening(d);
 	drive_commit(d);	/* commit and answer what was waiting for it */
 	/* Let the answers reach their clients; a silent client gets 2 s. */
@@ -237,49 +164,7 @@ static void hup_cb(evutil_socket_t sig, short what, void *arg)
 {
 	(void)sig;
 	(void)what;
-	(void)arg;
-	log_info("SIGHUP: nothing to reload yet (all settings are on the command line)");
-}
-
-/* The database remembers its partition: jobs' node lists name its nodes. */
-static int check_partition(struct daemon *d, char *err, size_t errlen)
-{
-	const char **names = malloc(d->nnodes * sizeof *names);
-	char *desc = NULL, stored[4096];
-	int len, rc = -1;
-
-	if (!names)
-		goto out;
-	for (uint32_t k = 0; k < d->nnodes; k++)
-		names[k] = d->node_names[k];
-	len = nodelist_format(names, d->nnodes, NULL, 0);
-	if (len < 0 || !(desc = malloc((size_t)len + 1)))
-		goto out;
-	nodelist_format(names, d->nnodes, desc, (size_t)len + 1);
-	d->partition = strdup(desc);
-	switch (store_meta_get(d->store, "partition", stored, sizeof stored)) {
-	case 1:
-		if (strcmp(stored, desc) != 0) {
-			snprintf(err, errlen, "the database %s belongs to the partition %s, not %s: "
-			         "give the same --nodes, or another --db", d->o.db, stored, desc);
-			goto out;
-		}
-		rc = 0;
-		break;
-	case 0:
-		if (store_begin(d->store) == 0 && store_meta_set(d->store, "partition", desc) == 0 &&
-		    store_commit(d->store) == 0)
-			rc = 0;
-		else
-			snprintf(err, errlen, "%s", store_error(d->store));
-		break;
-	default:
-		snprintf(err, errlen, "%s", store_error(d->store));
-	}
-out:
-	free(names);
-	free(desc);
-	return rc;
+	reload_config(arg);
 }
 
 int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t errlen)
@@ -291,20 +176,15 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 	d->o = *o;
 	d->spool.top_fd = d->spool.status_fd = d->spool.jobs_fd = -1;
 	d->lock_fd[0] = d->lock_fd[1] = -1;
+	d->cg.base_fd = d->cg.jobs_fd = -1;
 	d->root = geteuid() == 0;
 	d->listen_fd = -1;
-	if (set_nodes(d, o->nodes, err, errlen) < 0)
+	if (nodes_init(d, o->nodes, err, errlen) < 0)
 		return -1;
-	if (!(d->node_sorted = malloc(d->nnodes * sizeof *d->node_sorted)) ||
-	    split_launch(d, o->launch) < 0) {
+	if (split_launch(d, o->launch) < 0) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	for (uint32_t k = 0; k < d->nnodes; k++)
-		d->node_sorted[k] = k;
-	sort_names = d->node_names;
-	qsort(d->node_sorted, d->nnodes, sizeof *d->node_sorted, by_name);
-	sort_names = NULL;
 	if (make_dirs(o->db, false, 0700) < 0 || make_dirs(o->socket, false, 0755) < 0 ||
 	    make_dirs(o->spool, false, 0755) < 0) {
 		snprintf(err, errlen, "creating the directories for %s, %s, %s: %s", o->db, o->socket,
@@ -319,7 +199,7 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 		return -1;
 	if (lock_state(d, err, errlen) < 0)
 		return -1;
-	if (!(d->store = store_open(o->db, err, errlen)) || check_partition(d, err, errlen) < 0)
+	if (!(d->store = store_open(o->db, err, errlen)) || nodes_check_stored(d, err, errlen) < 0)
 		return -1;
 	prm.nodes = d->nnodes;
 	if (sched_new(&d->sched, &prm) != SCHED_OK || idmap_init(&d->ids, 1024) < 0 ||
@@ -328,6 +208,8 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	if (sysd_init(d, err, errlen) < 0)
+		return -1;
 	signal(SIGPIPE, SIG_IGN);
 	/* A file size limit makes a write fail (EFBIG) instead of killing the
 	 * daemon: the store then fails cleanly. */
@@ -342,6 +224,7 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 		return -1;
 	/* What the restore changed is committed before the daemon listens: a
 	 * store that cannot write (read-only, full) stops it here, with 1. */
+	contain_init(d);	/* before the restore, which sweeps the jobs' cgroups */
 	if (restore_state(d, err, errlen) < 0)
 		return -1;
 	if (store_commit(d->store) < 0) {
@@ -362,11 +245,13 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 
 int server_run(struct daemon *d)
 {
+	sysd_ready(d);	/* listening, restored, committed: the loop runs next */
 	return event_base_dispatch(d->base) < 0 ? -1 : 0;
 }
 
 void server_free(struct daemon *d)
 {
+	cg_close(&d->cg);
 	conn_close_all(d);
 	while (d->njobs)
 		jobs_remove(d, d->jobs[d->njobs - 1]);
@@ -377,6 +262,7 @@ void server_free(struct daemon *d)
 		event_free(d->tick_ev);
 	if (d->commit_ev)
 		event_free(d->commit_ev);
+	sysd_free(d);	/* after conn_close_all, which asks whose the socket is */
 	if (d->base)
 		event_base_free(d->base);
 	if (d->store)

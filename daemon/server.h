@@ -13,10 +13,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "cgroup.h"
 #include "idmap.h"
 #include "proto.h"
 #include "runner.h"
 #include "sched.h"
+#include "settings.h"
 #include "spool.h"
 #include "store.h"
 
@@ -31,6 +33,13 @@ struct serve_opts {
 	bf_time kill_grace;
 	const char *launch;		/* command prefix, words split on blanks */
 	bool foreground;
+	const char *cgroup;		/* --cgroup: a cgroup2 directory, "none", or NULL: find it */
+	/* ---- from the configuration file (settings.h) ---- */
+	const char *config;		/* the file read, again on SIGHUP; NULL: none */
+	unsigned flags;			/* enum settings_flag: what the command line gave */
+	const char *partition_name;	/* "batch" */
+	mode_t socket_mode;		/* 0: 0666 as root, else 0600 */
+	struct serve_limits lim;	/* what a reload changes live */
 };
 
 /* A job the daemon holds in memory: queued or running (final jobs live in
@@ -99,6 +108,9 @@ struct daemon {
 	bool serving;			/* set up: a failed store now means exit 75 */
 	int lock_fd[2];			/* held: this daemon's database and spool */
 	uint64_t commits;		/* durable commits, reported at the stop */
+	struct cg_tree cg;		/* cgroup.h: the jobs' cgroups, or process groups only */
+	bool policy_changed;		/* a reload changed o.policy: the next pass switches */
+	struct sysd *sysd;		/* sd.c: systemd's socket, readiness, watchdog */
 };
 
 /* ---- server.c ---- */
@@ -106,8 +118,22 @@ int  server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t
 int  server_run(struct daemon *d);
 void server_free(struct daemon *d);
 bf_time server_now(struct daemon *d);
+/* ---- reload.c: SIGHUP ---- */
+void reload_config(struct daemon *d);
+
+/* ---- nodes.c: the partition ---- */
 /* A node's index by its name, or -1. */
 int64_t server_node_index(const struct daemon *d, const char *name);
+/* The partition from --nodes / nodes: "N" (node001..) or a node list. */
+int  nodes_init(struct daemon *d, const char *spec, char *err, size_t errlen);
+/* Against the partition the database remembers: the same, or grown (then
+ * recorded); fewer nodes is another partition's database. */
+int  nodes_check_stored(struct daemon *d, char *err, size_t errlen);
+/* Grow the running partition to spec (a reload): the new nodes go to the
+ * core and to the store's record (in the open transaction). Returns how
+ * many were added, or -1 (err says why: a node missing from spec, no
+ * memory); nothing changed then. */
+int  nodes_grow(struct daemon *d, const char *spec, bf_time now, char *err, size_t errlen);
 
 /* ---- jobs.c: the table of live jobs ---- */
 struct djob *jobs_get(struct daemon *d, uint64_t id);
@@ -177,6 +203,17 @@ int  conn_set_ctx(struct conn *c, void *ctx, void (*ctx_free)(void *ctx));
 
 /* ---- handlers.c ---- */
 void handle_request(struct conn *c, enum proto_type type, const uint8_t *frame, size_t len);
+
+/* ---- contain.c: jobs in cgroups (cgroup.h), or process groups ---- */
+/* Find the cgroup subtree (--cgroup), or say once why there is none. */
+void contain_init(struct daemon *d);
+/* A job's cgroup before its start: 0 (rc filled), -1 (process group only;
+ * logged). */
+int  contain_job(struct daemon *d, uint64_t id, struct runner_cgroup *rc);
+/* At a restart: remove the cgroups of jobs that are not running. */
+void contain_sweep(struct daemon *d);
+/* An ended job's CPU time and peak memory from its supervisor's record. */
+void contain_usage(struct daemon *d, struct djob *j);
 
 /* ---- restore.c ---- */
 int  restore_state(struct daemon *d, char *err, size_t errlen);

@@ -6,8 +6,11 @@
 #include "store.h"
 
 /* 2: jobs.hold_end (a running job's end of hold in the plan); a version 1
- * database gains the column at open. */
-#define SCHEMA_VERSION "2"
+ * database gains the column at open.
+ * 3: jobs.cpu_us, mem_kb, cpu_src, mem_src (what an ended job used, and
+ * where each figure comes from); versions 1 and 2 gain them at open (NULL:
+ * unknown, as for a job that ended before). */
+#define SCHEMA_VERSION "3"
 
 static const char *const state_names[ST_NSTATES] = {
 	"queued", "running", "done", "killed", "cancelled", "failed",
@@ -26,7 +29,7 @@ enum stmt {
 /* Column order of the jobs table, shared by S_PUT and the loaders. */
 #define JOB_COLUMNS "id, seq, uid, gid, user, name, nodes, estimate, submit, state, " \
 	"guarantee, first_guarantee, start, end_time, exit_status, node_list, cwd, out, err, " \
-	"argv, env, sup_pid, sup_start, kill_why, reason, hold_end"
+	"argv, env, sup_pid, sup_start, kill_why, reason, hold_end, cpu_us, mem_kb, cpu_src, mem_src"
 
 static const char *const sql[S_NSTMTS] = {
 	[S_BEGIN] = "BEGIN IMMEDIATE",
@@ -36,7 +39,7 @@ static const char *const sql[S_NSTMTS] = {
 	[S_META_GET] = "SELECT value FROM meta WHERE key = ?1",
 	[S_PUT] = "INSERT OR REPLACE INTO jobs (" JOB_COLUMNS ") VALUES "
 	          "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-	          "?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
+	          "?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30)",
 	[S_LOG] = "INSERT INTO job_log (job, t, state, detail) VALUES (?1, ?2, ?3, ?4)",
 	[S_LIVE] = "SELECT " JOB_COLUMNS " FROM jobs WHERE state <= 1 ORDER BY seq",
 	[S_ONE] = "SELECT " JOB_COLUMNS " FROM jobs WHERE id = ?1",
@@ -55,7 +58,8 @@ static const char schema[] =
 	"  exit_status INTEGER, node_list TEXT, cwd TEXT, out TEXT, err TEXT,"
 	"  argv BLOB, env BLOB, sup_pid INTEGER NOT NULL DEFAULT 0,"
 	"  sup_start INTEGER NOT NULL DEFAULT 0, kill_why INTEGER NOT NULL DEFAULT 0,"
-	"  reason TEXT, hold_end INTEGER);"
+	"  reason TEXT, hold_end INTEGER, cpu_us INTEGER, mem_kb INTEGER, cpu_src INTEGER,"
+	"  mem_src INTEGER);"
 	"CREATE INDEX IF NOT EXISTS jobs_live ON jobs (state, seq);"
 	"CREATE TABLE IF NOT EXISTS job_log ("
 	"  job INTEGER NOT NULL, t INTEGER NOT NULL, state INTEGER NOT NULL, detail TEXT);"
@@ -108,21 +112,32 @@ static int exec_pragma(struct store *s, const char *q, const char *want)
  * the statements are prepared: they name the new columns). */
 static int migrate(struct store *s)
 {
+	static const char v2[] = "ALTER TABLE jobs ADD COLUMN hold_end INTEGER; ";
+	static const char v3[] = "ALTER TABLE jobs ADD COLUMN cpu_us INTEGER; "
+		"ALTER TABLE jobs ADD COLUMN mem_kb INTEGER; "
+		"ALTER TABLE jobs ADD COLUMN cpu_src INTEGER; "
+		"ALTER TABLE jobs ADD COLUMN mem_src INTEGER; ";
+	char q[600], what[64];
 	sqlite3_stmt *st;
-	bool v1 = false;
+	int from = 0;
 
 	if (sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = 'schema'", -1, &st,
 	                       NULL) != SQLITE_OK)
 		return fail(s, "reading the schema version");
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v1 = strcmp((const char *)sqlite3_column_text(st, 0), "1") == 0;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const char *v = (const char *)sqlite3_column_text(st, 0);
+
+		from = v && strcmp(v, "1") == 0 ? 1 : v && strcmp(v, "2") == 0 ? 2 : 0;
+	}
 	sqlite3_finalize(st);
-	if (!v1)
-		return 0;
-	if (sqlite3_exec(s->db, "BEGIN IMMEDIATE; ALTER TABLE jobs ADD COLUMN hold_end INTEGER; "
-	                 "UPDATE meta SET value = '2' WHERE key = 'schema'; COMMIT;", NULL, NULL,
-	                 NULL) != SQLITE_OK) {
-		fail(s, "upgrading the schema from version 1");
+	if (!from)
+		return 0;	/* new, current, or another version (refused at open) */
+	/* Each step's columns, in one transaction with the new version. */
+	snprintf(q, sizeof q, "BEGIN IMMEDIATE; %s%sUPDATE meta SET value = '3' WHERE key = "
+	         "'schema'; COMMIT;", from == 1 ? v2 : "", v3);
+	if (sqlite3_exec(s->db, q, NULL, NULL, NULL) != SQLITE_OK) {
+		snprintf(what, sizeof what, "upgrading the schema from version %d", from);
+		fail(s, what);
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
 	}
@@ -383,6 +398,15 @@ int store_put_job(struct store *s, const struct store_job *j)
 	sqlite3_bind_int(st, 24, j->kill_why);
 	bind_str(st, 25, j->reason);
 	bind_time(st, 26, j->hold_end);
+	/* Unknown usage is NULL (a source of 0, or no figure). */
+	if (j->cpu_src > 0 && j->cpu_us >= 0) {
+		sqlite3_bind_int64(st, 27, j->cpu_us);
+		sqlite3_bind_int(st, 29, j->cpu_src);
+	}
+	if (j->mem_src > 0 && j->mem_kb >= 0) {
+		sqlite3_bind_int64(st, 28, j->mem_kb);
+		sqlite3_bind_int(st, 30, j->mem_src);
+	}
 	return step_done(s, S_PUT, "storing a job");
 }
 
@@ -433,7 +457,15 @@ static void read_job(sqlite3_stmt *st, struct store_job *j)
 		.sup_pid = sqlite3_column_int64(st, 21), .sup_start = sqlite3_column_int64(st, 22),
 		.kill_why = sqlite3_column_int(st, 23), .reason = col_str(st, 24),
 		.hold_end = col_time(st, 25),
+		.cpu_us = sqlite3_column_type(st, 26) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 26),
+		.mem_kb = sqlite3_column_type(st, 27) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 27),
+		.cpu_src = sqlite3_column_int(st, 28), .mem_src = sqlite3_column_int(st, 29),
 	};
+	/* A figure and its source together, or neither. */
+	if (j->cpu_us < 0 || j->cpu_src < 0)
+		j->cpu_us = -1, j->cpu_src = 0;
+	if (j->mem_kb < 0 || j->mem_src < 0)
+		j->mem_kb = -1, j->mem_src = 0;
 }
 
 /* Step through a query's rows, handing each job to visit. */

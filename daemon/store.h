@@ -48,6 +48,11 @@ struct store_job {
 	int kill_why;		/* 0, or 1 + enum sched_kill_why once a kill was sent */
 	const char *reason;	/* why it failed, if it did */
 	bf_time hold_end;	/* running: when the plan gives its nodes away */
+	/* Once ended: CPU time (µs) and peak memory (KiB), -1 unknown, each
+	 * with its source (enum proto_usage_src: 0 unknown, 1 the job's
+	 * cgroup, 2 rusage; see runner.h). */
+	int64_t cpu_us, mem_kb;
+	int cpu_src, mem_src;
 };
 
 struct store;

@@ -3,7 +3,7 @@
 # missing with apt-get; otherwise say exactly what is missing and fail.
 # Usage: mk/deps.sh   (the package list is below; one place to change it)
 set -u
-PKGS="gcc make pkg-config zlib1g-dev libsqlite3-dev libevent-dev libyaml-dev"
+PKGS="gcc make pkg-config zlib1g-dev libsqlite3-dev libevent-dev libyaml-dev libsystemd-dev"
 
 missing=""
 for p in $PKGS; do

@@ -371,7 +371,9 @@ static void model_submit(const struct where *w, const struct mp *mp, const struc
 	uint32_t na = 0, ne = 0;
 
 	OCHECK(m->nodes >= 1 && m->nodes == TOP(mp, 1)->i);
-	OCHECK(m->estimate > 0 && m->estimate <= BF_MAX_DURATION && m->estimate == TOP(mp, 2)->i);
+	/* No time limit: 0, for the daemon's default_limit. */
+	OCHECK(TOP(mp, 2) ? m->estimate > 0 && m->estimate <= BF_MAX_DURATION &&
+	                    m->estimate == TOP(mp, 2)->i : m->estimate == 0);
 	same_str(w, m->name, TOP(mp, 3));
 	OCHECK(m->script_len <= PROTO_MAX_SCRIPT && m->script_len == TOP(mp, 4)->len);
 	OCHECK(inside(w, m->script, m->script_len));

@@ -294,8 +294,8 @@ static void transport(void)
 	/* Not reached. */
 	snprintf(path, sizeof path, "%s/nothing.sock", tmpdir);
 	rc = client_request(path, submit_request(10, 0), &reply, &len, &type, err, sizeof err);
-	snprintf(want, sizeof want, "cannot reach backfilld at %s: No such file or directory "
-	         "(is the daemon running? set BACKFILLD_SOCKET or --socket)", path);
+	snprintf(want, sizeof want, "cannot reach backfilld: tried %s (--socket): No such file or "
+	         "directory (is the daemon running? set BACKFILLD_SOCKET or --socket)", path);
 	ok(rc < 0 && reply == NULL && strcmp(err, want) == 0, "no socket: the documented message");
 	if (strcmp(err, want) != 0)
 		printf("#   got  %s\n#   want %s\n", err, want);
@@ -473,7 +473,7 @@ static void calls(void)
 	snprintf(fk.path, sizeof fk.path, "%s/none.sock", tmpdir);
 	rc = call(&fk, PT_SUBMITTED, msg, sizeof msg);
 	ok(rc == CLIENT_EXIT_UNREACHABLE &&
-	   strncmp(msg, "prog: cannot reach backfilld at ", 32) == 0, "not reached: exit 3");
+	   strncmp(msg, "prog: cannot reach backfilld: tried ", 36) == 0, "not reached: exit 3");
 	unlink(path);
 }
 
@@ -632,7 +632,7 @@ static void prog_bsub(void)
 
 	snprintf(sock, sizeof sock, "%s/gone.sock", tmpdir);
 	RUN(&r, NULL, NULL, "bsub", "--socket", sock, "-n", "1", "-t", "1", script);
-	ok(r.status == 3 && strstr(r.err, "bsub: cannot reach backfilld at ") &&
+	ok(r.status == 3 && strstr(r.err, "bsub: cannot reach backfilld: tried ") &&
 	   strstr(r.err, "(is the daemon running? set BACKFILLD_SOCKET or --socket)"),
 	   "bsub, no daemon: exit 3 (%s)", flat(r.err));
 

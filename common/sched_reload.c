@@ -1,0 +1,89 @@
+/* What an operator's reload changes in a live scheduler: the policy, and
+ * the size of the partition (see sched.h). Both are rare, so they may
+ * visit every queued job; neither costs the ordinary paths anything. */
+#include <stdlib.h>
+#include "sched_internal.h"
+
+/* A promise moved later by a change of policy, told with its cause. The
+ * policy itself moves no promise it keeps (see sched.h): the plan changed
+ * since the last pass, by a hold that grew, a lost node (EASY and FCFS
+ * only: conservative repairs at once), or a promise that passed before a
+ * pass could keep it. Anything else is a fault of the core: still told,
+ * and counted as a violation. */
+void reload_moved(struct sched *s, struct job *j, bf_time was, bool node_lost_counts)
+{
+	uint8_t why = BROKEN_POLICY;
+
+	if (s->hold_extended)
+		why = s->extend_why;
+	else if (node_lost_counts && s->ns.ndown)
+		why = BROKEN_NODE_LOST;
+	else if (was < s->now)
+		why = BROKEN_LATE;
+	else
+		sched_violation(s, "job %llu: a change of policy moved its promise later, %lld -> %lld",
+		                (unsigned long long)j->id, (long long)was, (long long)j->resv);
+	s->st.broken++;
+	j->first_guarantee = j->resv;	/* the promise from now on */
+	sched_emit(s, SA_BROKEN, why, j->id, j->resv);
+}
+
+int sched_set_policy(struct sched *s, bf_time now, enum sched_policy p)
+{
+	bool from_cons = s->prm.policy == SCHED_CONSERVATIVE;
+	int rc;
+
+	if ((rc = sched_advance(s, now)) < 0)
+		return rc;
+	if ((unsigned)p > SCHED_CONSERVATIVE)
+		return SCHED_E_INVAL;
+	if (p == s->prm.policy)
+		return SCHED_OK;
+	/* A reservation made or released and an announcement per queued job
+	 * at most: room for all of them first, so nothing fails halfway. */
+	if (sched_need_actions(s, s->qlen) < 0 ||
+	    profile_prepare(&s->prof, 2 * s->qlen + 2) < 0)
+		return SCHED_E_NOMEM;
+	if (from_cons)
+		cons_drop(s);
+	s->prm.policy = p;
+	if (p == SCHED_CONSERVATIVE)
+		cons_adopt(s, now);
+	else
+		easy_adopt(s, now, from_cons);
+	s->dirty = true;
+	return SCHED_OK;
+}
+
+int sched_add_nodes(struct sched *s, bf_time now, uint32_t count)
+{
+	uint32_t n = s->prm.nodes;
+	bf_time *down_since;
+	int rc;
+
+	if ((rc = sched_advance(s, now)) < 0)
+		return rc;
+	if (count > SCHED_MAX_NODES - n)
+		return SCHED_E_INVAL;
+	if (count == 0)
+		return SCHED_OK;
+	/* A larger array is harmless if the node set cannot grow after it. */
+	down_since = realloc(s->down_since, (size_t)(n + count) * sizeof *down_since);
+	if (!down_since)
+		return SCHED_E_NOMEM;
+	s->down_since = down_since;
+	if (nodeset_grow(&s->ns, n + count) < 0)
+		return SCHED_E_NOMEM;
+	for (uint32_t i = n; i < n + count; i++)
+		down_since[i] = BF_NEVER;
+	/* Free from now on; before now nobody asks the plan. */
+	profile_add_capacity(&s->prof, count);
+	s->prm.nodes = n + count;
+	/* As for a node back up: conservative compresses into [now, forever)
+	 * before the next arrival or pass; EASY and FCFS look at the next. */
+	s->need_compress = true;
+	if (s->prm.policy == SCHED_CONSERVATIVE)
+		cons_freed(s, now, BF_NEVER);
+	s->dirty = true;
+	return SCHED_OK;
+}

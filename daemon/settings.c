@@ -1,0 +1,100 @@
+/* Reading the configuration for the daemon: conf.c's checks plus what only
+ * the running system can tell; see settings.h. */
+#include <errno.h>
+#include <grp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+#include "log.h"
+#include "settings.h"
+
+static const int syslog_level[] = {
+	[CONF_LOG_ERROR] = LOG_ERR, [CONF_LOG_WARNING] = LOG_WARNING,
+	[CONF_LOG_INFO] = LOG_INFO, [CONF_LOG_DEBUG] = LOG_DEBUG,
+};
+
+/* The admin group must exist now: a typo would otherwise leave the
+ * operators without their rights, silently. */
+static int check_admin_group(const char *path, const struct conf *c, char *msg, size_t len)
+{
+	struct group gr, *found = NULL;
+	char buf[16384];
+	int rc;
+
+	if (!c->set[CONF_K_ADMIN_GROUP] || !c->admin_group)
+		return 0;
+	rc = getgrnam_r(c->admin_group, &gr, buf, sizeof buf, &found);
+	if (found)
+		return 0;
+	snprintf(msg, len, "%s:%u: admin_group: %s%s%s", path, c->line[CONF_K_ADMIN_GROUP],
+	         rc ? "cannot look up the group " : "no group named ", c->admin_group,
+	         rc ? strerror(rc) : "");
+	return 1;
+}
+
+static int read_file(const char *path, struct conf *c, struct conf_errors *errs, char *extra,
+                     size_t extra_len)
+{
+	int n;
+
+	extra[0] = 0;
+	if (conf_init(c) < 0)
+		return -1;
+	n = conf_load(c, path, errs);
+	if (n == 0)
+		n = check_admin_group(path, c, extra, extra_len);
+	return n;
+}
+
+int settings_read(const char *path, struct conf *c, FILE *errf)
+{
+	struct conf_errors errs = { 0 };
+	char extra[600];
+	int n = read_file(path, c, &errs, extra, sizeof extra);
+
+	conf_errors_print(&errs, errf);
+	if (extra[0])
+		fprintf(errf, "%s\n", extra);
+	conf_errors_free(&errs);
+	return n;
+}
+
+int settings_read_logged(const char *path, struct conf *c)
+{
+	struct conf_errors errs = { 0 };
+	char extra[600];
+	int n = read_file(path, c, &errs, extra, sizeof extra);
+
+	for (size_t i = 0; i < errs.n; i++)
+		log_warnx("%s", errs.v[i].text);
+	if (errs.dropped)
+		log_warnx("%s: ... and %zu more errors", path, errs.dropped);
+	if (extra[0])
+		log_warnx("%s", extra);
+	conf_errors_free(&errs);
+	return n;
+}
+
+void settings_limits(const struct conf *c, struct serve_limits *lim)
+{
+	struct group gr, *found = NULL;
+	char buf[16384];
+
+	*lim = (struct serve_limits){
+		.default_limit = c->default_limit,
+		.max_limit = c->max_limit,
+		.max_nodes = c->max_nodes,
+		.max_queued_per_user = c->max_queued_per_user,
+		.max_running_per_user = c->max_running_per_user,
+		.log_level = syslog_level[c->log_level <= CONF_LOG_DEBUG ? c->log_level : CONF_LOG_INFO],
+		.keep_ended = c->keep_ended,
+	};
+	/* Checked by settings_read; a group removed since is no group. */
+	if (c->admin_group && getgrnam_r(c->admin_group, &gr, buf, sizeof buf, &found) == 0 &&
+	    found) {
+		lim->has_admin = true;
+		lim->admin_gid = gr.gr_gid;
+		snprintf(lim->admin_group, sizeof lim->admin_group, "%s", c->admin_group);
+	}
+}

@@ -1,0 +1,159 @@
+# The configuration file (backfilld.yaml(5)) in the daemon: --check-config,
+# refusing to start on an invalid file, flags over the file, the limits it
+# sets, the admin group, SIGHUP (valid and invalid), a partition that grows,
+# and one log line per job event.
+. "$BF_TOP/tests/lib.sh"
+cd "$TMP" || exit 1
+printf '#!/bin/sh\nsleep "$1"\n' >s.sh
+
+# ---- --check-config ----
+cat >good.yaml <<'EOF'
+nodes: 4
+policy: conservative
+kill_grace: 5s
+EOF
+"$BFD" --check-config good.yaml >out 2>err
+[ $? -eq 0 ] && grep -q "good.yaml: valid" out && ! [ -s err ]
+ok $? "--check-config: a valid file passes"
+cat >bad.yaml <<'EOF'
+nodes: [a1, a2, a1]
+kill_grace: -5s
+colour: blue
+default_limit: 2:00
+max_limit: 1:00
+EOF
+"$BFD" --check-config bad.yaml >out 2>err
+rc=$?
+[ $rc -eq 1 ] && grep -q "^bad.yaml:1:[0-9]*: .*a1" err && grep -q "^bad.yaml:2:[0-9]*: " err &&
+	grep -q "^bad.yaml:3:[0-9]*: .*colour" err && grep -q "^bad.yaml:5:[0-9]*: .*max_limit" err
+ok $? "--check-config: every error at once as FILE:LINE:COLUMN, exit 1 (rc $rc)"
+"$BFD" --config bad.yaml --foreground --socket "$TMP/bad.sock" --db "$TMP/bad.db" \
+	--spool "$TMP/badspool" >out 2>err
+rc=$?
+[ $rc -eq 1 ] && grep -q "^bad.yaml:3:" err && grep -q "not starting" err && ! [ -e "$TMP/bad.sock" ]
+ok $? "the daemon refuses to start on an invalid file, with its errors (rc $rc)"
+printf 'admin_group: no-such-group-here\n' >nogroup.yaml
+"$BFD" --check-config nogroup.yaml >out 2>err
+[ $? -eq 1 ] && grep -q "^nogroup.yaml:1: admin_group: no group named no-such-group-here" err
+ok $? "an admin group that does not exist is an error"
+
+# ---- flags win over the file; the file's limits ----
+cat >c.yaml <<EOF
+nodes: 4
+policy: conservative
+kill_grace: 5s
+default_limit: 10s
+max_limit: 10m
+max_nodes: 3
+max_queued_per_user: 2
+admin_group: nogroup
+log_level: info
+EOF
+start_daemon --config "$TMP/c.yaml" --policy easy
+grep -q "listening on .*: 4 nodes, easy, kill grace 5 s" daemon.log
+ok $? "the file's nodes and grace, and --policy over its policy"
+"$BSUB" -n 1 s.sh 300 >out 2>&1 && "$BQ" -l 1 | grep -q "^Time limit: *0:00:10"
+ok $? "a job without -t gets default_limit"
+"$BSUB" -n 1 -t 11m s.sh 1 >out 2>&1
+[ $? -ne 0 ] && grep -q "max_limit" out
+ok $? "a time limit over max_limit is refused: $(cat out)"
+"$BSUB" -n 4 -t 1m s.sh 1 >out 2>&1
+[ $? -ne 0 ] && grep -q "max_nodes" out
+ok $? "more nodes than max_nodes is refused: $(cat out)"
+"$BSUB" -n 3 -t 1m s.sh 300 >/dev/null	# 2: runs on the other 3 nodes
+"$BSUB" -n 3 -t 1m s.sh 1 >/dev/null	# 3
+"$BSUB" -n 3 -t 1m s.sh 1 >/dev/null	# 4
+"$BSUB" -n 3 -t 1m s.sh 1 >out 2>&1
+[ $? -ne 0 ] && grep -q "max_queued_per_user" out
+ok $? "a third waiting job of one user is refused: $(cat out)"
+
+# admin_group: nogroup. nobody (group nogroup) cancels root's job.
+AS_NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+chmod 755 "$TMP"
+$AS_NOBODY "$BKILL" 4 >out 2>&1
+[ $? -eq 0 ] && wait_state 4 cancelled 5
+ok $? "a member of admin_group cancels another user's job: $(cat out)"
+grep -q "job 4: cancelled by nobody (uid 65534)" daemon.log
+ok $? "the log says who cancelled it"
+
+# ---- SIGHUP ----
+sed -i 's/^max_nodes: 3/max_nodes: 4/; s/^max_queued_per_user: 2/max_queued_per_user: 10/; s/^admin_group: nogroup//' c.yaml
+kill -HUP "$DPID"
+sleep 1
+"$BSUB" -n 4 -t 1m s.sh 1 >out 2>&1
+[ $? -eq 0 ] && grep -q "reload: .*c.yaml applied" daemon.log
+ok $? "SIGHUP: a raised max_nodes takes effect: $(cat out)"
+$AS_NOBODY "$BKILL" 3 >out 2>&1
+[ $? -ne 0 ] && grep -q "not your job" out
+ok $? "and the removed admin group no longer acts for others"
+cp c.yaml c.good
+printf 'max_nodes: lots\n' >>c.yaml
+kill -HUP "$DPID"
+sleep 1
+grep -q "c.yaml:[0-9]*:[0-9]*: " daemon.log && grep -q "the running configuration stays" daemon.log
+ok $? "SIGHUP with an invalid file: its errors are logged, the configuration stays"
+"$BSUB" -n 4 -t 1m s.sh 1 >/dev/null 2>&1
+ok $? "(max_nodes is still 4)"
+cp c.good c.yaml
+sed -i 's/^nodes: 4/nodes: 6/; s/^max_nodes: 4/max_nodes: 6/' c.yaml
+kill -HUP "$DPID"
+sleep 1
+grep -q "reload: 2 nodes added: the partition is node\[001-006\] (6 nodes, was 4)" daemon.log
+ok $? "SIGHUP: added nodes are in the partition"
+"$BSUB" -n 6 -t 1m s.sh 1 >out 2>&1
+ok $? "and a job as wide as the grown partition is taken: $(cat out)"
+sed -i 's/^nodes: 6/nodes: 3/; s/^max_nodes: 6/max_nodes: 3/' c.yaml
+kill -HUP "$DPID"
+sleep 1
+grep -q "reload: nodes: .*never loses nodes" daemon.log
+ok $? "SIGHUP: a partition that would lose nodes stays as it is"
+sed -i 's/^nodes: 3/nodes: 6/; s/^max_nodes: 3/max_nodes: 6/' c.yaml
+
+# ---- one line per job event ----
+wait_state 1 "killed" 30
+grep -q "job 1: submitted by root (uid 0): 1 node, limit 0:00:10, started at " daemon.log &&
+	grep -q "job 1: started on node" daemon.log &&
+	grep -q "job 1: time limit reached: terminating it" daemon.log &&
+	grep -q "job 1: ended: killed, killed by signal 15, ran 0:00:1" daemon.log
+ok $? "the log has job 1's life: submitted, started, killed at its limit, ended"
+ids=$("$BQ" -a --json | tr ',' '\n' | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+# shellcheck disable=SC2086
+[ -n "$ids" ] && "$BKILL" $ids >/dev/null 2>&1
+for id in $ids; do wait_state "$id" "done\|killed\|cancelled\|failed" 10; done
+stop_daemon
+
+# ---- a restart with more nodes keeps the database; fewer is refused ----
+start_daemon --config "$TMP/c.yaml" --nodes 8
+grep -q "the partition grew from node\[001-006\] (6 nodes) to node\[001-008\] (8 nodes)" daemon.log
+ok $? "a restart with a grown partition keeps the database"
+stop_daemon
+"$BFD" --config "$TMP/c.yaml" --foreground --socket "$TMP/s.sock" --db "$TMP/state.db" \
+	--spool "$TMP/spool" --nodes 5 >out 2>&1
+[ $? -eq 1 ] && grep -q "are not in node\[001-005\]" out
+ok $? "a partition with fewer nodes is another partition's database: $(cat out)"
+
+# ---- a policy changed by SIGHUP: dropped guarantees are announced ----
+rm -rf state.db* spool
+printf 'nodes: 2\npolicy: conservative\nkill_grace: 5s\n' >p.yaml
+start_daemon --config "$TMP/p.yaml"
+"$BSUB" -n 2 -t 1m s.sh 300 >/dev/null	# 1: runs
+"$BSUB" -n 2 -t 1m s.sh 1 >/dev/null	# 2: guaranteed, the head
+"$BSUB" -n 2 -t 1m s.sh 1 >/dev/null	# 3: guaranteed behind 2
+wait_state 1 running
+"$BQ" -l 3 | grep -q "at the latest (guaranteed)"
+ok $? "conservative: job 3 has a guarantee"
+sed -i 's/conservative/easy/' p.yaml
+kill -HUP "$DPID"
+sleep 1
+grep -q "job 3: guarantee broken: start moved later from [0-9.]* to none (the policy changed)" \
+	daemon.log && ! grep -q "job 2: guarantee broken" daemon.log &&
+	grep -q "the policy is now easy" daemon.log
+ok $? "to easy: job 3's dropped guarantee is announced, the head's is kept"
+"$BQ" -l 3 | grep -q "(predicted" && "$BQ" -l 2 | grep -q "(guaranteed)"
+ok $? "bq shows job 3 predicted, job 2 guaranteed"
+sed -i 's/easy/conservative/' p.yaml
+kill -HUP "$DPID"
+sleep 1
+"$BQ" -l 3 | grep -q "(guaranteed)" && [ "$(grep -c "guarantee broken" daemon.log)" -eq 1 ]
+ok $? "back to conservative: every job is guaranteed again, nothing more announced"
+done_testing

@@ -77,6 +77,7 @@
 #define TOL_START	(BF_SEC / 2)		/* fork and exec on a loaded 2-core machine */
 #define TOL_TERM	(BF_SEC / 4)		/* the job's own start is after the daemon's */
 #define TOL_MOVE	1000			/* a shown guarantee "moved" by more than 1 ms */
+#define LOG_LAG		BF_SEC			/* a log line may reach us this late */
 #define AFTER_RESTART	BF_SEC			/* a guarantee due this soon after a restart */
 #define REQ_TIMEOUT	(10 * BF_SEC)
 #define DRAIN_TIMEOUT	(150 * BF_SEC)		/* the final wait for every job to end */
@@ -1939,8 +1940,13 @@ static void judge_guarantee(struct ctx *C, struct sub *s, bf_time start)
 		 * it reached us (a reply and a log line race). */
 		if (a && (!o || a->stamp <= o->t + 50000)) {
 			ai++;
-			if (end != BF_NEVER && a->stamp > end + 50000)
-				continue;	/* about a job that had started: not this walk's */
+			/* An announcement made after the job started cannot
+			 * excuse its start. The stamp is when the line reached
+			 * us through the log pipe, which a loaded machine delays
+			 * (a restart's announcements and the first pass's starts
+			 * come out together): up to a second is allowed. */
+			if (end != BF_NEVER && a->stamp > end + LOG_LAG)
+				continue;
 			if (!a->legacy && P != BF_NEVER && a->t_old > P + TOL_MOVE)
 				note(C, "job %" PRIu64 ": the announcement says from %s, but a client had been "
 				     "shown %s (%s at %+.3f s): %s", s->id, tfmt(a->t_old, b1, sizeof b1),

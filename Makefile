@@ -96,14 +96,15 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@sh bench/run.sh $(BUILD)
 
-# The main job: the daemon in the foreground with the default paths (as
-# root /run, /var/lib, /var/spool; otherwise under $$XDG_RUNTIME_DIR and var/).
+# The main job: the daemon in the foreground with the default paths, all
+# absolute (as root /run, /var/lib, /var/spool; otherwise $$XDG_RUNTIME_DIR
+# or /tmp/backfilld-UID, and ~/.local/state/backfilld: common/paths.h).
 run: deps
 	@$(MAKE) --no-print-directory all
 	@printf '%s\n' "backfilld: starting in the foreground (Ctrl-C stops it; running jobs go on)." \
-	    "  submit from this directory:  printf '#!/bin/sh\\nhostname; sleep 5\\n' > job.sh" \
-	    "                               $(BUILD)/bsub -n 2 -t 1:00 job.sh && $(BUILD)/bq" \
-	    "  elsewhere, set BACKFILLD_SOCKET to the socket it prints below."
+	    "  in another terminal:  printf '#!/bin/sh\\nhostname; sleep 5\\n' > job.sh" \
+	    "                        $(abspath $(BUILD))/bsub -n 2 -t 1:00 job.sh && $(abspath $(BUILD))/bq" \
+	    "  the clients find the socket it prints below by default, from any directory."
 	@exec $(BUILD)/backfilld --foreground
 
 # A replay of the project's own small sample trace under each policy.

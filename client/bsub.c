@@ -16,7 +16,7 @@ extern char **environ;
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: bsub -n NODES -t TIME [-J NAME] [-o OUT] [-e ERR] [-cwd DIR]\n"
+"usage: bsub -n NODES [-t TIME] [-J NAME] [-o OUT] [-e ERR] [-cwd DIR]\n"
 "            [--socket PATH] [SCRIPT [ARGS...]]\n"
 "       bsub --help | --version\n"
 "\n"
@@ -25,6 +25,7 @@ static void usage(FILE *f)
 "\n"
 "  -n NODES        number of nodes, a whole number from 1\n"
 "  -t TIME         time limit: 45 (minutes), 2:00, 1:30:00, 90s, 2h, 1h30m, 1d\n"
+"                  (default: the partition's default_limit, if it has one)\n"
 "  -W TIME         the same as -t\n"
 "  -J NAME         job name (default: the script's file name)\n"
 "  -o OUT          standard output file (default: bsub-ID.out in the job's\n"

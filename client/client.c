@@ -160,6 +160,7 @@ static int connect_where(const struct where *w, const struct where_cand **used, 
 			tried_add(tried, sizeof tried, c->path, src, file, why);
 			break;
 		}
+		errno = 0;
 		if (c->private_dir && paths_private_dir(c->path, false, why, sizeof why) < 0) {
 			e = errno == ENOENT ? ENOENT : 0;
 			tried_add(tried, sizeof tried, c->path, src, file, why);

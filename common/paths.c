@@ -104,8 +104,13 @@ int paths_private_dir(const char *path, bool create, char *err, size_t errlen)
 	if (create && mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return errf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
 	/* lstat: a symbolic link planted in /tmp is refused, not followed. */
-	if (lstat(dir, &st) < 0)
-		return errf(err, errlen, "%s: %s", dir, strerror(errno));
+	if (lstat(dir, &st) < 0) {
+		int e = errno;
+
+		errf(err, errlen, "%s: %s", dir, strerror(e));
+		errno = e;	/* the client tells "nothing there" from a refusal */
+		return -1;
+	}
 	if (S_ISLNK(st.st_mode))
 		return errf(err, errlen, "%s is a symbolic link (refused)", dir);
 	if (!S_ISDIR(st.st_mode))

@@ -43,7 +43,8 @@ int paths_default_spool(bool root, char *buf, size_t len);
  * must be a real directory (not a symbolic link) owned by the effective
  * uid and writable by nobody else; with create, it is made with mode 0700
  * first if missing (its parent must exist). 0, or -1 with the reason in
- * err ("/tmp/backfilld-1000 belongs to uid 0, not to you"). */
+ * err ("/tmp/backfilld-1000 belongs to uid 0, not to you"); errno is
+ * ENOENT only when the directory does not exist. */
 int paths_private_dir(const char *path, bool create, char *err, size_t errlen);
 
 #endif

@@ -78,7 +78,7 @@ int cg_signal(int cgfd, int sig)
 	}
 	if ((fd = openat(cgfd, "cgroup.procs", O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
 		errno = saved;
-		return 0;
+		return -1;
 	}
 	/* One pid a line; a line may straddle two reads. */
 	while ((n = read(fd, buf, sizeof buf)) > 0) {

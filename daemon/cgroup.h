@@ -59,7 +59,8 @@ unsigned cg_sweep(const struct cg_tree *t, bool (*keep)(uint64_t id, void *arg),
  * async-signal-safe (the supervisor calls it from its signal handler):
  * SIGKILL through cgroup.kill (kernel 5.14 on), else, and for any other
  * signal, to each process cgroup.procs lists. Returns the processes
- * signalled one by one (0 after cgroup.kill). */
+ * signalled one by one (0 after cgroup.kill), or -1 if the cgroup cannot
+ * be read. */
 int  cg_signal(int cgfd, int sig);
 /* Move process `pid` (0: the caller) into the cgroup. 0 or -1. */
 int  cg_join(int cgfd, pid_t pid);

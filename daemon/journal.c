@@ -9,7 +9,11 @@
 /* No CODE_FILE=, CODE_LINE=: they would always name journal_send. */
 #define SD_JOURNAL_SUPPRESS_LOCATION
 #include <systemd/sd-journal.h>
+#include <unistd.h>
 #include "journal.h"
+
+/* Where sd_journal_send writes (fixed in libsystemd). */
+#define JOURNAL_SOCKET "/run/systemd/journal/socket"
 
 /* A whole decimal number up to `end` (':' or the string's end), nothing
  * else: strtoull alone would take blanks, a sign and an overflow. */
@@ -43,6 +47,11 @@ bool journal_is_stderr(void)
 
 	return fstat(2, &st) == 0 && journal_stream_matches(getenv("JOURNAL_STREAM"), st.st_dev,
 	                                                    st.st_ino);
+}
+
+bool journal_wanted(void)
+{
+	return journal_is_stderr() && access(JOURNAL_SOCKET, F_OK) == 0;
 }
 
 static void field(struct journal_entry *e, char *buf, size_t len, const char *fmt, ...)

@@ -17,6 +17,9 @@
 bool journal_stream_matches(const char *env, dev_t dev, ino_t ino);
 /* Is fd 2 the stream $JOURNAL_STREAM names? */
 bool journal_is_stderr(void);
+/* Should log.c use the journal: stderr is its stream and its socket is
+ * there? (Without the socket sd_journal_send drops entries silently.) */
+bool journal_wanted(void);
 
 /* One entry's fields: MESSAGE, PRIORITY, SYSLOG_IDENTIFIER=backfilld and,
  * for a line about a job, JOB_ID and JOB_USER (user may be NULL). Each

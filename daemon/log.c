@@ -21,7 +21,7 @@ void log_set_level(int max_priority)
 void log_init(bool to_syslog)
 {
 	use_syslog = to_syslog;
-	use_journal = !to_syslog && journal_is_stderr();
+	use_journal = !to_syslog && journal_wanted();
 	if (to_syslog)
 		openlog("backfilld", LOG_PID | LOG_NDELAY, LOG_DAEMON);
 }

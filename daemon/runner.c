@@ -243,13 +243,13 @@ static volatile pid_t sup_job;			/* the job's pid (its process group) */
 static volatile sig_atomic_t sup_pending;	/* a signal asked for before the job existed */
 static volatile sig_atomic_t sup_cg = -1;	/* the job's cgroup (a descriptor), or -1 */
 
-/* To the job's process group and, where there is one, to its whole cgroup
- * (which holds also what left the group). */
+/* To the job's whole cgroup where there is one (the job is in it before
+ * sup_job is set, and so is all it starts, whatever group or session),
+ * else to its process group. Each process gets the signal once. */
 static void sup_signal_job(int to)
 {
-	kill(-sup_job, to);
-	if (sup_cg >= 0)
-		cg_signal(sup_cg, to);
+	if (sup_cg < 0 || cg_signal(sup_cg, to) < 0)
+		kill(-sup_job, to);
 }
 
 static void sup_forward(int sig)
@@ -589,6 +589,8 @@ static void supervise(const struct runner_job *j, int intent)
 	}
 	close(why[1]);
 	setpgid(job, job);	/* as the child does: whoever runs first */
+	if (sup_cg >= 0)
+		cg_join(sup_cg, job);	/* likewise: in it before any signal goes */
 	sup_job = job;
 	if (sup_pending)
 		sup_signal_job(sup_pending);

@@ -13,10 +13,11 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include "conf.h"
+#include "paths.h"
 
 /* The system's configuration file: read when it exists and no --config
  * names another (backfilld.yaml(5)). */
-#define SETTINGS_DEFAULT_FILE "/etc/backfilld/backfilld.yaml"
+#define SETTINGS_DEFAULT_FILE PATHS_CONFIG	/* the clients read its socket key too */
 
 /* Limits and policies a reload changes live; 0 means "none" throughout. */
 struct serve_limits {

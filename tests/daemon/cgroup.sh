@@ -176,6 +176,16 @@ cpu=$(jfield "$id3" cpu_us); mem=$(jfield "$id3" max_memory_kb)
 	[ "$mem" -ge 15000 ] && "$BQ" -l "$id3" | grep -q "^CPU time: .* (its processes that were waited for)" &&
 	"$BQ" -l "$id3" | grep -q "^Max memory: .* MiB (its largest process)"
 ok $? "job $id3's CPU time ($cpu us) and peak memory ($mem KiB) come from rusage, and say so"
+# What the cgroups above are for: here a process that leaves the session
+# and drops BSUB_JOBID outlives its job (the documented limit of process
+# groups; the test then kills it itself).
+"$BSUB" -n 1 -t 5m escape.sh >/dev/null
+id4=$((id3 + 1))
+wait_state "$id4" running 10 && wait_file "escapee.$id4"
+e=$(cat "escapee.$id4" 2>/dev/null)
+"$BKILL" "$id4" >/dev/null && wait_state "$id4" cancelled 15 && ! gone "$e"
+ok $? "without cgroups, job $id4's daemonized process ($e) outlives its job (process groups' limit)"
+[ -n "$e" ] && kill -9 "$e" 2>/dev/null
 c=$(grep -c "cgroup containment unavailable" "$TMP/daemon.log")
 [ "$c" -eq 1 ]
 ok $? "the fallback was said once in all ($c)"

@@ -100,7 +100,8 @@ int main(int argc, char **argv)
 		  .nodes = 1, .estimate = 2, .submit = 3, .start = 4, .end = 5,
 		  .start_kind = PS_ACTUAL, .has_exit = true, .exit_status = 256,
 		  .node_list = "node007", .cwd = "/home/bob", .out = "bsub-9.out", .err = "e",
-		  .reason = "exec failed: No such file or directory" },
+		  .reason = "exec failed: No such file or directory", .cpu_us = 1500000,
+		  .cpu_src = PU_CGROUP, .mem_kb = 40960, .mem_src = PU_RUSAGE },
 	};
 	struct proto_step steps[] = { { 0, 10 }, { 1000000, -2 }, { 2000000, 16 } };
 	struct proto_holder held[] = { { 3, 1000, "alice", "node[001-004]" }, { 9, 7, NULL, "node005" } };

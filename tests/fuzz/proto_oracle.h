@@ -164,8 +164,15 @@ static const struct mtag m_job_t[] = {
 	M_STR(15, false, STR),
 	M_STR(16, false, STR),
 	M_STR(17, false, STR),
+	/* Usage: CPU time and peak memory, each with its source (1 or 2);
+	 * a figure and its source come together (m_job_pairs). */
+	M_INT(18, false, 0, ANY_HI),
+	M_INT(19, false, 1, 2),
+	M_INT(20, false, 0, ANY_HI),
+	M_INT(21, false, 1, 2),
 };
 static const struct mspec m_job = MSPEC(m_job_t);
+static const uint8_t m_job_pairs[][2] = { { 18, 19 }, { 20, 21 } };
 /* The total's range is not in the man page; 0 to 2^32-1 is what the
  * struct holds. */
 static const struct mtag m_jobs_t[] = {
@@ -291,6 +298,10 @@ static bool m_walk(struct mp *mp, const uint8_t *p, const uint8_t *end, const st
 	}
 	for (size_t k = 0; k < sp->n; k++)
 		if (sp->t[k].required && !seen[k])
+			return false;
+	/* In a job, tags 18 to 21 are at index tag - 1. */
+	for (size_t k = 0; sp == &m_job && k < sizeof m_job_pairs / sizeof *m_job_pairs; k++)
+		if (!seen[m_job_pairs[k][0] - 1] != !seen[m_job_pairs[k][1] - 1])
 			return false;
 	return true;
 }
@@ -509,6 +520,10 @@ static void model_jobs(const struct where *w, const struct mp *mp, const struct 
 		same_str(w, j->out, IN(mp, g, 15));
 		same_str(w, j->err, IN(mp, g, 16));
 		same_str(w, j->reason, IN(mp, g, 17));
+		OCHECK(j->cpu_us == int_or(IN(mp, g, 18), -1));
+		OCHECK((int64_t)j->cpu_src == int_or(IN(mp, g, 19), PU_NONE));
+		OCHECK(j->mem_kb == int_or(IN(mp, g, 20), -1));
+		OCHECK((int64_t)j->mem_src == int_or(IN(mp, g, 21), PU_NONE));
 		short_str(j->user);
 		short_str(j->name);
 		short_str(j->state);
@@ -535,7 +550,9 @@ static bool eq_jobs(const struct proto_jobs *x, const struct proto_jobs *y)
 		    a->has_exit != b->has_exit || (a->has_exit && a->exit_status != b->exit_status) ||
 		    !str_eq(a->node_list, b->node_list) || !str_eq(a->cwd, b->cwd) ||
 		    !str_eq(a->out, b->out) || !str_eq(a->err, b->err) ||
-		    !str_eq(a->reason, b->reason))
+		    !str_eq(a->reason, b->reason) || a->cpu_src != b->cpu_src ||
+		    (a->cpu_src && a->cpu_us != b->cpu_us) || a->mem_src != b->mem_src ||
+		    (a->mem_src && a->mem_kb != b->mem_kb))
 			return false;
 	}
 	return true;

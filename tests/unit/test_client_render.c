@@ -324,6 +324,7 @@ static void info(void)
 	ok(has("End:               2026-11-21 16:01:00 at the latest (its time limit)\n"), "running: end");
 	ok(has("Waited:            0:01:00\n") && has("Run time:          0:10:00.001 so far\n"),
 	   "waited and run time so far, to the millisecond");
+	ok(!has("CPU time") && !has("Max memory"), "a running job shows no usage yet");
 	ok(has("Exit status:       -\n") && has("Working directory: /home/alice\n") &&
 	   has("Output:            /home/alice/bsub-7.out\nError:             /home/alice/bsub-7.out\n"),
 	   "no exit yet; cwd, out, err");
@@ -336,6 +337,28 @@ static void info(void)
 	   "ended job: exit status decoded, actual end, run time");
 	ok(has("User:              alice\n") && has("Node list:         -\n") &&
 	   has("Working directory: -\n"), "absent values are '-'");
+	ok(has("CPU time:          -\n") && has("Max memory:        -\n"),
+	   "an ended job's unknown usage is '-'");
+	{
+		struct proto_job u = jobs[3];
+		struct proto_jobs uj = { &u, 1, 0 };
+
+		u.cpu_us = 1500400;
+		u.cpu_src = PU_CGROUP;
+		u.mem_kb = 40960;
+		u.mem_src = PU_RUSAGE;
+		f = mem();
+		render_info(f, &u, T0);
+		fclose(f);
+		ok(has("CPU time:          1.500 s (all its processes, from its cgroup)\n") &&
+		   has("Max memory:        40.0 MiB (its largest process)\n"),
+		   "an ended job's CPU time and peak memory, each with where it comes from");
+		f = mem();
+		render_json(f, &uj, true);
+		fclose(f);
+		ok(has(",\"cpu_us\":1500400,\"cpu_source\":\"cgroup\",\"max_memory_kb\":40960,"
+		       "\"memory_source\":\"rusage\"}"), "the same in JSON");
+	}
 	f = mem();
 	render_info(f, &jobs[1], T0);
 	fclose(f);
@@ -398,7 +421,8 @@ static void json_out(void)
 		"\"start\":\"2026-11-21T13:00:00Z\",\"start_us\":1795266000000000,\"start_kind\":\"actual\","
 		"\"end\":\"2026-11-21T13:01:00Z\",\"end_us\":1795266060000000,\"end_kind\":\"actual\","
 		"\"exit_status\":9,\"exit_code\":null,\"exit_signal\":9,"
-		"\"node_list\":null,\"cwd\":null,\"out\":null,\"err\":null,\"reason\":null}";
+		"\"node_list\":null,\"cwd\":null,\"out\":null,\"err\":null,\"reason\":null,"
+		"\"cpu_us\":null,\"cpu_source\":null,\"max_memory_kb\":null,\"memory_source\":null}";
 	char want[2048];
 
 	render_json(f, &js, true);

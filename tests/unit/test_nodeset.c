@@ -50,6 +50,22 @@ int main(void)
 	ok_eq(nodeset_take(&ns, (uint32_t[]){ 5150 }, 1, 5, &d), -1, "a down node is refused");
 	ok_eq(nodeset_take(&ns, (uint32_t[]){ n }, 1, 5, &d), -1, "a node out of range is refused");
 	ok_eq(ns.nfree, 10000 - 5000 - 1 - 3, "free count intact after refusals");
+
+	/* Growing keeps what is held and down; the new nodes are free, found
+	 * across new summary words, and listed after the old ones. */
+	ok_eq(nodeset_grow(&ns, n - 1), -1, "grow: shrinking is refused");
+	ok_eq(nodeset_grow(&ns, 300000), 0, "grow: 10000 -> 300000 nodes (3 to 74 summary words)");
+	ok(ns.n == 300000 && ns.nfree == 10000 - 5000 - 1 - 3 + 290000 && ns.ndown == 1,
+	   "grow: 290000 more free, the held and down nodes as they were");
+	ok(ns.owner[7] == 4 && ns.next[7] == 3 && !nodeset_is_free(&ns, 5150) && ns.down[5150],
+	   "grow: a job's list and a down node survive");
+	ok(nodeset_is_free(&ns, 10000) && nodeset_is_free(&ns, 299999) && !ns.down[299999] &&
+	   ns.owner[299999] == NODESET_NONE, "grow: the new nodes are up, free and unowned");
+	ok_eq(nodeset_alloc(&ns, ns.nfree, 6, &d), 0, "grow: take every free node");
+	ok(ns.nfree == 0 && list_len(&ns, d) == 10000 - 5000 - 1 - 3 + 290000,
+	   "grow: all of them, old and new");
+	nodeset_release(&ns, d);
+	ok_eq(nodeset_set_down(&ns, 299999), NODESET_NONE, "grow: a new node can go down");
 	nodeset_destroy(&ns);
 	return tap_done();
 }

@@ -397,9 +397,75 @@ static void corpus(void)
 	free(names);
 }
 
+/* One job record with the given usage fields (tag, value pairs). */
+static int dec_usage(const int64_t *kv, size_t n, struct proto_jobs *js, struct proto_arena *a)
+{
+	struct proto_buf b;
+	size_t g;
+	int rc;
+
+	proto_buf_init(&b);
+	proto_start(&b, PT_JOBS);
+	g = proto_group_open(&b, 1);
+	proto_put_int(&b, 1, 3);
+	proto_put_int(&b, 2, 0);
+	proto_put_str(&b, 5, "done");
+	proto_put_int(&b, 6, 1);
+	proto_put_int(&b, 7, 1);
+	proto_put_int(&b, 8, 1);
+	for (size_t k = 0; k + 1 < n; k += 2)
+		proto_put_int(&b, (uint8_t)kv[k], kv[k + 1]);
+	proto_group_close(&b, g);
+	rc = proto_finish(&b) == 0 ? proto_dec_jobs(b.p, b.len, js, a, err, sizeof err) : -2;
+	proto_buf_free(&b);
+	return rc;
+}
+
+/* What an ended job used: both figures with their sources round trip; an
+ * unknown one is not sent; a figure without its source, a source without
+ * a figure, an unknown source or a negative figure is refused. */
+static void usage(void)
+{
+	struct proto_job j = { .id = 3, .state = "done", .cpu_us = 1234567, .cpu_src = PU_CGROUP,
+	                       .mem_kb = 2048, .mem_src = PU_RUSAGE };
+	struct proto_jobs js = { &j, 1, 0 }, js2;
+	struct proto_arena a = { 0 };
+	struct proto_buf b;
+	static const int64_t cpu_only[] = { 18, 5 }, src_only[] = { 21, 1 },
+		bad_src[] = { 18, 5, 19, 3 }, negative[] = { 20, -1, 21, 2 },
+		both[] = { 18, 0, 19, 2, 20, 9, 21, 1 };
+
+	proto_buf_init(&b);
+	ok(proto_enc_jobs(&b, &js) == 0 && proto_dec_jobs(b.p, b.len, &js2, &a, err, sizeof err) == 0 &&
+	   js2.jobs[0].cpu_us == 1234567 && js2.jobs[0].cpu_src == PU_CGROUP &&
+	   js2.jobs[0].mem_kb == 2048 && js2.jobs[0].mem_src == PU_RUSAGE,
+	   "usage: CPU time and peak memory round trip with their sources");
+	proto_arena_free(&a);
+	j.mem_src = PU_NONE;
+	ok(proto_enc_jobs(&b, &js) == 0 && proto_dec_jobs(b.p, b.len, &js2, &a, err, sizeof err) == 0 &&
+	   js2.jobs[0].mem_src == PU_NONE && js2.jobs[0].mem_kb == -1 && js2.jobs[0].cpu_us == 1234567,
+	   "usage: a figure without a source is not sent, and decodes as unknown (-1)");
+	proto_arena_free(&a);
+	proto_buf_free(&b);
+	ok(dec_usage(both, 8, &js2, &a) == 0 && js2.jobs[0].cpu_us == 0 && js2.jobs[0].mem_kb == 9,
+	   "usage: a well-formed record decodes");
+	proto_arena_free(&a);
+	ok(dec_usage(cpu_only, 2, &js2, &a) == -1, "usage: a CPU time without its source is refused (%s)",
+	   err);
+	proto_arena_free(&a);
+	ok(dec_usage(src_only, 2, &js2, &a) == -1, "usage: a source without its figure is refused (%s)",
+	   err);
+	proto_arena_free(&a);
+	ok(dec_usage(bad_src, 4, &js2, &a) == -1, "usage: an unknown source is refused (%s)", err);
+	proto_arena_free(&a);
+	ok(dec_usage(negative, 4, &js2, &a) == -1, "usage: a negative figure is refused (%s)", err);
+	proto_arena_free(&a);
+}
+
 int main(void)
 {
 	round_trips();
+	usage();
 	framing();
 	strict();
 	mutations();

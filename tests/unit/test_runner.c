@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "proto.h"
 #include "runner.h"
 #include "tap.h"
 
@@ -154,6 +155,16 @@ int main(void)
 	ok(runner_collect(status_dir, 7, &ws, &end, NULL, 0) == 1 && WIFEXITED(ws) && WEXITSTATUS(ws) == 3,
 	   "the job's exit status 3 is recorded");
 	ok(end > 0, "with its end time");
+	{
+		struct runner_usage u;
+		int rc = runner_collect_usage(status_dir, 7, &u);
+
+		/* No cgroup here: the supervisor's rusage of the job, said so. */
+		ok(rc == 1 && u.cpu_src == PU_RUSAGE &&
+		   u.mem_src == PU_RUSAGE && u.cpu_us >= 0 && u.mem_kb > 0,
+		   "its CPU time (%lld us) and peak memory (%lld KiB) are recorded, from rusage",
+		   (long long)u.cpu_us, (long long)u.mem_kb);
+	}
 	ok(file_has(out, "id=7 n=2 nodes=n01 n02 keep=yes"),
 	   "BSUB_JOBID, BSUB_NNODES, BSUB_NODES set (a forged BSUB_JOBID dropped), environment kept");
 	ok(file_has(out, "n01\nn02\n"), "BSUB_HOSTFILE lists one node per line");

@@ -1,4 +1,6 @@
 /* The SQLite store: jobs round trip, ids, transactions, crash durability. */
+#include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -46,6 +48,80 @@ static struct store_job job(uint64_t id, uint64_t seq)
 	};
 }
 
+/* A database as an older backfilld left it: schema version `v` (1: no
+ * hold_end; 2: no usage columns), with one running job. */
+static int old_database(const char *file, int v)
+{
+	char q[2000];
+	sqlite3 *db;
+	int rc;
+
+	snprintf(q, sizeof q,
+	         "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+	         "CREATE TABLE jobs (id INTEGER PRIMARY KEY, seq INTEGER NOT NULL,"
+	         " uid INTEGER NOT NULL, gid INTEGER NOT NULL, user TEXT, name TEXT,"
+	         " nodes INTEGER NOT NULL, estimate INTEGER NOT NULL, submit INTEGER NOT NULL,"
+	         " state INTEGER NOT NULL, guarantee INTEGER, first_guarantee INTEGER,"
+	         " start INTEGER, end_time INTEGER, exit_status INTEGER, node_list TEXT, cwd TEXT,"
+	         " out TEXT, err TEXT, argv BLOB, env BLOB, sup_pid INTEGER NOT NULL DEFAULT 0,"
+	         " sup_start INTEGER NOT NULL DEFAULT 0, kill_why INTEGER NOT NULL DEFAULT 0,"
+	         " reason TEXT%s);"
+	         "CREATE TABLE job_log (job INTEGER NOT NULL, t INTEGER NOT NULL,"
+	         " state INTEGER NOT NULL, detail TEXT);"
+	         "INSERT INTO meta VALUES ('schema', '%d');"
+	         "INSERT INTO jobs (id, seq, uid, gid, nodes, estimate, submit, state, start%s)"
+	         " VALUES (7, 7, 1000, 100, 2, 60000000, 1000, 1, 2000%s);",
+	         v >= 2 ? ", hold_end INTEGER" : "", v, v >= 2 ? ", hold_end" : "",
+	         v >= 2 ? ", 62000000" : "");
+	if (sqlite3_open(file, &db) != SQLITE_OK)
+		return -1;
+	rc = sqlite3_exec(db, q, NULL, NULL, NULL);
+	sqlite3_close(db);
+	return rc == SQLITE_OK ? 0 : -1;
+}
+
+/* Older databases come up to version 3: their job is intact, its usage
+ * unknown, and a usage can be stored. */
+static void migrations(void)
+{
+	for (int v = 1; v <= 2; v++) {
+		char file[400], err[300], buf[16];
+		struct seen s = { 0 };
+		struct store *st;
+		struct store_job j;
+
+		snprintf(file, sizeof file, "%s/v%d.db", dir, v);
+		ok(old_database(file, v) == 0, "a version %d database", v);
+		st = store_open(file, err, sizeof err);
+		ok(st && store_meta_get(st, "schema", buf, sizeof buf) == 1 && strcmp(buf, "3") == 0,
+		   "version %d is upgraded to 3 (%s)", v, st ? buf : err);
+		ok(st && store_load_live(st, collect, &s) == 0 && s.n == 1 && s.ids[0] == 7 &&
+		   s.last.state == ST_RUNNING && s.last.start == 2000 &&
+		   s.last.hold_end == (v == 1 ? BF_NEVER : 62000000) && s.last.cpu_us == -1 &&
+		   s.last.cpu_src == 0 && s.last.mem_kb == -1 && s.last.mem_src == 0,
+		   "version %d: its running job is intact, its usage unknown", v);
+		j = s.last;
+		j.state = ST_DONE;
+		j.cpu_us = 1500000;
+		j.cpu_src = 2;
+		j.mem_kb = 2048;
+		j.mem_src = 2;
+		s = (struct seen){ 0 };
+		ok(st && store_begin(st) == 0 && store_put_job(st, &j) == 0 && store_commit(st) == 0 &&
+		   store_get_job(st, 7, collect, &s) == 0 && s.n == 1 && s.last.cpu_us == 1500000 &&
+		   s.last.mem_kb == 2048 && s.last.cpu_src == 2 && s.last.mem_src == 2,
+		   "version %d: an ended job's usage is stored after the upgrade", v);
+		store_close(st);
+		for (const char *suffix = ""; suffix; suffix = strcmp(suffix, "") == 0 ? "-wal" :
+		                                            strcmp(suffix, "-wal") == 0 ? "-shm" : NULL) {
+			char victim[420];
+
+			snprintf(victim, sizeof victim, "%s%s", file, suffix);
+			unlink(victim);
+		}
+	}
+}
+
 int main(void)
 {
 	char err[300], buf[400];
@@ -61,7 +137,7 @@ int main(void)
 	snprintf(path, sizeof path, "%s/state.db", dir);
 	st = store_open(path, err, sizeof err);
 	ok(st != NULL, "a new database is created (%s)", st ? "" : err);
-	ok(store_meta_get(st, "schema", buf, sizeof buf) == 1 && strcmp(buf, "2") == 0,
+	ok(store_meta_get(st, "schema", buf, sizeof buf) == 1 && strcmp(buf, "3") == 0,
 	   "the schema version is recorded");
 	j = job(1, 1);
 	ok(store_put_job(st, &j) < 0 && strstr(store_error(st), "outside"),
@@ -151,6 +227,20 @@ int main(void)
 	ok(store_begin(st) == 0 && store_next_id(st, &id1) == 0 && id1 == 4,
 	   "ids go on from the last committed one (%llu)", (unsigned long long)id1);
 	store_rollback(st);
+
+	/* Usage: a figure with its source, or unknown (-1) without one. */
+	j = job(30, 30);
+	j.state = ST_DONE;
+	j.cpu_us = 990000;
+	j.cpu_src = 1;
+	j.mem_kb = 0;
+	j.mem_src = 0;
+	s = (struct seen){ 0 };
+	ok(store_begin(st) == 0 && store_put_job(st, &j) == 0 && store_commit(st) == 0 &&
+	   store_get_job(st, 30, collect, &s) == 0 && s.n == 1 && s.last.cpu_us == 990000 &&
+	   s.last.cpu_src == 1 && s.last.mem_kb == -1 && s.last.mem_src == 0,
+	   "a job's CPU time and its source round trip; a usage without a source is unknown");
+	migrations();
 
 	/* A database from another schema version is refused. */
 	store_begin(st);

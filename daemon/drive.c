@@ -546,9 +546,14 @@ void drive_commit(struct daemon *d)
 		/* A reload changed the policy: the guarantees it drops come
 		 * out as SA_BROKEN (BROKEN_POLICY), announced below. */
 		d->policy_changed = false;
-		if ((rc = sched_set_policy(d->sched, now, d->o.policy)) < 0)
-			log_warnx("switching to %s: %s", sched_policy_name(d->o.policy),
-			          sched_strerror(rc));
+		if ((rc = sched_set_policy(d->sched, now, d->o.policy)) < 0) {
+			log_warnx("switching to %s: %s; trying again at the next pass",
+			          sched_policy_name(d->o.policy), sched_strerror(rc));
+			d->policy_changed = true;
+		}
+		else if (store_begin(d->store) < 0 ||
+		         store_meta_set(d->store, "policy", sched_policy_name(d->o.policy)) < 0)
+			store_failed(d);
 		else
 			log_info("the policy is now %s", sched_policy_name(d->o.policy));
 	}

@@ -26,8 +26,8 @@ void log_init(bool to_syslog)
 		openlog("backfilld", LOG_PID | LOG_NDELAY, LOG_DAEMON);
 }
 
-/* One finished line to wherever the log goes. A journal that cannot take
- * it (journald restarting) gets it through stderr, its stream, instead. */
+/* One finished line to wherever the log goes. A line the journal refuses
+ * (its socket's buffer full) goes through stderr, its stream, instead. */
 static void emit(int pri, const char *line, bool has_job, uint64_t job, const char *user)
 {
 	if (use_journal && journal_send(pri, line, has_job, job, user) == 0)

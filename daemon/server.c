@@ -167,6 +167,35 @@ static void hup_cb(evutil_socket_t sig, short what, void *arg)
 	reload_config(arg);
 }
 
+/* The plan in the store was made under the policy stored with it: restore
+ * under that one and switch at the first pass, so that every guarantee the
+ * configured policy drops is announced (drive.c), never lost silently. */
+static int stored_policy(struct daemon *d, enum sched_policy *restore_as, char *err,
+                         size_t errlen)
+{
+	char stored[32];
+	enum sched_policy was;
+
+	switch (store_meta_get(d->store, "policy", stored, sizeof stored)) {
+	case 1:
+		if (sched_policy_parse(stored, &was) == 0 && was != d->o.policy) {
+			log_info("the policy changes from %s (the stored plan's) to %s at the first "
+			         "pass", stored, sched_policy_name(d->o.policy));
+			*restore_as = was;
+			d->policy_changed = true;
+		}
+		return 0;
+	case 0:	/* a database from before the policy was stored: take it as is */
+		if (store_begin(d->store) == 0 &&
+		    store_meta_set(d->store, "policy", sched_policy_name(d->o.policy)) == 0)
+			return 0;
+		/* fall through */
+	default:
+		snprintf(err, errlen, "%s", store_error(d->store));
+		return -1;
+	}
+}
+
 int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t errlen)
 {
 	struct sched_params prm = { .policy = o->policy, .kill_grace = o->kill_grace };
@@ -202,6 +231,8 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 	if (!(d->store = store_open(o->db, err, errlen)) || nodes_check_stored(d, err, errlen) < 0)
 		return -1;
 	prm.nodes = d->nnodes;
+	if (stored_policy(d, &prm.policy, err, errlen) < 0)
+		return -1;
 	if (sched_new(&d->sched, &prm) != SCHED_OK || idmap_init(&d->ids, 1024) < 0 ||
 	    !(d->base = event_base_new()) || event_base_priority_init(d->base, 3) < 0 ||
 	    drive_init(d) < 0) {

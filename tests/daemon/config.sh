@@ -156,4 +156,11 @@ kill -HUP "$DPID"
 sleep 1
 "$BQ" -l 3 | grep -q "(guaranteed)" && [ "$(grep -c "guarantee broken" daemon.log)" -eq 1 ]
 ok $? "back to conservative: every job is guaranteed again, nothing more announced"
+stop_daemon
+sed -i 's/conservative/easy/' p.yaml
+start_daemon --config "$TMP/p.yaml"
+grep -q "the policy changes from conservative (the stored plan's) to easy" daemon.log &&
+	[ "$(grep -c "job 3: guarantee broken: .* (the policy changed)" daemon.log)" -eq 2 ] &&
+	"$BQ" -l 3 | grep -q "(predicted"
+ok $? "a restart under another policy: the stored plan's guarantees it drops are announced too"
 done_testing

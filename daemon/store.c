@@ -462,10 +462,14 @@ static void read_job(sqlite3_stmt *st, struct store_job *j)
 		.cpu_src = sqlite3_column_int(st, 28), .mem_src = sqlite3_column_int(st, 29),
 	};
 	/* A figure and its source together, or neither. */
-	if (j->cpu_us < 0 || j->cpu_src < 0)
-		j->cpu_us = -1, j->cpu_src = 0;
-	if (j->mem_kb < 0 || j->mem_src < 0)
-		j->mem_kb = -1, j->mem_src = 0;
+	if (j->cpu_us < 0 || j->cpu_src <= 0) {
+		j->cpu_us = -1;
+		j->cpu_src = 0;
+	}
+	if (j->mem_kb < 0 || j->mem_src <= 0) {
+		j->mem_kb = -1;
+		j->mem_src = 0;
+	}
 }
 
 /* Step through a query's rows, handing each job to visit. */

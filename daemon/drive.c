@@ -97,12 +97,68 @@ static void commit_cb(evutil_socket_t fd, short what, void *arg)
 
 static void tick_cb(evutil_socket_t fd, short what, void *arg);
 
+/* keep_ended: how often old ended jobs are looked for; a tenth of the
+ * time they are kept, from a second to a minute. */
+static bf_time prune_every(const struct daemon *d)
+{
+	bf_time t = d->o.lim.keep_ended / 10;
+
+	return t < BF_SEC ? BF_SEC : t > 60 * BF_SEC ? 60 * BF_SEC : t;
+}
+
+/* Wakes the loop for keep_ended when nothing else does: a tenth of
+ * keep_ended, or once a minute while it is unset (a reload may set it). */
+static void prune_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct daemon *d = arg;
+	struct timeval tv = { 60, 0 };
+
+	(void)fd;
+	(void)what;
+	if (d->o.lim.keep_ended != BF_NEVER) {
+		tv = tv_of(prune_every(d));
+		if (server_now(d) >= d->pruned_at + prune_every(d))
+			drive_want_commit(d);
+	}
+	event_add(d->prune_ev, &tv);
+}
+
+/* Ended jobs older than keep_ended leave the store (with their log), a
+ * batch at a time, so a long backlog is removed over several passes
+ * instead of in one long commit. */
+#define PRUNE_BATCH 1000
+
+static void prune_ended(struct daemon *d, bf_time now)
+{
+	int n;
+
+	if (d->o.lim.keep_ended == BF_NEVER || now < d->pruned_at + prune_every(d) ||
+	    now - d->o.lim.keep_ended < 0)
+		return;
+	d->pruned_at = now;
+	if (store_begin(d->store) < 0 ||
+	    (n = store_prune_ended(d->store, now - d->o.lim.keep_ended, PRUNE_BATCH)) < 0) {
+		store_failed(d);
+		return;
+	}
+	if (n > 0)
+		log_info("removed %d ended job%s older than keep_ended from the store", n,
+		         n == 1 ? "" : "s");
+	if (n == PRUNE_BATCH)
+		d->pruned_at = 0;	/* more at the next pass */
+}
+
 int drive_init(struct daemon *d)
 {
 	/* Three priorities, events default to the middle one (1); the commit
 	 * runs at the lowest (2), after every connection that is ready in this
 	 * loop pass: all their requests join the same commit. */
+	struct timeval second = { 1, 0 };
+
 	d->commit_ev = event_new(d->base, -1, 0, commit_cb, d);
+	d->prune_ev = evtimer_new(d->base, prune_cb, d);
+	if (!d->prune_ev || event_add(d->prune_ev, &second) < 0)
+		return -1;
 	d->tick_ev = evtimer_new(d->base, tick_cb, d);
 	d->tick_at = BF_NEVER;
 	if (!d->commit_ev || !d->tick_ev || event_priority_set(d->commit_ev, 2) < 0)
@@ -561,6 +617,7 @@ void drive_commit(struct daemon *d)
 		log_warnx("scheduling pass: %s", sched_strerror(rc));
 	take_actions(d, now);
 	sync_guarantees(d);
+	prune_ended(d, now);
 	/* The batch's scripts first: one flush of the spool's file system
 	 * for all of them, then the commit that makes the jobs exist. */
 	if (d->spool_dirty) {
@@ -579,15 +636,16 @@ void drive_commit(struct daemon *d)
 			store_failed(d);
 		d->commits++;
 	}
-	/* Durable now: start what the pass chose, answer, forget the ended.
-	 * Only the jobs this pass touched can need either. */
+	/* Durable now: answer, start what the pass chose, forget the ended.
+	 * Only the jobs this pass touched can need the last two. (Answers
+	 * first: a submission's log line comes before its start's.) */
+	conn_answer_waiting(d, true);
 	for (uint32_t k = 0; k < d->ntouched; k++) {
 		struct djob *j = jobs_get(d, d->touched[k]);
 
 		if (j && j->start_pending)
 			start_job(d, j);
 	}
-	conn_answer_waiting(d, true);
 	/* Ended jobs leave memory once their end is durable (a job that failed
 	 * to start just now is in a new transaction: the next commit keeps it
 	 * touched). */

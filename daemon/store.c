@@ -23,7 +23,7 @@ const char *store_state_name(enum store_state s)
 
 enum stmt {
 	S_BEGIN, S_COMMIT, S_ROLLBACK, S_META_SET, S_META_GET, S_PUT, S_LOG, S_LIVE, S_ONE,
-	S_FINAL, S_LOG_COUNT, S_NSTMTS
+	S_FINAL, S_LOG_COUNT, S_PRUNE_LOG, S_PRUNE_JOBS, S_NSTMTS
 };
 
 /* Column order of the jobs table, shared by S_PUT and the loaders. */
@@ -46,6 +46,13 @@ static const char *const sql[S_NSTMTS] = {
 	[S_FINAL] = "SELECT " JOB_COLUMNS " FROM jobs WHERE state > 1 AND (?2 < 0 OR uid = ?2) "
 	            "ORDER BY end_time DESC, id DESC LIMIT ?1",
 	[S_LOG_COUNT] = "SELECT count(*) FROM job_log WHERE job = ?1",
+	/* keep_ended: a batch of ended jobs (state > 1) whose end is before
+	 * ?1, their log first. Ids are never reused whatever is removed: the
+	 * next id is the meta counter's, not the table's maximum. */
+	[S_PRUNE_LOG] = "DELETE FROM job_log WHERE job IN (SELECT id FROM jobs WHERE state > 1 AND "
+	                "end_time < ?1 ORDER BY id LIMIT ?2)",
+	[S_PRUNE_JOBS] = "DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE state > 1 AND "
+	                 "end_time < ?1 ORDER BY id LIMIT ?2)",
 };
 
 static const char schema[] =
@@ -421,6 +428,22 @@ int store_log(struct store *s, uint64_t id, bf_time t, enum store_state state, c
 	sqlite3_bind_int(st, 3, state);
 	bind_str(st, 4, detail);
 	return step_done(s, S_LOG, "logging a state change");
+}
+
+int store_prune_ended(struct store *s, bf_time before, uint32_t max)
+{
+	int n;
+
+	if (need_txn(s) < 0)
+		return -1;
+	for (int k = S_PRUNE_LOG; k <= S_PRUNE_JOBS; k++) {
+		sqlite3_bind_int64(s->st[k], 1, before);
+		sqlite3_bind_int64(s->st[k], 2, max);
+		if (step_done(s, k, "removing ended jobs (keep_ended)") < 0)
+			return -1;
+	}
+	n = sqlite3_changes(s->db);	/* of the last statement: the jobs */
+	return n;
 }
 
 static bf_time col_time(sqlite3_stmt *st, int c)

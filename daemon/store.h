@@ -95,5 +95,9 @@ int  store_get_job(struct store *st, uint64_t id, store_visit visit, void *arg);
 int  store_load_final(struct store *st, uint32_t limit, int64_t uid, store_visit visit, void *arg);
 /* How many state changes a job has logged (for tests and bq -l). */
 int64_t store_log_count(struct store *st, uint64_t id);
+/* keep_ended: remove at most max ended jobs whose end is before `before`,
+ * with their log, in the open transaction (begun if none). Returns how
+ * many jobs went, or -1. */
+int  store_prune_ended(struct store *s, bf_time before, uint32_t max);
 
 #endif

@@ -163,4 +163,21 @@ grep -q "the policy changes from conservative (the stored plan's) to easy" daemo
 	[ "$(grep -c "job 3: guarantee broken: .* (the policy changed)" daemon.log)" -eq 2 ] &&
 	"$BQ" -l 3 | grep -q "(predicted"
 ok $? "a restart under another policy: the stored plan's guarantees it drops are announced too"
+
+# ---- keep_ended: old ended jobs leave the store; ids are not reused ----
+"$BKILL" 1 2 3 >/dev/null 2>&1
+wait_state 1 "killed\|cancelled" 10
+stop_daemon
+rm -rf state.db* spool
+printf 'nodes: 2\nkeep_ended: 2s\n' >k.yaml
+start_daemon --config "$TMP/k.yaml"
+"$BSUB" -n 1 -t 1m s.sh 0 >out && id=$(sed -n 's/^Job \([0-9]*\) .*/\1/p' out) &&
+	wait_state "$id" done 10 && "$BQ" -l "$id" >/dev/null
+ok $? "an ended job ($id) is listed at first"
+i=0
+while [ $i -lt 100 ] && "$BQ" -l "$id" >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
+"$BQ" -l "$id" 2>&1 | grep -q "no job $id" && grep -q "removed 1 ended job older than keep_ended" daemon.log
+ok $? "keep_ended: 2 s after its end it leaves the store, and the log says so"
+"$BSUB" -n 1 -t 1m s.sh 0 | grep -q "^Job $((id + 1)) "
+ok $? "the next job gets the next id, not a removed one"
 done_testing

@@ -220,7 +220,7 @@ static void unescape(char *s)
 }
 
 /* The daemon's own cgroup v2 directory. 0, or -1 with why. */
-static int discover(char *path, size_t len, char *why, size_t whylen)
+static int discover(char *path, size_t len, bool *in_leaf, char *why, size_t whylen)
 {
 	char line[4096], mnt[2048] = "", own[2048] = "";
 	FILE *f = fopen("/proc/self/mountinfo", "re");
@@ -267,7 +267,8 @@ static int discover(char *path, size_t len, char *why, size_t whylen)
 	/* A daemon already in BASE/daemon (a unit with DelegateSubgroup=daemon,
 	 * or one started again from there) uses BASE. */
 	l = strlen(own);
-	if (l > 7 && strcmp(own + l - 7, "/daemon") == 0)
+	*in_leaf = l > 7 && strcmp(own + l - 7, "/daemon") == 0;
+	if (*in_leaf)
 		own[l - 7] = 0;
 	if ((size_t)snprintf(path, len, "%s%s", strcmp(mnt, "/") == 0 ? "" : mnt, own) >= len) {
 		snprintf(why, whylen, "the daemon's cgroup path is too long");
@@ -306,6 +307,7 @@ int cg_setup(struct cg_tree *t, const char *want, char *why, size_t whylen, char
              size_t notelen)
 {
 	struct statfs sfs;
+	bool in_leaf = false;
 	int dfd = -1;
 
 	t->base_fd = t->jobs_fd = -1;
@@ -320,7 +322,7 @@ int cg_setup(struct cg_tree *t, const char *want, char *why, size_t whylen, char
 			snprintf(why, whylen, "--cgroup %s: the path is too long", want);
 			return -1;
 		}
-	} else if (discover(t->base, sizeof t->base, why, whylen) < 0) {
+	} else if (discover(t->base, sizeof t->base, &in_leaf, why, whylen) < 0) {
 		return -1;
 	}
 	t->base_fd = open(t->base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -343,7 +345,17 @@ int cg_setup(struct cg_tree *t, const char *want, char *why, size_t whylen, char
 	dfd = -1;
 	if ((t->jobs_fd = own_dir(t->base_fd, "jobs", why, whylen, t->base)) < 0)
 		goto fail;
-	t->memory = enable_memory(t, note, notelen);
+	/* A controller enabled in BASE keeps any process out of BASE itself,
+	 * and systemd (before DelegateSubgroup=, 254) starts the daemon again
+	 * right there: a restart would fail while jobs run. So only a BASE
+	 * named by --cgroup, or one the daemon started below, gets it. */
+	if (want || in_leaf)
+		t->memory = enable_memory(t, note, notelen);
+	else
+		snprintf(note, notelen, "the memory controller is left off in %s: systemd starts the "
+		         "daemon again in that cgroup, which a controller there would forbid (give "
+		         "the unit DelegateSubgroup=daemon, systemd 254 and later): peak memory comes "
+		         "from the job's largest process (rusage)", t->base);
 	return 0;
 fail:
 	if (dfd >= 0)

@@ -71,7 +71,8 @@ int sched_new(struct sched **out, const struct sched_params *prm)
 	xlog_init(&s->freed_end, true);
 	s->down_since = malloc((size_t)prm->nodes * sizeof *s->down_since);
 	if (!s->down_since || profile_init(&s->prof, prm->nodes) < 0 ||
-	    nodeset_init(&s->ns, prm->nodes) < 0 || idmap_init(&s->ids, 1024) < 0) {
+	    nodeset_init(&s->ns, prm->nodes) < 0 || idmap_init(&s->ids, 1024) < 0 ||
+	    user_init(s) < 0) {
 		sched_free(s);
 		return SCHED_E_NOMEM;
 	}
@@ -85,10 +86,12 @@ void sched_free(struct sched *s)
 {
 	if (!s)
 		return;
+	user_destroy(s);
 	profile_destroy(&s->prof);
 	nodeset_destroy(&s->ns);
 	idmap_destroy(&s->ids);
 	free(s->jobs);
+	free(s->ju);
 	free(s->heap);
 	free(s->ready);
 	free(s->down_since);
@@ -134,9 +137,10 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
  * per slot, so they grow with the table and never need to grow later. */
 static int grow_job_table(struct sched *s)
 {
-	uint32_t cap = s->jobs_cap, hcap = s->jobs_cap, rcap = s->jobs_cap;
+	uint32_t cap = s->jobs_cap, hcap = s->jobs_cap, rcap = s->jobs_cap, ucap = s->jobs_cap;
 
 	if (grow((void **)&s->jobs, &cap, s->jobs_used + 1, sizeof *s->jobs) < 0 ||
+	    grow((void **)&s->ju, &ucap, cap, sizeof *s->ju) < 0 ||
 	    grow((void **)&s->heap, &hcap, cap, sizeof *s->heap) < 0 ||
 	    grow((void **)&s->ready, &rcap, cap, sizeof *s->ready) < 0)
 		return -1;	/* the larger arrays that did grow are kept */
@@ -283,6 +287,8 @@ static void queue_remove(struct sched *s, uint32_t slot)
 
 static void slot_free(struct sched *s, uint32_t slot)
 {
+	if (user_cap(s))
+		user_leave(s, s->ju[slot].uslot);
 	idmap_del(&s->ids, s->jobs[slot].id);
 	s->jobs[slot].state = SLOT_FREE;
 	s->jobs[slot].next = s->free_slot;
@@ -313,12 +319,13 @@ static int check_new(const struct sched *s, uint64_t id, uint32_t nodes, bf_time
 /* A slot for a checked job, not yet queued or running; room is made for
  * its reservation or hold in the plan. */
 static int new_job(struct sched *s, uint64_t id, uint32_t nodes, bf_time estimate,
-                   bf_time submit, uint32_t *out)
+                   bf_time submit, uint32_t user, uint32_t *out)
 {
-	uint32_t slot;
+	uint32_t slot, uslot = NONE;
 	struct job *j;
 
-	if ((s->free_slot == NONE && grow_job_table(s) < 0) || profile_prepare(&s->prof, 4) < 0)
+	if ((s->free_slot == NONE && grow_job_table(s) < 0) || profile_prepare(&s->prof, 4) < 0 ||
+	    (user_cap(s) && user_join(s, user, &uslot) < 0))
 		return SCHED_E_NOMEM;
 	if (s->free_slot != NONE) {
 		slot = s->free_slot;
@@ -330,6 +337,8 @@ static int new_job(struct sched *s, uint64_t id, uint32_t nodes, bf_time estimat
 		s->jobs[slot].state = SLOT_FREE;
 		s->jobs[slot].next = s->free_slot;
 		s->free_slot = slot;
+		if (uslot != NONE)
+			user_leave(s, uslot);
 		return SCHED_E_NOMEM;
 	}
 	j = &s->jobs[slot];
@@ -340,6 +349,7 @@ static int new_job(struct sched *s, uint64_t id, uint32_t nodes, bf_time estimat
 		.first_guarantee = BF_NEVER, .nodes = nodes, .first_node = NODESET_NONE,
 		.heap = NONE, .state = SLOT_QUEUED,
 	};
+	s->ju[slot] = (struct job_user){ .user = user, .uslot = uslot };
 	if (j->hold < 1)
 		j->hold = 1;	/* a job needs its nodes at least for an instant */
 	*out = slot;
@@ -347,6 +357,12 @@ static int new_job(struct sched *s, uint64_t id, uint32_t nodes, bf_time estimat
 }
 
 int sched_submit(struct sched *s, bf_time now, uint64_t id, uint32_t nodes, bf_time estimate)
+{
+	return sched_submit_as(s, now, id, nodes, estimate, 0);
+}
+
+int sched_submit_as(struct sched *s, bf_time now, uint64_t id, uint32_t nodes, bf_time estimate,
+                    uint32_t user)
 {
 	uint32_t slot;
 	int rc;
@@ -358,7 +374,7 @@ int sched_submit(struct sched *s, bf_time now, uint64_t id, uint32_t nodes, bf_t
 	if (s->prm.policy == SCHED_CONSERVATIVE && s->need_compress &&
 	    (rc = cons_compress(s, now)) < 0)
 		return rc;
-	if ((rc = new_job(s, id, nodes, estimate, now, &slot)) < 0)
+	if ((rc = new_job(s, id, nodes, estimate, now, user, &slot)) < 0)
 		return rc;
 	queue_append(s, slot);
 	s->dirty = true;
@@ -398,7 +414,7 @@ static void extend_hold(struct sched *s, uint32_t slot, bf_time until,
 			s->down_since[i] = until;
 		}
 	}
-	profile_reserve(&s->prof, end, j->nodes, until - end);
+	plan_reserve(s, j, end, until - end);
 	j->hold = until - j->start;
 	/* A job that will not die is what the announcement names when a
 	 * late pass coincides with it. */
@@ -445,6 +461,14 @@ int sched_restore_running(struct sched *s, bf_time now, uint64_t id, bf_time sub
                           bf_time estimate, bf_time start, bf_time hold_end,
                           const uint32_t *nodes, uint32_t count)
 {
+	return sched_restore_running_as(s, now, id, submit, estimate, start, hold_end, nodes,
+	                                count, 0);
+}
+
+int sched_restore_running_as(struct sched *s, bf_time now, uint64_t id, bf_time submit,
+                             bf_time estimate, bf_time start, bf_time hold_end,
+                             const uint32_t *nodes, uint32_t count, uint32_t user)
+{
 	struct job *j;
 	uint32_t slot, first;
 	int rc;
@@ -454,7 +478,7 @@ int sched_restore_running(struct sched *s, bf_time now, uint64_t id, bf_time sub
 	if (submit < 0 || start < submit || start > now ||
 	    (hold_end != BF_NEVER && (hold_end <= start || hold_end - start < estimate)))
 		return SCHED_E_INVAL;
-	if ((rc = new_job(s, id, count, estimate, submit, &slot)) < 0)
+	if ((rc = new_job(s, id, count, estimate, submit, user, &slot)) < 0)
 		return rc;
 	if (hold_end != BF_NEVER)
 		s->jobs[slot].hold = hold_end - start;	/* as the plan had it */
@@ -466,7 +490,9 @@ int sched_restore_running(struct sched *s, bf_time now, uint64_t id, bf_time sub
 	j->first_node = first;
 	j->start = start;
 	j->state = SLOT_RUNNING;
-	profile_reserve(&s->prof, start, count, j->hold);
+	plan_reserve(s, j, start, j->hold);
+	if (user_cap(s))
+		user_started(s, j, false);	/* counted even past the cap: it runs */
 	heap_push(s, slot);	/* a limit passed while we were down: killed at the next pass */
 	s->nrunning++;
 	s->dirty = true;
@@ -476,6 +502,12 @@ int sched_restore_running(struct sched *s, bf_time now, uint64_t id, bf_time sub
 int sched_restore_queued(struct sched *s, bf_time now, uint64_t id, bf_time submit,
                          uint32_t nodes, bf_time estimate, bf_time guarantee)
 {
+	return sched_restore_queued_as(s, now, id, submit, nodes, estimate, guarantee, 0);
+}
+
+int sched_restore_queued_as(struct sched *s, bf_time now, uint64_t id, bf_time submit,
+                            uint32_t nodes, bf_time estimate, bf_time guarantee, uint32_t user)
+{
 	uint32_t slot;
 	int rc;
 
@@ -483,7 +515,8 @@ int sched_restore_queued(struct sched *s, bf_time now, uint64_t id, bf_time subm
 		return rc;
 	if (submit < 0 || submit > now)
 		return SCHED_E_INVAL;
-	if (sched_need_actions(s, 1) < 0 || (rc = new_job(s, id, nodes, estimate, submit, &slot)) < 0)
+	if (sched_need_actions(s, 1) < 0 ||
+	    (rc = new_job(s, id, nodes, estimate, submit, user, &slot)) < 0)
 		return rc < 0 ? rc : SCHED_E_NOMEM;
 	queue_append(s, slot);
 	s->dirty = true;
@@ -522,7 +555,9 @@ int sched_end(struct sched *s, bf_time now, uint64_t id, enum sched_end_how how)
 	j = &s->jobs[slot];
 	if (s->ns.ndown)
 		move_down_reservations(s, j, now);
-	profile_release(&s->prof, j->start, j->nodes, j->hold);
+	plan_release(s, j, j->start, j->hold);
+	if (user_cap(s))
+		user_ended(s, j);
 	nodeset_release(&s->ns, j->first_node);
 	heap_remove(s, slot);
 	/* Freed before its planned end: conservative compresses the plan. */
@@ -668,7 +703,7 @@ void sched_start_job(struct sched *s, uint32_t slot, bf_time now)
 			if (s->ns.ndown == 0 && !(j->flags & JF_WAITED) && j->resv > now)
 				sched_violation(s, "job %llu started at %lld, reserved at %lld",
 				                (unsigned long long)j->id, (long long)now, (long long)j->resv);
-			profile_release(&s->prof, j->resv, j->nodes, j->hold);
+			plan_release(s, j, j->resv, j->hold);
 			if (planned_end - now >= j->estimate && planned_end - now >= 1) {
 				/* The delay fits in the grace: the plan's end stays. */
 				j->hold = planned_end - now;
@@ -679,12 +714,14 @@ void sched_start_job(struct sched *s, uint32_t slot, bf_time now)
 				s->hold_extended = true;
 				s->st.hold_extensions++;
 			}
-			profile_reserve(&s->prof, now, j->nodes, j->hold);
+			plan_reserve(s, j, now, j->hold);
 		}
 		j->flags &= ~JF_RESERVED;
 	} else {
-		profile_reserve(&s->prof, now, j->nodes, j->hold);
+		plan_reserve(s, j, now, j->hold);
 	}
+	if (user_cap(s))
+		user_started(s, j, true);
 	j->first_node = first;
 	j->start = now;
 	j->state = SLOT_RUNNING;
@@ -775,10 +812,10 @@ bf_time sched_next_wakeup(const struct sched *s)
 
 /* ---- queries ---- */
 
-static void fill_info(const struct job *j, struct sched_job_info *o)
+static void fill_info(const struct sched *s, const struct job *j, struct sched_job_info *o)
 {
 	*o = (struct sched_job_info){
-		.id = j->id, .nodes = j->nodes,
+		.id = j->id, .nodes = j->nodes, .user = job_user(s, j),
 		.state = j->state == SLOT_RUNNING ? JOB_RUNNING : JOB_QUEUED,
 		.submit = j->submit, .estimate = j->estimate,
 		.start = j->state == SLOT_RUNNING ? j->start : BF_NEVER,
@@ -796,7 +833,7 @@ int sched_job_info(const struct sched *s, uint64_t id, struct sched_job_info *ou
 
 	if (slot == IDMAP_NONE)
 		return SCHED_E_NOJOB;
-	fill_info(&s->jobs[slot], out);
+	fill_info(s, &s->jobs[slot], out);
 	return SCHED_OK;
 }
 
@@ -820,7 +857,7 @@ void sched_foreach_running(const struct sched *s,
 	for (uint32_t slot = 0; slot < s->jobs_used; slot++) {
 		if (s->jobs[slot].state != SLOT_RUNNING)
 			continue;
-		fill_info(&s->jobs[slot], &info);
+		fill_info(s, &s->jobs[slot], &info);
 		if (visit(&info, arg))
 			break;
 	}
@@ -832,7 +869,7 @@ void sched_foreach_queued(const struct sched *s,
 	struct sched_job_info info;
 
 	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
-		fill_info(&s->jobs[i], &info);
+		fill_info(s, &s->jobs[i], &info);
 		if (visit(&info, arg))
 			break;
 	}

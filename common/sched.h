@@ -36,7 +36,38 @@
  * the plan when the delay fits in the grace: its limit is still start +
  * estimate, its grace is shorter by the delay, and no one else moves. A
  * longer delay gives it its whole hold from the late start, and the
- * reservations that overlaps are placed again and announced (BROKEN_LATE). */
+ * reservations that overlaps are placed again and announced (BROKEN_LATE).
+ *
+ * A cap on running jobs per user (max_running_per_user, the "user job
+ * limit"; 0, the default, is no cap and leaves every path exactly as
+ * without it). Every job has a user (sched_submit_as; sched_submit is user
+ * 0, and user 0 is capped like any other). Under a cap of c, no start
+ * makes a user run more than c jobs; a queued job of a user who has c
+ * running is not eligible: it keeps its place in the queue and becomes
+ * eligible when one of them ends. Jobs of other users go ahead.
+ *  - FCFS and EASY: when no job holds the head's promise, the head is
+ *    the first eligible job in queue order (eligible jobs before it start
+ *    while they fit, as from the head without a cap). Its shadow time is
+ *    the first instant its nodes are free and its user has a place under
+ *    the cap, as the running jobs' holds say. It keeps the head and that
+ *    promise until it starts or leaves, even when a job before it becomes
+ *    eligible again (that job may only backfill around it, under EASY's
+ *    rules; FCFS starts it after the head): so a capped user's job ending
+ *    never breaks a promise. Backfilling leaves the head's own user a
+ *    place at the shadow: a job of that user starts ahead of it only if it
+ *    ends by the shadow time or the user has two places free then. Only a
+ *    lower cap (sched_set_user_cap) can take the head's user's place at
+ *    the shadow: the promise then moves to the first instant the user has
+ *    one, SA_BROKEN(BROKEN_USER_CAP).
+ *  - Conservative: each user also has a plan, the number of its jobs as a
+ *    step function of time (running holds and reservations, each counting
+ *    one). A reservation is placed only where the job's nodes are free and
+ *    its user has fewer than c jobs planned over its whole hold;
+ *    compression moves a job earlier only where both allow. A due job
+ *    whose user still runs c jobs (one overrunning its plan) waits as for
+ *    nodes that are not free yet. A change of policy to conservative
+ *    places the head's holder first (its shadow stays its guarantee),
+ *    then the queue in order; without a cap the holder is the first. */
 #ifndef BF_SCHED_H
 #define BF_SCHED_H
 #include <stdbool.h>
@@ -83,6 +114,9 @@ struct sched_params {
 	 * since it settled. Same schedule, slower; the reference to check the
 	 * bound against. */
 	bool compress_unbounded;
+	/* Jobs one user may have running at once; 0: no cap. Changed live
+	 * with sched_set_user_cap(). */
+	uint32_t max_running_per_user;
 };
 
 enum sched_action_kind {
@@ -108,10 +142,13 @@ enum sched_kill_why { KILL_OVERRUN, KILL_CANCELLED, KILL_NODE_FAILED };
 /* Why a promise moved later: a node was lost; a killed job kept its nodes
  * past its hold; the driver's pass came late (the daemon was stopped,
  * killed or suspended when a job was due to start or to be signalled,
- * and the plan had to make room for that delay); or the policy changed
- * to one that promises that job nothing (sched_set_policy; t = BF_NEVER).
+ * and the plan had to make room for that delay); the policy changed
+ * to one that promises that job nothing (sched_set_policy; t = BF_NEVER);
+ * or the cap on running jobs per user was lowered (sched_set_user_cap),
+ * also while the daemon was down (sched_restore_queued_as).
  * New reasons go at the end: drivers store and print these numbers. */
-enum sched_broken_why { BROKEN_NODE_LOST, BROKEN_OVERRUN, BROKEN_LATE, BROKEN_POLICY };
+enum sched_broken_why { BROKEN_NODE_LOST, BROKEN_OVERRUN, BROKEN_LATE, BROKEN_POLICY,
+                        BROKEN_USER_CAP };
 
 struct sched_action {
 	enum sched_action_kind kind;
@@ -124,6 +161,7 @@ struct sched_action {
 struct sched_job_info {
 	uint64_t id;
 	uint32_t nodes;
+	uint32_t user;		/* as given to sched_submit_as (sched_submit: 0) */
 	enum sched_state state;
 	bf_time submit, estimate;
 	bf_time start;		/* running: actual start; else BF_NEVER */
@@ -158,8 +196,11 @@ struct sched;
 int  sched_new(struct sched **out, const struct sched_params *params);
 void sched_free(struct sched *s);
 
-/* A job arrives. Conservative: it gets its reservation at once. */
+/* A job arrives. Conservative: it gets its reservation at once.
+ * sched_submit is sched_submit_as with user 0. */
 int  sched_submit(struct sched *s, bf_time now, uint64_t id, uint32_t nodes, bf_time estimate);
+int  sched_submit_as(struct sched *s, bf_time now, uint64_t id, uint32_t nodes,
+                     bf_time estimate, uint32_t user);
 /* A running job ended. */
 int  sched_end(struct sched *s, bf_time now, uint64_t id, enum sched_end_how how);
 /* Cancel: a queued job leaves at once (returns 0); for a running job an
@@ -184,6 +225,17 @@ int  sched_restore_running(struct sched *s, bf_time now, uint64_t id, bf_time su
                            const uint32_t *nodes, uint32_t count);
 int  sched_restore_queued(struct sched *s, bf_time now, uint64_t id, bf_time submit,
                           uint32_t nodes, bf_time estimate, bf_time guarantee);
+/* The same, with the job's user (the calls above: user 0). A restored
+ * running job counts towards its user's cap even past it (the cap may have
+ * been lowered meanwhile: running jobs are never stopped for it); under
+ * conservative a promise that fits the nodes but no longer the cap is
+ * placed again and announced with BROKEN_USER_CAP. */
+int  sched_restore_running_as(struct sched *s, bf_time now, uint64_t id, bf_time submit,
+                              bf_time estimate, bf_time start, bf_time hold_end,
+                              const uint32_t *nodes, uint32_t count, uint32_t user);
+int  sched_restore_queued_as(struct sched *s, bf_time now, uint64_t id, bf_time submit,
+                             uint32_t nodes, bf_time estimate, bf_time guarantee,
+                             uint32_t user);
 /* An operator's reload, at `now` like any event (report the instant's ends
  * first), followed by a pass as usual.
  *
@@ -221,6 +273,23 @@ int  sched_restore_queued(struct sched *s, bf_time now, uint64_t id, bf_time sub
  * node that goes away is a node down.) */
 int  sched_set_policy(struct sched *s, bf_time now, enum sched_policy p);
 int  sched_add_nodes(struct sched *s, bf_time now, uint32_t count);
+/* sched_set_user_cap: at most `cap` running jobs per user from now on (0:
+ * no cap); sched_get_params() shows it. Same cap: nothing changes.
+ * Running jobs are never stopped for it: a user above a lower cap starts
+ * nothing until below it.
+ *  - Lower (or a first cap): conservative takes back, per user, the
+ *    reservations of the latest arrivals wherever the user's plan holds
+ *    more than `cap` jobs, and places them again in arrival order; each
+ *    that lands later than promised is announced, SA_BROKEN
+ *    (BROKEN_USER_CAP). EASY and FCFS: a head whose user has no place
+ *    under the new cap at its shadow is promised the first instant it
+ *    has one, and told (BROKEN_USER_CAP).
+ *  - Higher (or 0): conservative compresses before the next arrival or
+ *    pass, so guarantees only move earlier; nobody is told.
+ * As for a change of policy, each job placed again counts in st.replans,
+ * each announcement in st.broken. SCHED_E_NOMEM leaves the state
+ * unchanged. */
+int  sched_set_user_cap(struct sched *s, bf_time now, uint32_t cap);
 /* The scheduling pass: compress if needed, start what can start, signal
  * jobs at their limit. Cheap when nothing changed. */
 int  sched_run(struct sched *s, bf_time now);
@@ -264,8 +333,10 @@ const struct sched_params *sched_get_params(const struct sched *s);
  * running job keeps the hold it was planned with, so no promise moves. */
 int  sched_set_kill_grace(struct sched *s, bf_time kill_grace);
 
-/* Full consistency check (O(nodes + jobs)): nodes held once, free counts
- * agree with the profile, guarantees kept. Returns 0, or -1 with a message
+/* Full consistency check (O(nodes + jobs); with a cap per user, O(jobs
+ * log jobs) more): nodes held once, free counts agree with the profile,
+ * guarantees kept; each user's running count and plan agree with its jobs,
+ * and no reservation puts a user above the cap. Returns 0, or -1 with a message
  * in buf. The cheap per-start checks run always; violations are counted. */
 int  sched_check(const struct sched *s, bf_time now, char *buf, size_t len);
 

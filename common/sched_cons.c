@@ -14,8 +14,40 @@
  * skipped when every region freed since it settled starts at or after r,
  * and otherwise its search stops at the latest end logged since, instead of
  * walking every hole up to its reservation: per job O(log) for the log plus
- * the holes before that end, not the holes of the whole plan. */
+ * the holes before that end, not the holes of the whole plan.
+ *
+ * With a cap per user, a place must also leave the job's user below the cap
+ * over the whole hold, in the user's own plan (see sched_user.c). That plan
+ * changes only with the job intervals the node plan changes with (and a cap
+ * raised logs all of the future), so every gain of room for a user is in
+ * the freed log too, and the bound above holds for both plans together. */
 #include "sched_internal.h"
+
+/* The earliest t in [from, before) where the job's nodes are free over
+ * [t, min(t + hold, clip)) (see profile_anchor_before) and, with a cap, its
+ * user has a free slot over the same window; BF_NEVER if there is none.
+ * Each plan's own search gives the earliest start it allows from a given
+ * instant, so alternating them climbs to the earliest both allow; each
+ * round passes a breakpoint of one of them. */
+bf_time cons_anchor(const struct sched *s, const struct job *j, bf_time from, bf_time before,
+                    bf_time clip)
+{
+	bf_time t = profile_anchor_before(&s->prof, j->nodes, j->hold, from, before, clip);
+	const struct profile *up;
+
+	if (!user_cap(s) || t == BF_NEVER)
+		return t;
+	up = &user_of(s, j)->plan;
+	for (;;) {
+		bf_time u = profile_anchor_before(up, 1, j->hold, t, before, clip);
+
+		if (u == t || u == BF_NEVER)
+			return u;
+		t = profile_anchor_before(&s->prof, j->nodes, j->hold, u, before, clip);
+		if (t == u || t == BF_NEVER)
+			return t;
+	}
+}
 
 /* Log that the plan gained free nodes over [start, end). */
 void cons_freed(struct sched *s, bf_time start, bf_time end)
@@ -52,13 +84,13 @@ static void ready_remove(struct sched *s, uint32_t slot)
 static bool place(struct sched *s, uint32_t slot, bf_time now)
 {
 	struct job *j = &s->jobs[slot];
-	bf_time a = profile_anchor(&s->prof, j->nodes, j->hold, now);
+	bf_time a = cons_anchor(s, j, now, BF_NEVER, BF_NEVER);
 
 	if (a == BF_NEVER) {
 		j->resv = BF_NEVER;
 		return false;
 	}
-	profile_reserve(&s->prof, a, j->nodes, j->hold);
+	plan_reserve(s, j, a, j->hold);
 	j->resv = a;
 	j->settled = s->epoch;
 	j->flags = (uint8_t)((j->flags | JF_RESERVED) & ~(JF_EVICTED | JF_WAITED));
@@ -94,12 +126,13 @@ static void settle(struct sched *s, uint32_t slot, bf_time now, bf_time *due)
 void cons_restore(struct sched *s, uint32_t slot, bf_time now, bf_time promised)
 {
 	struct job *j = &s->jobs[slot];
+	bool nodes_fit = promised != BF_NEVER && promised >= now &&
+		profile_first_below(&s->prof, j->nodes, promised, promised + j->hold) == BF_NEVER;
 	bf_time late;
 
-	if (promised != BF_NEVER && promised >= now &&
-	    profile_first_below(&s->prof, j->nodes, promised, promised + j->hold) == BF_NEVER) {
+	if (nodes_fit && (!user_cap(s) || user_fits(s, j, promised))) {
 		j->first_guarantee = promised;
-		profile_reserve(&s->prof, promised, j->nodes, j->hold);
+		plan_reserve(s, j, promised, j->hold);
 		j->resv = promised;
 		j->settled = 0;		/* not known to be the earliest: compression looks */
 		/* Anywhere: what ended or left while the driver was down is
@@ -120,7 +153,8 @@ void cons_restore(struct sched *s, uint32_t slot, bf_time now, bf_time promised)
 			/* The plan was rebuilt as it was acknowledged (running
 			 * holds and promises as stored), so what no longer fits
 			 * is what came due while the driver was not running. */
-			sched_emit(s, SA_BROKEN, BROKEN_LATE, j->id, j->resv);
+			sched_emit(s, SA_BROKEN, nodes_fit ? BROKEN_USER_CAP : BROKEN_LATE,
+			           j->id, j->resv);
 		}
 		if (j->resv > promised || promised == BF_NEVER)
 			j->first_guarantee = j->resv;	/* the promise from now on */
@@ -166,14 +200,13 @@ int cons_compress(struct sched *s, bf_time now)
 			}
 			a = BF_NEVER;
 			if (first < j->resv && last > now)
-				a = profile_anchor_before(&s->prof, j->nodes, j->hold, now,
-				                          last < j->resv ? last : j->resv, j->resv);
+				a = cons_anchor(s, j, now, last < j->resv ? last : j->resv, j->resv);
 			if (a != BF_NEVER) {
 				/* What its old place frees beyond its new one. */
 				bf_time from = a + j->hold > j->resv ? a + j->hold : j->resv;
 
-				profile_release(&s->prof, j->resv, j->nodes, j->hold);
-				profile_reserve(&s->prof, a, j->nodes, j->hold);
+				plan_release(s, j, j->resv, j->hold);
+				plan_reserve(s, j, a, j->hold);
 				cons_freed(s, from, j->resv + j->hold);
 				s->st.reanchors++;
 				j->resv = a;
@@ -220,9 +253,10 @@ void cons_pass(struct sched *s, bf_time now)
 	for (uint32_t r = 0; r < s->ready_len; r++) {
 		uint32_t slot = s->ready[r];
 
-		/* A job overrunning its plan may still hold nodes the plan
-		 * counted free: then the due job waits for them. */
-		if (s->jobs[slot].nodes <= s->ns.nfree) {
+		/* A job overrunning its plan may still hold nodes (or a
+		 * place under its user's cap) the plan counted free: then the
+		 * due job waits for them. */
+		if (s->jobs[slot].nodes <= s->ns.nfree && user_eligible(s, &s->jobs[slot])) {
 			s->jobs[slot].flags &= ~JF_READY;
 			sched_start_job(s, slot, now);
 		} else {
@@ -239,7 +273,7 @@ void cons_forget(struct sched *s, uint32_t slot)
 
 	ready_remove(s, slot);
 	if (j->flags & JF_RESERVED) {
-		profile_release(&s->prof, j->resv, j->nodes, j->hold);
+		plan_release(s, j, j->resv, j->hold);
 		j->flags &= ~JF_RESERVED;
 		s->need_compress = true;
 		cons_freed(s, j->resv, j->resv + j->hold);
@@ -250,7 +284,9 @@ void cons_forget(struct sched *s, uint32_t slot)
  * where the plan now needs more nodes than exist, take
  * back the reservations of the latest arrivals that cover that instant
  * (earlier arrivals keep theirs), then place those jobs again in arrival
- * order. A job placed later than promised gets SA_BROKEN. */
+ * order. A job placed later than promised gets SA_BROKEN. With a cap per
+ * user, the same where a user's plan holds more jobs than the cap (a
+ * longer hold, a lower cap). */
 int cons_repair(struct sched *s, bf_time now, enum sched_broken_why why)
 {
 	bool evicted = false;
@@ -277,15 +313,24 @@ int cons_repair(struct sched *s, bf_time now, enum sched_broken_why why)
 		s->jobs[i].flags |= JF_EVICTED;
 		evicted = true;
 	}
-	if (!evicted)
-		return SCHED_OK;
+	if (user_cap(s) && user_evict(s))
+		evicted = true;
+	if (evicted)
+		cons_replace(s, now, why);
+	return SCHED_OK;
+}
+
+/* Place the evicted jobs again, in arrival order; one placed later than
+ * promised gets SA_BROKEN. Room was prepared by the caller. */
+void cons_replace(struct sched *s, bf_time now, enum sched_broken_why why)
+{
 	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
 		struct job *j = &s->jobs[i];
 		bf_time promised;
 
 		if (!(j->flags & JF_EVICTED))
 			continue;
-		promised = j->resv;	/* room was prepared by sched_node_down */
+		promised = j->resv;
 		place(s, i, now);
 		s->st.replans++;	/* earlier or later: its guarantee changed */
 		if (j->resv > promised) {
@@ -294,17 +339,41 @@ int cons_repair(struct sched *s, bf_time now, enum sched_broken_why why)
 			sched_emit(s, SA_BROKEN, (uint8_t)why, j->id, j->resv);
 		}
 	}
-	return SCHED_OK;
+}
+
+/* One queued job placed as if it arrived now (cons_adopt). */
+static void adopt_one(struct sched *s, uint32_t slot, bf_time now)
+{
+	struct job *j = &s->jobs[slot];
+	bf_time was = j->resv;	/* EASY and FCFS: the head's shadow */
+
+	j->flags &= (uint8_t)~(JF_READY | JF_RESERVED | JF_EVICTED | JF_WAITED);
+	place(s, slot, now);
+	if (j->resv != was)
+		s->st.replans++;
+	/* A promise that passed is kept by a place now. */
+	if (was != BF_NEVER && j->resv > (was > now ? was : now))
+		reload_moved(s, j, was, true);
+	else if (was == BF_NEVER || j->resv > j->first_guarantee)
+		j->first_guarantee = j->resv;	/* the promise from now on */
 }
 
 /* The policy becomes conservative (sched_set_policy): the plan holds the
  * running jobs only, and every queued job is placed in queue order as if
- * it arrived now. Placed so, each job sits at the earliest start the jobs
- * before it leave, and the jobs after it only take more: the plan is
+ * it arrived now (under a cap, the holder of the head's promise first).
+ * Placed so, each job sits at the earliest start the jobs placed before
+ * it leave, and the jobs after it only take more: the plan is
  * already compressed, and every job is settled. Room for a reservation
  * and an announcement per queued job was made by the caller. */
 void cons_adopt(struct sched *s, bf_time now)
 {
+	/* Under a cap the job promised the head's shadow need not be the
+	 * first queued (see sched.h): it is placed first, where its shadow
+	 * still is, so its promise holds. Without a cap it is the first. */
+	uint32_t first = s->has_last_head ? idmap_get(&s->ids, s->last_head) : IDMAP_NONE;
+
+	if (first != IDMAP_NONE && s->jobs[first].state != SLOT_QUEUED)
+		first = IDMAP_NONE;
 	s->ready_len = 0;
 	s->next_due = BF_NEVER;
 	s->need_compress = false;
@@ -312,20 +381,11 @@ void cons_adopt(struct sched *s, bf_time now)
 	/* Nobody will ask about regions freed before every job settled. */
 	xlog_forget(&s->freed_start, s->epoch);
 	xlog_forget(&s->freed_end, s->epoch);
-	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
-		struct job *j = &s->jobs[i];
-		bf_time was = j->resv;	/* EASY and FCFS: the head's shadow */
-
-		j->flags &= (uint8_t)~(JF_READY | JF_RESERVED | JF_EVICTED | JF_WAITED);
-		place(s, i, now);
-		if (j->resv != was)
-			s->st.replans++;
-		/* A promise that passed is kept by a place now. */
-		if (was != BF_NEVER && j->resv > (was > now ? was : now))
-			reload_moved(s, j, was, true);
-		else if (was == BF_NEVER || j->resv > j->first_guarantee)
-			j->first_guarantee = j->resv;	/* the promise from now on */
-	}
+	if (first != IDMAP_NONE)
+		adopt_one(s, first, now);
+	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next)
+		if (i != first)
+			adopt_one(s, i, now);
 }
 
 /* The policy stops being conservative: every reservation leaves the plan,
@@ -337,7 +397,7 @@ void cons_drop(struct sched *s)
 		struct job *j = &s->jobs[i];
 
 		if (j->flags & JF_RESERVED)
-			profile_release(&s->prof, j->resv, j->nodes, j->hold);
+			plan_release(s, j, j->resv, j->hold);
 		j->flags &= (uint8_t)~(JF_READY | JF_RESERVED | JF_EVICTED | JF_WAITED);
 	}
 	s->ready_len = 0;

@@ -44,6 +44,132 @@ static void promise_head(struct sched *s, struct job *head, bf_time shadow, bf_t
 	s->last_shadow = shadow;
 }
 
+/* The job promised the head's shadow at the last pass, if it still waits;
+ * NONE if there is none. Without a cap it is always the first queued job
+ * (it loses the promise when it starts or leaves). */
+static uint32_t holder(const struct sched *s)
+{
+	uint32_t slot;
+
+	if (!s->has_last_head)
+		return NONE;
+	slot = idmap_get(&s->ids, s->last_head);
+	return slot != IDMAP_NONE && s->jobs[slot].state == SLOT_QUEUED ? slot : NONE;
+}
+
+/* The shadow under a cap: the first instant the head's nodes are free and
+ * its user has a free place. Here both plans hold running jobs only, so
+ * neither ever has less free later: the later of the two firsts is it. */
+static bf_time capped_shadow(const struct sched *s, const struct job *head, bf_time now,
+                             int64_t *extra)
+{
+	bf_time shadow = easy_shadow(s, head, now, extra), u;
+
+	if (!user_cap(s) || shadow == BF_NEVER)
+		return shadow;
+	u = profile_first_fit(&user_of(s, head)->plan, 1, now);
+	if (u > shadow) {
+		shadow = u;
+		*extra = u == BF_NEVER ? 0 : profile_free_at(&s->prof, u) - head->nodes;
+	}
+	return shadow;
+}
+
+/* Backfilling under a cap (see sched.h): a job of the head's user that
+ * still runs at the shadow time must leave the user a place then. */
+static bool spares_head(const struct sched *s, const struct job *head, const struct job *j,
+                        bf_time shadow, bool ends_in_time)
+{
+	return job_uslot(s, j) != job_uslot(s, head) || ends_in_time ||
+	       profile_free_at(&user_of(s, head)->plan, shadow) >= 2;
+}
+
+/* EASY and FCFS with a cap per user, or with a holder that is not the
+ * first queued job (the cap was lifted while jobs before it were capped).
+ * As easy_pass, with only eligible jobs started, and the head's promise
+ * kept by its holder while it waits (see sched.h). */
+static void capped_pass(struct sched *s, bf_time now, bool backfill)
+{
+	uint32_t hslot = holder(s), freen;
+	struct job *head;
+	bf_time shadow;
+	int64_t extra;
+
+	/* 1. The holder starts if it fits (its user may be at the cap for
+	 * a while yet: jobs that end by its shadow); with no holder, eligible
+	 * jobs start in queue order while they fit, and the first that does
+	 * not is the head. Jobs before a holder that waits only backfill. */
+	if (hslot != NONE && s->jobs[hslot].nodes <= s->ns.nfree &&
+	    user_eligible(s, &s->jobs[hslot])) {
+		sched_start_job(s, hslot, now);
+		hslot = NONE;
+	}
+	for (uint32_t i = s->qhead, nx; hslot == NONE && i != NONE; i = nx) {
+		nx = s->jobs[i].next;
+		if (!user_eligible(s, &s->jobs[i]))
+			continue;
+		if (s->jobs[i].nodes > s->ns.nfree)
+			hslot = i;
+		else
+			sched_start_job(s, i, now);
+	}
+	if (hslot == NONE)
+		return;
+	/* 2. The head's shadow time and the extra nodes. */
+	head = &s->jobs[hslot];
+	shadow = capped_shadow(s, head, now, &extra);
+	promise_head(s, head, shadow, now);
+	if (!backfill)
+		return;
+	/* 3. Backfill every other eligible job in queue order. */
+	freen = s->ns.nfree;
+	for (uint32_t i = s->qhead, nx; i != NONE && freen > 0; i = nx) {
+		struct job *j = &s->jobs[i];
+		bool in_time = now + j->hold <= shadow;
+
+		nx = j->next;
+		if (i == hslot || j->nodes > freen || !user_eligible(s, j))
+			continue;
+		if (!in_time && (int64_t)j->nodes > extra)
+			continue;
+		if (user_cap(s) && !spares_head(s, head, j, shadow, in_time))
+			continue;
+		if (!in_time)
+			extra -= j->nodes;
+		sched_start_job(s, i, now);
+		freen -= j->nodes;
+	}
+	if (shadow != BF_NEVER && profile_free_at(&s->prof, shadow) < (int64_t)head->nodes)
+		sched_violation(s, "head job %llu: backfilling took its nodes at %lld",
+		                (unsigned long long)head->id, (long long)shadow);
+}
+
+/* A lower cap (sched_set_user_cap): the head keeps its place, but if its
+ * user now has no place under the cap at its shadow, its promise moves to
+ * the first instant it has one, and that is told. Room for an
+ * announcement was made by the caller. */
+void easy_cap_lowered(struct sched *s, bf_time now)
+{
+	uint32_t slot = holder(s);
+	struct job *j;
+	bf_time shadow, was;
+	int64_t extra;
+
+	if (slot == NONE)
+		return;
+	j = &s->jobs[slot];
+	was = j->resv;
+	shadow = capped_shadow(s, j, now, &extra);
+	/* A promise that passed is kept by a start now. */
+	if (was == BF_NEVER || shadow <= (was > now ? was : now))
+		return;
+	j->resv = j->first_guarantee = shadow;
+	s->last_shadow = shadow;
+	s->st.replans++;
+	s->st.broken++;
+	sched_emit(s, SA_BROKEN, BROKEN_USER_CAP, j->id, shadow);
+}
+
 void easy_pass(struct sched *s, bf_time now, bool backfill)
 {
 	struct job *head;
@@ -51,6 +177,11 @@ void easy_pass(struct sched *s, bf_time now, bool backfill)
 	int64_t extra;
 	uint32_t freen;
 
+	if (user_cap(s) || (s->has_last_head && s->qhead != NONE &&
+	                    s->jobs[s->qhead].id != s->last_head)) {
+		capped_pass(s, now, backfill);
+		return;
+	}
 	/* 1. Start jobs from the head while they fit. */
 	while ((head = qfirst(s)) && head->nodes <= s->ns.nfree)
 		sched_start_job(s, s->qhead, now);
@@ -99,27 +230,31 @@ void easy_adopt(struct sched *s, bf_time now, bool from_conservative)
 	int64_t extra;
 
 	s->has_last_head = false;
-	if (!head)
-		return;
-	was = head->resv;
-	shadow = easy_shadow(s, head, now, &extra);
-	head->resv = shadow;
-	if (shadow != was)
-		s->st.replans++;
-	/* A promise that passed is kept by a start now. Conservative
-	 * repaired its plan for every lost node already: then only a hold
-	 * that grew since the last pass can move the head. */
-	if (was != BF_NEVER && shadow > (was > now ? was : now))
-		reload_moved(s, head, was, !from_conservative);
-	else if (was == BF_NEVER || head->first_guarantee == BF_NEVER)
-		head->first_guarantee = shadow;
-	s->has_last_head = true;
-	s->last_head = head->id;
-	s->last_shadow = shadow;
-	for (uint32_t i = head->next; i != NONE; i = s->jobs[i].next) {
+	/* Under a cap the head is the first eligible job (see sched.h); with
+	 * none eligible, nobody is promised anything. */
+	while (head && !user_eligible(s, head))
+		head = head->next == NONE ? NULL : &s->jobs[head->next];
+	if (head) {
+		was = head->resv;
+		shadow = easy_shadow(s, head, now, &extra);
+		head->resv = shadow;
+		if (shadow != was)
+			s->st.replans++;
+		/* A promise that passed is kept by a start now. Conservative
+		 * repaired its plan for every lost node already: then only a
+		 * hold that grew since the last pass can move the head. */
+		if (was != BF_NEVER && shadow > (was > now ? was : now))
+			reload_moved(s, head, was, !from_conservative);
+		else if (was == BF_NEVER || head->first_guarantee == BF_NEVER)
+			head->first_guarantee = shadow;
+		s->has_last_head = true;
+		s->last_head = head->id;
+		s->last_shadow = shadow;
+	}
+	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
 		struct job *j = &s->jobs[i];
 
-		if (j->resv == BF_NEVER)
+		if (j == head || j->resv == BF_NEVER)
 			continue;
 		j->resv = BF_NEVER;
 		j->first_guarantee = BF_NEVER;	/* a new promise will be its first */

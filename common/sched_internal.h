@@ -20,6 +20,31 @@ enum job_flag {
 
 enum slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_RUNNING };
 
+/* With a cap per user (see sched_user.c), one record per user with jobs in
+ * the system. Without a cap none is kept, and nothing here is looked at. */
+struct user {
+	uint32_t id;
+	uint32_t running;	/* its jobs running now */
+	uint32_t jobs;		/* its jobs in the system; the record goes at 0 */
+	uint32_t next_free;
+	/* Its jobs planned: capacity = the cap, each running hold and (under
+	 * conservative) each reservation uses 1 over its interval. */
+	struct profile plan;
+};
+
+/* A job's user, beside the job table (s->ju[slot]) rather than in it, so
+ * the walks over queued jobs without a cap touch no more memory. */
+struct job_user {
+	uint32_t user;
+	uint32_t uslot;		/* with a cap per user: its record in s->users */
+};
+
+struct users {
+	struct user *u;
+	uint32_t len, size, free_head;
+	struct idmap ids;	/* user id -> index in u */
+};
+
 struct job {
 	uint64_t id;
 	uint64_t seq;		/* arrival order */
@@ -45,6 +70,7 @@ struct sched {
 	struct idmap ids;
 
 	struct job *jobs;
+	struct job_user *ju;	/* per slot, as large as the job table */
 	uint32_t jobs_cap, jobs_used, free_slot;
 	uint32_t qhead, qtail, qlen, nrunning;
 	uint64_t next_seq;
@@ -84,6 +110,8 @@ struct sched {
 	uint64_t last_head;
 	bf_time last_shadow;
 
+	struct users users;	/* empty while prm.max_running_per_user is 0 */
+
 	struct sched_stats st;
 	uint64_t violations;
 	char violation[200];	/* the first one */
@@ -92,6 +120,70 @@ struct sched {
 static inline struct job *qfirst(struct sched *s)
 {
 	return s->qhead == NONE ? NULL : &s->jobs[s->qhead];
+}
+
+/* sched_user.c: the cap on running jobs per user. Each is called only
+ * while a cap is set (the inline wrappers below check), so the paths
+ * without one cost a test of the cap and nothing else. */
+int  user_init(struct sched *s);
+void user_destroy(struct sched *s);
+/* A job of `user` joins the system: its record, with room in its plan
+ * for every interval its jobs can hold, so no change to a plan fails. */
+int  user_join(struct sched *s, uint32_t user, uint32_t *uslot);
+void user_leave(struct sched *s, uint32_t uslot);
+/* Add n to the user's free slots over [t, t + d) (n = -1: one more job). */
+void user_plan_add(struct sched *s, const struct job *j, bf_time t, bf_time d, int64_t n);
+/* A job of the user runs: started by a pass (a start may not take its
+ * user past the cap), or restored (it counts even past it). */
+void user_started(struct sched *s, const struct job *j, bool by_pass);
+void user_ended(struct sched *s, const struct job *j);
+/* The plan of the job's user has a free slot over [t, t + hold). */
+bool user_fits(const struct sched *s, const struct job *j, bf_time t);
+/* Conservative: reservations that put a user above the cap, taken back
+ * (flagged JF_EVICTED) for cons_repair to place again; true if any. */
+bool user_evict(struct sched *s);
+int  user_check(const struct sched *s, char *buf, size_t len);
+
+static inline uint32_t user_cap(const struct sched *s)
+{
+	return s->prm.max_running_per_user;
+}
+
+static inline uint32_t job_user(const struct sched *s, const struct job *j)
+{
+	return s->ju[j - s->jobs].user;
+}
+
+/* The record of a job's user (only with a cap). */
+static inline uint32_t job_uslot(const struct sched *s, const struct job *j)
+{
+	return s->ju[j - s->jobs].uslot;
+}
+
+static inline struct user *user_of(const struct sched *s, const struct job *j)
+{
+	return &s->users.u[job_uslot(s, j)];
+}
+
+/* A job that may start now as far as its user goes. */
+static inline bool user_eligible(const struct sched *s, const struct job *j)
+{
+	return !user_cap(s) || user_of(s, j)->running < user_cap(s);
+}
+
+/* A job's interval in the plans: its nodes, and its user's slot. */
+static inline void plan_reserve(struct sched *s, const struct job *j, bf_time t, bf_time d)
+{
+	profile_reserve(&s->prof, t, j->nodes, d);
+	if (user_cap(s))
+		user_plan_add(s, j, t, d, -1);
+}
+
+static inline void plan_release(struct sched *s, const struct job *j, bf_time t, bf_time d)
+{
+	profile_release(&s->prof, t, j->nodes, d);
+	if (user_cap(s))
+		user_plan_add(s, j, t, d, 1);
 }
 
 /* sched.c */
@@ -110,12 +202,16 @@ void reload_moved(struct sched *s, struct job *j, bf_time was, bool node_lost_co
 void easy_pass(struct sched *s, bf_time now, bool backfill);
 bf_time easy_shadow(const struct sched *s, const struct job *head, bf_time now, int64_t *extra);
 void easy_adopt(struct sched *s, bf_time now, bool from_conservative);
+void easy_cap_lowered(struct sched *s, bf_time now);
 
 /* sched_cons.c: conservative backfilling. */
+bf_time cons_anchor(const struct sched *s, const struct job *j, bf_time from, bf_time before,
+                    bf_time clip);
 void cons_arrive(struct sched *s, uint32_t slot, bf_time now);
 int  cons_compress(struct sched *s, bf_time now);
 void cons_pass(struct sched *s, bf_time now);
 int  cons_repair(struct sched *s, bf_time now, enum sched_broken_why why);
+void cons_replace(struct sched *s, bf_time now, enum sched_broken_why why);
 void cons_forget(struct sched *s, uint32_t slot);
 void cons_freed(struct sched *s, bf_time start, bf_time end);
 void cons_restore(struct sched *s, uint32_t slot, bf_time now, bf_time promised);

@@ -240,6 +240,7 @@ static const char *const broken_words[] = {
 	[BROKEN_LATE] = "the daemon was not running when a job was due (stopped, killed or "
 	                "suspended)",
 	[BROKEN_POLICY] = "the policy changed",
+	[BROKEN_USER_CAP] = "its user may not run that many jobs at once (max_running_per_user)",
 };
 
 static const char *const kill_words[] = {

@@ -256,7 +256,7 @@ static void h_submit(struct conn *c, const uint8_t *frame, size_t len)
 		conn_error(c, PE_INTERNAL, "out of memory");
 		goto out;
 	}
-	if ((rc = sched_submit(d->sched, now, id, m.nodes, m.estimate)) < 0) {
+	if ((rc = sched_submit_as(d->sched, now, id, m.nodes, m.estimate, conn_uid(c))) < 0) {
 		jobs_remove(d, j);
 		conn_error(c, rc == SCHED_E_NOMEM ? PE_INTERNAL : PE_INVALID, "%s", sched_strerror(rc));
 		goto out;

@@ -52,6 +52,27 @@ static void apply_grace(struct daemon *d, bf_time grace)
 	d->o.kill_grace = grace;
 }
 
+/* A lower cap re-plans what it must and announces every guarantee that
+ * moves later (BROKEN_USER_CAP); a higher one only compresses. Running
+ * jobs are never stopped by it. */
+static uint32_t apply_user_cap(struct daemon *d, uint32_t cap)
+{
+	int rc;
+
+	if (cap == d->o.lim.max_running_per_user)
+		return cap;
+	if ((rc = sched_set_user_cap(d->sched, server_now(d), cap)) < 0) {
+		log_warnx("reload: max_running_per_user: %s; it stays %u", sched_strerror(rc),
+		          d->o.lim.max_running_per_user);
+		return d->o.lim.max_running_per_user;
+	}
+	log_info("reload: max_running_per_user %u -> %u (0: none)", d->o.lim.max_running_per_user,
+	         cap);
+	d->pred.valid = false;
+	drive_want_commit(d);
+	return cap;
+}
+
 static void apply_nodes(struct daemon *d, const char *spec)
 {
 	char err[512];
@@ -73,6 +94,7 @@ static void apply_nodes(struct daemon *d, const char *spec)
 void reload_config(struct daemon *d)
 {
 	struct conf c;
+	uint32_t cap;
 	int n;
 
 	if (!d->o.config) {
@@ -91,7 +113,9 @@ void reload_config(struct daemon *d)
 		conf_free(&c);
 		return;
 	}
+	cap = apply_user_cap(d, c.max_running_per_user);
 	settings_limits(&c, &d->o.lim);
+	d->o.lim.max_running_per_user = cap;
 	log_set_level(d->o.lim.log_level);
 	if (!(d->o.flags & SF_GRACE))
 		apply_grace(d, c.kill_grace);

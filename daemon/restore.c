@@ -201,8 +201,9 @@ static void restore_running(struct daemon *d, struct djob *j, bf_time now, bool 
 	idx = node_indices(d, j->rec.node_list, &n);
 	/* Its hold as the plan had it (a start late by less than the grace
 	 * kept the plan's end): the queued jobs' promises fit as they did. */
-	if (!idx || sched_restore_running(d->sched, now, j->rec.id, j->rec.submit, j->rec.estimate,
-	                                  j->rec.start, j->rec.hold_end, idx, n) < 0) {
+	if (!idx || sched_restore_running_as(d->sched, now, j->rec.id, j->rec.submit,
+	                                     j->rec.estimate, j->rec.start, j->rec.hold_end, idx, n,
+	                                     j->rec.uid) < 0) {
 		/* Its nodes are not this partition's (or held twice): it cannot
 		 * be accounted for, so it is stopped. */
 		log_warnx("job %" PRIu64 ": its nodes (%s) do not fit the partition; killing it",
@@ -301,8 +302,8 @@ int restore_state(struct daemon *d, char *err, size_t errlen)
 			       "replaced); it cannot run");
 			continue;
 		}
-		rc = sched_restore_queued(d->sched, now, j->rec.id, j->rec.submit, j->rec.nodes,
-		                          j->rec.estimate, j->rec.guarantee);
+		rc = sched_restore_queued_as(d->sched, now, j->rec.id, j->rec.submit, j->rec.nodes,
+		                             j->rec.estimate, j->rec.guarantee, j->rec.uid);
 		if (rc < 0) {
 			finish(d, j, ST_FAILED, sched_strerror(rc));
 			continue;

@@ -231,6 +231,7 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 	if (!(d->store = store_open(o->db, err, errlen)) || nodes_check_stored(d, err, errlen) < 0)
 		return -1;
 	prm.nodes = d->nnodes;
+	prm.max_running_per_user = o->lim.max_running_per_user;
 	if (stored_policy(d, &prm.policy, err, errlen) < 0)
 		return -1;
 	if (sched_new(&d->sched, &prm) != SCHED_OK || idmap_init(&d->ids, 1024) < 0 ||

@@ -25,7 +25,7 @@ struct serve_limits {
 	bf_time max_limit;		/* longest -t accepted */
 	uint32_t max_nodes;		/* widest job accepted */
 	uint32_t max_queued_per_user;	/* a user's jobs waiting at once */
-	uint32_t max_running_per_user;	/* read and shown; not enforced yet (see backfilld.yaml(5)) */
+	uint32_t max_running_per_user;	/* the core holds a user's jobs beyond it */
 	bool has_admin;
 	gid_t admin_gid;		/* members may list, inspect and cancel every job */
 	char admin_group[64];

@@ -180,4 +180,30 @@ while [ $i -lt 100 ] && "$BQ" -l "$id" >/dev/null 2>&1; do sleep 0.1; i=$((i + 1
 ok $? "keep_ended: 2 s after its end it leaves the store, and the log says so"
 "$BSUB" -n 1 -t 1m s.sh 0 | grep -q "^Job $((id + 1)) "
 ok $? "the next job gets the next id, not a removed one"
+
+# ---- max_running_per_user: a user's jobs beyond it wait, others go ahead ----
+stop_daemon
+rm -rf state.db* spool
+printf 'nodes: 4\npolicy: conservative\nkill_grace: 2s\nmax_running_per_user: 1\n' >u.yaml
+start_daemon --config "$TMP/u.yaml"
+"$BSUB" -n 1 -t 5m s.sh 300 >/dev/null	# 1
+"$BSUB" -n 1 -t 5m s.sh 300 >/dev/null	# 2
+mkdir -p nb && chown nobody:nogroup nb
+(cd nb && $AS_NOBODY "$BSUB" -n 1 -t 5m "$TMP/s.sh" 300 >/dev/null)	# 3
+wait_state 1 running && wait_state 3 running && "$BQ" -l 2 | grep -q "^State: *queued"
+ok $? "cap 1: root's second job waits on free nodes while nobody's job runs"
+"$BQ" -l 2 | grep -q "at the latest (guaranteed)"
+ok $? "and it has a guarantee that respects the cap"
+"$BKILL" 1 >/dev/null && wait_state 2 running 10
+ok $? "it starts when root's first job ends"
+"$BSUB" -n 1 -t 5m s.sh 300 >/dev/null	# 4
+sed -i 's/max_running_per_user: 1/max_running_per_user: 2/' u.yaml
+kill -HUP "$DPID"
+wait_state 4 running 10 && grep -q "reload: max_running_per_user 1 -> 2" daemon.log
+ok $? "SIGHUP raising the cap to 2 starts root's next job"
+sed -i 's/max_running_per_user: 2/max_running_per_user: 1/' u.yaml
+kill -HUP "$DPID"
+sleep 1
+wait_state 2 running 1 && wait_state 4 running 1
+ok $? "lowering it again stops no running job"
 done_testing

@@ -5,58 +5,11 @@
 #include <string.h>
 #include "sched.h"
 #include "tap.h"
-
-#define S(x) ((bf_time)(x) * BF_SEC)
-#define MAXJ 64
-
-/* A tiny driver: starts are logged; ends and arrivals are given by hand. */
-struct drv {
-	struct sched *s;
-	bf_time start[MAXJ];	/* by job id; -1 while not started */
-	int kills[MAXJ];
-	bf_time kill_t[MAXJ];	/* the last SA_KILL's end of hold */
-	int broken[MAXJ];
-	bf_time broken_t[MAXJ];	/* the last SA_BROKEN's new start */
-	int broken_why[MAXJ];
-	int checks_failed;
-	char msg[300];
-};
+#include "sched_driver.h"
 
 static void drv_init(struct drv *d, enum sched_policy p, uint32_t nodes, bf_time grace)
 {
-	struct sched_params prm = { .policy = p, .nodes = nodes, .kill_grace = grace };
-
-	memset(d, 0, sizeof *d);
-	for (int i = 0; i < MAXJ; i++)
-		d->start[i] = -1;
-	if (sched_new(&d->s, &prm) != SCHED_OK)
-		abort();
-}
-
-static void drv_take(struct drv *d, bf_time now)
-{
-	size_t n;
-	const struct sched_action *a = sched_actions(d->s, &n);
-
-	for (size_t i = 0; i < n; i++) {
-		if (a[i].job >= MAXJ)
-			abort();
-		if (a[i].kind == SA_START) {
-			d->start[a[i].job] = a[i].t;
-		} else if (a[i].kind == SA_KILL) {
-			d->kills[a[i].job]++;
-			d->kill_t[a[i].job] = a[i].t;
-		} else {
-			d->broken[a[i].job]++;
-			d->broken_t[a[i].job] = a[i].t;
-			d->broken_why[a[i].job] = a[i].why;
-		}
-	}
-	sched_clear_actions(d->s);
-	if (sched_check(d->s, now, d->msg, sizeof d->msg) != 0) {
-		if (!d->checks_failed++)
-			printf("# check failed: %s\n", d->msg);
-	}
+	drv_init_params(d, &(struct sched_params){ .policy = p, .nodes = nodes, .kill_grace = grace });
 }
 
 static int submit(struct drv *d, bf_time t, uint64_t id, uint32_t n, bf_time est)
@@ -77,21 +30,6 @@ static int end(struct drv *d, bf_time t, uint64_t id)
 		rc = sched_run(d->s, t);
 	drv_take(d, t);
 	return rc;
-}
-
-static void run(struct drv *d, bf_time t)
-{
-	sched_run(d->s, t);
-	drv_take(d, t);
-}
-
-static bf_time guarantee(struct drv *d, uint64_t id)
-{
-	struct sched_job_info info;
-
-	if (sched_job_info(d->s, id, &info) != SCHED_OK)
-		return -2;
-	return info.guarantee;
 }
 
 static bool backfilled(struct drv *d, uint64_t id)

@@ -7,57 +7,11 @@
 #include <string.h>
 #include "sched.h"
 #include "tap.h"
-
-#define S(x) ((bf_time)(x) * BF_SEC)
-#define MAXJ 64
-
-/* A tiny driver, as in test_sched.c: starts and announcements logged. */
-struct drv {
-	struct sched *s;
-	bf_time start[MAXJ];
-	int broken[MAXJ];
-	bf_time broken_t[MAXJ];
-	int broken_why[MAXJ];
-	size_t nacts;		/* actions taken at the last drv_take */
-	int checks_failed;
-	char msg[300];
-};
+#include "sched_driver.h"
 
 static void drv_init(struct drv *d, enum sched_policy p, uint32_t nodes, bf_time grace)
 {
-	struct sched_params prm = { .policy = p, .nodes = nodes, .kill_grace = grace };
-
-	memset(d, 0, sizeof *d);
-	for (int i = 0; i < MAXJ; i++)
-		d->start[i] = -1;
-	if (sched_new(&d->s, &prm) != SCHED_OK)
-		abort();
-}
-
-static void drv_take(struct drv *d, bf_time now)
-{
-	const struct sched_action *a = sched_actions(d->s, &d->nacts);
-
-	for (size_t i = 0; i < d->nacts; i++) {
-		if (a[i].job >= MAXJ)
-			abort();
-		if (a[i].kind == SA_START) {
-			d->start[a[i].job] = a[i].t;
-		} else if (a[i].kind == SA_BROKEN) {
-			d->broken[a[i].job]++;
-			d->broken_t[a[i].job] = a[i].t;
-			d->broken_why[a[i].job] = a[i].why;
-		}
-	}
-	sched_clear_actions(d->s);
-	if (sched_check(d->s, now, d->msg, sizeof d->msg) != 0 && !d->checks_failed++)
-		printf("# check failed: %s\n", d->msg);
-}
-
-static void run(struct drv *d, bf_time t)
-{
-	sched_run(d->s, t);
-	drv_take(d, t);
+	drv_init_params(d, &(struct sched_params){ .policy = p, .nodes = nodes, .kill_grace = grace });
 }
 
 static void submit(struct drv *d, bf_time t, uint64_t id, uint32_t n, bf_time est)
@@ -88,11 +42,6 @@ static struct sched_job_info info_of(struct drv *d, uint64_t id)
 
 	sched_job_info(d->s, id, &info);
 	return info;
-}
-
-static bf_time guarantee(struct drv *d, uint64_t id)
-{
-	return info_of(d, id).guarantee;
 }
 
 /* Conservative, 10 nodes: A (6, running to 100), B (8) reserved at 100,

@@ -8,56 +8,12 @@
 #include <string.h>
 #include "sched.h"
 #include "tap.h"
-
-#define S(x) ((bf_time)(x) * BF_SEC)
-#define MAXJ 64
-
-struct drv {
-	struct sched *s;
-	bf_time start[MAXJ];	/* by job id; -1 while not started */
-	int broken[MAXJ];
-	bf_time broken_t[MAXJ];
-	int broken_why[MAXJ];
-	int checks_failed;
-	char msg[300];
-};
+#include "sched_driver.h"
 
 static void drv_init(struct drv *d, enum sched_policy p, uint32_t nodes, uint32_t cap)
 {
-	struct sched_params prm = { .policy = p, .nodes = nodes, .max_running_per_user = cap };
-
-	memset(d, 0, sizeof *d);
-	for (int i = 0; i < MAXJ; i++)
-		d->start[i] = -1;
-	if (sched_new(&d->s, &prm) != SCHED_OK)
-		abort();
-}
-
-static void drv_take(struct drv *d, bf_time now)
-{
-	size_t n;
-	const struct sched_action *a = sched_actions(d->s, &n);
-
-	for (size_t i = 0; i < n; i++) {
-		if (a[i].job >= MAXJ)
-			abort();
-		if (a[i].kind == SA_START) {
-			d->start[a[i].job] = a[i].t;
-		} else if (a[i].kind == SA_BROKEN) {
-			d->broken[a[i].job]++;
-			d->broken_t[a[i].job] = a[i].t;
-			d->broken_why[a[i].job] = a[i].why;
-		}
-	}
-	sched_clear_actions(d->s);
-	if (sched_check(d->s, now, d->msg, sizeof d->msg) != 0 && !d->checks_failed++)
-		printf("# check failed: %s\n", d->msg);
-}
-
-static void run(struct drv *d, bf_time t)
-{
-	sched_run(d->s, t);
-	drv_take(d, t);
+	drv_init_params(d, &(struct sched_params){ .policy = p, .nodes = nodes,
+	                                           .max_running_per_user = cap });
 }
 
 static void submit(struct drv *d, bf_time t, uint64_t id, uint32_t user, uint32_t n, bf_time est)
@@ -80,13 +36,6 @@ static void set_cap(struct drv *d, bf_time t, uint32_t cap)
 		abort();
 	drv_take(d, t);		/* announcements come with the change */
 	run(d, t);
-}
-
-static bf_time guarantee(struct drv *d, uint64_t id)
-{
-	struct sched_job_info info;
-
-	return sched_job_info(d->s, id, &info) == SCHED_OK ? info.guarantee : -2;
 }
 
 static int total_broken(const struct drv *d)
@@ -192,10 +141,7 @@ static void conservative_overrun(void)
 	struct sched_params prm = { .policy = SCHED_CONSERVATIVE, .nodes = 4, .kill_grace = S(5),
 	                            .max_running_per_user = 1 };
 
-	drv_init(&d, SCHED_CONSERVATIVE, 4, 1);
-	sched_free(d.s);
-	if (sched_new(&d.s, &prm) != SCHED_OK)
-		abort();
+	drv_init_params(&d, &prm);
 	submit(&d, S(0), 1, 1, 1, S(10));	/* holds to 15 */
 	submit(&d, S(1), 2, 1, 1, S(10));	/* [15, 30) */
 	ok_eq(guarantee(&d, 2), S(15), "overrun: the next job of the user is guaranteed 15");

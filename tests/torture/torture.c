@@ -1913,6 +1913,31 @@ static int judge_cause(const struct ctx *C, const struct ann *a, char *why, size
 	return -1;
 }
 
+/* The evidence behind an invariant-3 report, into the run's log: every
+ * guarantee shown and every announcement of the job, with the instants
+ * the walk compared (a report the log alone cannot explain is a harness
+ * question as much as a daemon's). */
+static void trace_walk(struct ctx *C, const struct sub *s, bf_time start, bf_time end)
+{
+	char b1[32], b2[32];
+
+	if (!C->logf)
+		return;
+	fprintf(C->logf, "  walk of job %" PRIu64 ": start %s, end %s (%+.6f), final %d, state %s, "
+	        "cancel sent %+.6f\n", s->id, tfmt(start, b1, sizeof b1), tfmt(end, b2, sizeof b2),
+	        end == BF_NEVER ? 0.0 : rel(C, end), s->final, s->dstate,
+	        s->id < C->idcap && C->cancel_at[s->id] ? rel(C, C->cancel_at[s->id]) : 0.0);
+	for (uint32_t o = 0; o < s->nobs; o++)
+		fprintf(C->logf, "    shown %s by %s sent %+.6f arrived %+.6f\n",
+		        tfmt(s->obs[o].g, b1, sizeof b1), src_names[s->obs[o].src],
+		        rel(C, s->obs[o].sent), rel(C, s->obs[o].t));
+	for (uint32_t a = 0; a < C->nanns; a++)
+		if (C->anns[a].job == s->id)
+			fprintf(C->logf, "    announced #%u at %+.6f: %s -> %s\n", a,
+			        rel(C, C->anns[a].stamp), tfmt(C->anns[a].t_old, b1, sizeof b1),
+			        tfmt(C->anns[a].t_new, b2, sizeof b2));
+}
+
 /* Invariant 3 for one job: walk what clients were shown and what the
  * daemon announced, in time order, up to its start (or its end, if it
  * never started). P is the promise in force: the best shown, or the new
@@ -1974,6 +1999,7 @@ static void judge_guarantee(struct ctx *C, struct sub *s, bf_time start)
 			     P_ann ? "announced" : src_names[srcP], rel(C, tP), tfmt(o->g, b2, sizeof b2),
 			     (double)(o->g - P) / BF_SEC, src_names[o->src], rel(C, o->t),
 			     crashes_between(C, tP, o->t, cb, sizeof cb));
+			trace_walk(C, s, start, end);
 		}
 	}
 	if (P == BF_NEVER || end == BF_NEVER || end <= P + TOL_START || (s->reported & 1u << 4))
@@ -1986,6 +2012,7 @@ static void judge_guarantee(struct ctx *C, struct sub *s, bf_time start)
 	     tfmt(end, b3, sizeof b3) : s->dstate, rel(C, end), (double)(end - P) / BF_SEC,
 	     tfmt(P, b1, sizeof b1), P_ann ? "announced" : src_names[srcP], rel(C, tP),
 	     P_ann ? "" : ", no announcement", crashes_between(C, tP, end, cb, sizeof cb));
+	trace_walk(C, s, start, end);
 }
 
 static void judge(struct ctx *C)

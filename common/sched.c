@@ -943,3 +943,14 @@ int sched_set_kill_grace(struct sched *s, bf_time kill_grace)
 	s->prm.kill_grace = kill_grace;	/* new jobs' holds; the grace of a late kill */
 	return SCHED_OK;
 }
+
+int sched_restore_freed(struct sched *s, bf_time from, bf_time to)
+{
+	if (from < 0 || to <= from)
+		return SCHED_E_INVAL;
+	if (s->prm.policy == SCHED_CONSERVATIVE) {
+		cons_freed(s, from, to);
+		s->need_compress = true;
+	}
+	return SCHED_OK;
+}

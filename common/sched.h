@@ -332,6 +332,12 @@ const struct sched_params *sched_get_params(const struct sched *s);
 /* The grace for jobs submitted from now on (a reload): a queued or
  * running job keeps the hold it was planned with, so no promise moves. */
 int  sched_set_kill_grace(struct sched *s, bf_time kill_grace);
+/* Restore: the acknowledged plan had [from, to) held by a job that is not
+ * restored (it ended, failed or was lost while the driver was down). The
+ * first compression looks for room there, and only there: a restored
+ * plan is compressed at the cost of what changed, not of the whole plan.
+ * Conservative only (a no-op otherwise); SCHED_E_INVAL for an empty span. */
+int  sched_restore_freed(struct sched *s, bf_time from, bf_time to);
 
 /* Full consistency check (O(nodes + jobs); with a cap per user, O(jobs
  * log jobs) more): nodes held once, free counts agree with the profile,

@@ -135,9 +135,8 @@ void cons_restore(struct sched *s, uint32_t slot, bf_time now, bf_time promised)
 		plan_reserve(s, j, promised, j->hold);
 		j->resv = promised;
 		j->settled = 0;		/* not known to be the earliest: compression looks */
-		/* Anywhere: what ended or left while the driver was down is
-		 * not in the restored plan, and never was in the freed log. */
-		cons_freed(s, now, BF_NEVER);
+		/* (where the driver says the acknowledged plan had room that
+		 * this one has not: sched_restore_freed) */
 		j->flags |= JF_RESERVED;
 		if (promised <= now)
 			ready_push(s, slot);

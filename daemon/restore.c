@@ -73,8 +73,28 @@ static uint32_t *node_indices(struct daemon *d, const char *list, uint32_t *coun
 	return idx;
 }
 
+/* What a job that is not restored held in the acknowledged plan: room the
+ * first compression looks at (see sched_restore_freed). */
+static void plan_freed(struct daemon *d, const struct djob *j)
+{
+	bf_time now = server_now(d), from = BF_NEVER, to = BF_NEVER;
+	bf_time hold = j->rec.estimate + d->o.kill_grace;
+
+	if (j->rec.state == ST_RUNNING) {
+		from = now;
+		to = j->rec.hold_end != BF_NEVER ? j->rec.hold_end :
+		     j->rec.start != BF_NEVER ? j->rec.start + hold : BF_NEVER;
+	} else if (j->rec.state == ST_QUEUED && j->rec.guarantee != BF_NEVER) {
+		from = j->rec.guarantee > now ? j->rec.guarantee : now;
+		to = j->rec.guarantee + hold;
+	}
+	if (from != BF_NEVER && to != BF_NEVER && to > from)
+		sched_restore_freed(d->sched, from, to);
+}
+
 static void finish(struct daemon *d, struct djob *j, enum store_state st, const char *why)
 {
+	plan_freed(d, j);
 	j->rec.state = st;
 	if (j->rec.end == BF_NEVER)
 		j->rec.end = server_now(d);

@@ -358,6 +358,29 @@ static void overrun_of_the_plan(void)
 	   "late kill: A signalled at 20 with its grace to 22; B told it starts at 22");
 	ok_eq(d.checks_failed, 0, "late kill: invariants held");
 	sched_free(d.s);
+
+	/* a restore compresses only where the driver says the acknowledged
+	 * plan had room: A held [0,100) and ended while the driver was down,
+	 * so B, promised 100, is restored there and moves up only once A's
+	 * span is reported freed (the whole plan is not searched) */
+	drv_init(&d, SCHED_CONSERVATIVE, 4, 0);
+	ok_eq(sched_restore_queued(d.s, S(20), 2, 0, 4, S(10), S(100)), SCHED_OK,
+	      "restore freed: B restored with its promise 100");
+	run(&d, S(20));
+	ok(d.start[2] == -1 && guarantee(&d, 2) == S(100),
+	   "restore freed: without a report, B keeps its promise 100");
+	sched_free(d.s);
+	drv_init(&d, SCHED_CONSERVATIVE, 4, 0);
+	ok_eq(sched_restore_queued(d.s, S(20), 2, 0, 4, S(10), S(100)), SCHED_OK,
+	      "restore freed: B restored again");
+	ok_eq(sched_restore_freed(d.s, S(20), S(100)), SCHED_OK,
+	      "restore freed: A's hold [20,100) reported free");
+	ok_eq(sched_restore_freed(d.s, S(20), S(20)), SCHED_E_INVAL,
+	      "restore freed: an empty span is refused");
+	run(&d, S(20));
+	ok(d.start[2] == S(20) && d.broken[2] == 0 && d.checks_failed == 0,
+	   "restore freed: B starts at once, nothing announced");
+	sched_free(d.s);
 }
 
 /* A lost node breaks the guarantees that no longer fit, latest arrival

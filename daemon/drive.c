@@ -599,6 +599,17 @@ void drive_commit(struct daemon *d)
 	int rc;
 
 	d->pred.valid = false;	/* the pass may change every prediction */
+	if (d->grace_changed) {
+		/* The restore used the stored plan's grace; from now on the
+		 * configured one, for new jobs. */
+		char s[32];
+
+		d->grace_changed = false;
+		snprintf(s, sizeof s, "%lld", (long long)d->o.kill_grace);
+		if (sched_set_kill_grace(d->sched, d->o.kill_grace) == 0 &&
+		    (store_begin(d->store) < 0 || store_meta_set(d->store, "kill_grace_us", s) < 0))
+			store_failed(d);
+	}
 	if (d->policy_changed) {
 		/* A reload changed the policy: the guarantees it drops come
 		 * out as SA_BROKEN (BROKEN_POLICY), announced below. */

@@ -50,6 +50,8 @@ static void apply_grace(struct daemon *d, bf_time grace)
 	duration_format(grace, b, sizeof b);
 	log_info("reload: kill_grace %s -> %s, for jobs submitted from now on", a, b);
 	d->o.kill_grace = grace;
+	d->grace_changed = true;	/* stored at the next pass (the core has it already) */
+	drive_want_commit(d);
 }
 
 /* A lower cap re-plans what it must and announces every guarantee that

@@ -167,6 +167,12 @@ static void hup_cb(evutil_socket_t sig, short what, void *arg)
 	reload_config(arg);
 }
 
+static const char *stored_us(bf_time t, char *buf, size_t len)
+{
+	snprintf(buf, len, "%lld", (long long)t);
+	return buf;
+}
+
 /* The plan in the store was made under the policy stored with it: restore
  * under that one and switch at the first pass, so that every guarantee the
  * configured policy drops is announced (drive.c), never lost silently. */
@@ -188,6 +194,36 @@ static int stored_policy(struct daemon *d, enum sched_policy *restore_as, char *
 	case 0:	/* a database from before the policy was stored: take it as is */
 		if (store_begin(d->store) == 0 &&
 		    store_meta_set(d->store, "policy", sched_policy_name(d->o.policy)) == 0)
+			return 0;
+		/* fall through */
+	default:
+		snprintf(err, errlen, "%s", store_error(d->store));
+		return -1;
+	}
+}
+
+/* The same for the kill grace: the stored plan's holds were made with the
+ * stored one, so the restore uses it (no hold grows under a job, and no
+ * promise moves for it) and the configured one applies to the jobs
+ * submitted from then on (drive.c, after the restore). */
+static int stored_grace(struct daemon *d, bf_time *restore_with, char *err, size_t errlen)
+{
+	char stored[32], *end;
+	long long us;
+
+	switch (store_meta_get(d->store, "kill_grace_us", stored, sizeof stored)) {
+	case 1:
+		errno = 0;
+		us = strtoll(stored, &end, 10);
+		if (!errno && !*end && us >= 0 && us <= BF_MAX_DURATION && us != d->o.kill_grace) {
+			*restore_with = us;
+			d->grace_changed = true;
+		}
+		return 0;
+	case 0:
+		if (store_begin(d->store) == 0 &&
+		    store_meta_set(d->store, "kill_grace_us", stored_us(d->o.kill_grace, stored,
+		                                                        sizeof stored)) == 0)
 			return 0;
 		/* fall through */
 	default:
@@ -232,7 +268,8 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 		return -1;
 	prm.nodes = d->nnodes;
 	prm.max_running_per_user = o->lim.max_running_per_user;
-	if (stored_policy(d, &prm.policy, err, errlen) < 0)
+	if (stored_policy(d, &prm.policy, err, errlen) < 0 ||
+	    stored_grace(d, &prm.kill_grace, err, errlen) < 0)
 		return -1;
 	if (sched_new(&d->sched, &prm) != SCHED_OK || idmap_init(&d->ids, 1024) < 0 ||
 	    !(d->base = event_base_new()) || event_base_priority_init(d->base, 3) < 0 ||

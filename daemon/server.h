@@ -110,6 +110,7 @@ struct daemon {
 	uint64_t commits;		/* durable commits, reported at the stop */
 	struct cg_tree cg;		/* cgroup.h: the jobs' cgroups, or process groups only */
 	bool policy_changed;		/* a reload changed o.policy: the next pass switches */
+	bool grace_changed;		/* restored with the stored grace: the next pass sets o's */
 	struct event *prune_ev;		/* keep_ended: a pass now and then, idle or not */
 	bf_time pruned_at;		/* the last removal of old ended jobs */
 	struct sysd *sysd;		/* sd.c: systemd's socket, readiness, watchdog */

@@ -6,6 +6,11 @@
 cd "$TMP" || exit 1
 printf '#!/bin/sh\nsleep "$1"\n' >s.sh
 
+# guar ID: the guaranteed start bq -l shows (empty if none).
+guar() {
+	"$BQ" -l "$1" 2>/dev/null | sed -n 's/^Start: *\(.*\) at the latest (guaranteed)$/\1/p'
+}
+
 # ---- --check-config ----
 cat >good.yaml <<'EOF'
 nodes: 4
@@ -206,4 +211,29 @@ kill -HUP "$DPID"
 sleep 1
 wait_state 2 running 1 && wait_state 4 running 1
 ok $? "lowering it again stops no running job"
+
+# ---- a restart with a longer kill grace moves no promise ----
+"$BKILL" 2 3 4 >/dev/null 2>&1
+wait_state 2 "killed\|cancelled" 10
+stop_daemon
+rm -rf state.db* spool
+printf 'nodes: 2\npolicy: conservative\nkill_grace: 2s\n' >g.yaml
+start_daemon --config "$TMP/g.yaml"
+"$BSUB" -n 2 -t 1m s.sh 300 >/dev/null	# 1: runs
+"$BSUB" -n 2 -t 1m s.sh 1 >/dev/null	# 2: at 1's hold end
+"$BSUB" -n 2 -t 1m s.sh 1 >/dev/null	# 3: at 2's hold end
+wait_state 1 running
+g3=$(guar 3)
+stop_daemon
+sed -i 's/kill_grace: 2s/kill_grace: 30s/' g.yaml
+lines=$(wc -l <daemon.log)
+start_daemon --config "$TMP/g.yaml"
+[ "$(guar 3)" = "$g3" ] && ! tail -n +"$((lines + 1))" daemon.log | grep -q "guarantee broken"
+ok $? "restarted with kill_grace 30 s: job 3 keeps its promise ($g3), nothing broken"
+"$BSUB" -n 2 -t 1m s.sh 1 >/dev/null	# 4: behind 3's hold (1 min + 2 s)
+"$BSUB" -n 2 -t 1m s.sh 1 >/dev/null	# 5: behind 4's, with the new grace
+g4=$(guar 4) && g5=$(guar 5)
+[ $(( $(date -d "$g4" +%s) - $(date -d "$g3" +%s) )) -le 63 ] &&
+	[ $(( $(date -d "$g5" +%s) - $(date -d "$g4" +%s) )) -ge 90 ]
+ok $? "old jobs keep the old grace, new ones get the new ($g3, $g4, $g5)"
 done_testing

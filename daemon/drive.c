@@ -298,6 +298,11 @@ static void take_actions(struct daemon *d, bf_time now)
 	struct sched_job_info info;
 	char detail[160];
 
+	/* A pass that did something may change every prediction; one that
+	 * did nothing (most passes a read asks for) keeps them. */
+	if (n > 0)
+		d->pred.valid = false;
+
 	for (size_t k = 0; k < n; k++) {
 		struct djob *j = jobs_get(d, a[k].job);
 
@@ -598,7 +603,6 @@ void drive_commit(struct daemon *d)
 	bf_time now = server_now(d);
 	int rc;
 
-	d->pred.valid = false;	/* the pass may change every prediction */
 	if (d->grace_changed) {
 		/* The restore used the stored plan's grace; from now on the
 		 * configured one, for new jobs. */
@@ -614,6 +618,7 @@ void drive_commit(struct daemon *d)
 		/* A reload changed the policy: the guarantees it drops come
 		 * out as SA_BROKEN (BROKEN_POLICY), announced below. */
 		d->policy_changed = false;
+		d->pred.valid = false;
 		if ((rc = sched_set_policy(d->sched, now, d->o.policy)) < 0) {
 			log_warnx("switching to %s: %s; trying again at the next pass",
 			          sched_policy_name(d->o.policy), sched_strerror(rc));

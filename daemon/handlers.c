@@ -283,9 +283,10 @@ static int index_queued(const struct sched_job_info *i, void *arg)
 	return idmap_put(&d->pred.pos, i->id, (uint32_t)d->pred.n++) < 0;
 }
 
-/* Predictions for the head of the queue, once per pass (see server.h),
- * and again whenever the queue or the plan changed since (a submission,
- * a cancel or an end before the pass: each clears pred.valid).
+/* Predictions for the head of the queue, shared by every reply until the
+ * queue or the plan changes (a submission, a cancel, an end, a pass that
+ * acted: each clears pred.valid) or a second has passed. Reads wait for a
+ * pass (conn_wait_durable), so "once per pass" would mean once per read.
  * Each costs an anchor search over the plan so far: past this many queued
  * jobs the start is "not known yet" rather than a costly guess. */
 #define PREDICT_MAX 2000
@@ -293,9 +294,13 @@ static int index_queued(const struct sched_job_info *i, void *arg)
 static bool predictions(struct daemon *d)
 {
 	size_t n = sched_queue_len(d->sched);
+	bf_time now = server_now(d);
 
-	if (d->pred.valid)
+	/* Reused within a second: a prediction is a guess, and one that time
+	 * overtook is worth a new search. */
+	if (d->pred.valid && now - d->pred.at < BF_SEC)
 		return true;
+	d->pred.at = now;
 	idmap_destroy(&d->pred.pos);
 	if (idmap_init(&d->pred.pos, (uint32_t)n) < 0)
 		return false;
@@ -311,7 +316,7 @@ static bool predictions(struct daemon *d)
 	sched_foreach_queued(d->sched, index_queued, d);
 	for (size_t k = PREDICT_MAX; k < n; k++)
 		d->pred.t[k] = BF_NEVER;
-	sched_predict(d->sched, server_now(d), d->pred.t, n < PREDICT_MAX ? n : PREDICT_MAX);
+	sched_predict(d->sched, now, d->pred.t, n < PREDICT_MAX ? n : PREDICT_MAX);
 	d->pred.valid = d->pred.n == n;
 	return d->pred.valid;
 }

@@ -90,10 +90,11 @@ struct daemon {
 	 * made by conn_listen, freed by conn_close_all. */
 	struct conn_limits *limits;
 	bf_time last_now;
-	/* Predicted starts (EASY/FCFS), computed at most once per pass: every
-	 * answer of a batch shares them. */
+	/* Predicted starts (EASY/FCFS), shared by every answer until the plan
+	 * changes or a second passes (see predictions() in handlers.c). */
 	struct {
 		bool valid;
+		bf_time at;		/* computed then */
 		struct idmap pos;	/* job id -> index in t[] */
 		bf_time *t;
 		size_t n, cap;

@@ -137,6 +137,13 @@ else
 	e=$(cat escapee.4 2>/dev/null)
 	mkdir "$CG/jobs/999" && sh -c 'echo $$ >"$1/cgroup.procs"; exec sleep 300' sh "$CG/jobs/999" &
 	stray=$!
+	# (in it before the daemon dies: else the restart's sweep may remove
+	# the empty cgroup first, and the stray would never be in one)
+	i=0
+	while [ $i -lt 50 ] && ! grep -qx "$stray" "$CG/jobs/999/cgroup.procs" 2>/dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
 	stop_daemon KILL
 	start_daemon --nodes 4 --kill-grace 1 --cgroup "$CG"
 	wait_state 4 running 5 && grep -q "job 4: running, found again" "$TMP/daemon.log" &&

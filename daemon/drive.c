@@ -150,11 +150,11 @@ static void prune_ended(struct daemon *d, bf_time now)
 
 int drive_init(struct daemon *d)
 {
+	struct timeval second = { 1, 0 };
+
 	/* Three priorities, events default to the middle one (1); the commit
 	 * runs at the lowest (2), after every connection that is ready in this
 	 * loop pass: all their requests join the same commit. */
-	struct timeval second = { 1, 0 };
-
 	d->commit_ev = event_new(d->base, -1, 0, commit_cb, d);
 	d->prune_ev = evtimer_new(d->base, prune_cb, d);
 	if (!d->prune_ev || event_add(d->prune_ev, &second) < 0)
@@ -517,19 +517,19 @@ static void log_end(const struct djob *j)
 {
 	char ran[64] = "?", why[600] = "";
 	int w = j->rec.exit_status;
+	/* A job killed at its limit or cancelled ended as asked: a notice. */
+	int prio = j->rec.state == ST_FAILED ? LOG_WARNING : LOG_NOTICE;
 
 	if (j->rec.start != BF_NEVER && j->rec.end >= j->rec.start)
 		duration_format(j->rec.end - j->rec.start, ran, sizeof ran);
 	if (j->rec.reason)
 		snprintf(why, sizeof why, ": %s", j->rec.reason);
 	if (WIFSIGNALED(w))
-		log_job(j->rec.state == ST_DONE ? LOG_NOTICE : LOG_WARNING, j->rec.id, j->rec.user,
-		        "ended: %s, killed by signal %d, ran %s%s", store_state_name(j->rec.state),
-		        WTERMSIG(w), ran, why);
+		log_job(prio, j->rec.id, j->rec.user, "ended: %s, killed by signal %d, ran %s%s",
+		        store_state_name(j->rec.state), WTERMSIG(w), ran, why);
 	else
-		log_job(j->rec.state == ST_DONE ? LOG_NOTICE : LOG_WARNING, j->rec.id, j->rec.user,
-		        "ended: %s, exit %d, ran %s%s", store_state_name(j->rec.state),
-		        WEXITSTATUS(w), ran, why);
+		log_job(prio, j->rec.id, j->rec.user, "ended: %s, exit %d, ran %s%s",
+		        store_state_name(j->rec.state), WEXITSTATUS(w), ran, why);
 }
 
 /* The supervisor ended: the job is over. */

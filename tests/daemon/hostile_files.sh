@@ -134,6 +134,9 @@ ok $? "it ran exactly once ($(grep -c "^$h " "$TMP/u/ran") runs)"
 out=$($NB "$BSUB" -n 2 -t 1:00 "$TMP/u/count.sh" 2) && f=$(echo "$out" | id_of)
 out=$($NB "$BSUB" -n 2 -t 1:00 "$TMP/u/count.sh" 0) && g=$(echo "$out" | id_of)
 wait_state "$f" running 5
+# (running in bq is the plan's word: wait until its script has run)
+i=0
+while [ $i -lt 50 ] && ! grep -q "^$f " "$TMP/u/ran" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
 rm -rf "$SPOOL"
 out=$("$BSUB" -n 1 -t 10s "$TMP/u/job.sh" 2>&1)
 [ $? -eq 1 ] && echo "$out" | grep -q "spool .* was removed or replaced"

@@ -30,7 +30,8 @@ static int collect(const struct store_job *j, void *arg)
 	snprintf(s->name, sizeof s->name, "%s", j->name ? j->name : "(null)");
 	snprintf(s->nodes, sizeof s->nodes, "%s", j->node_list ? j->node_list : "(null)");
 	s->argv_len = j->argv_len < sizeof s->argv ? j->argv_len : sizeof s->argv;
-	memcpy(s->argv, j->argv, s->argv_len);
+	if (s->argv_len)	/* a migrated row may have no argv at all (NULL) */
+		memcpy(s->argv, j->argv, s->argv_len);
 	s->last.name = s->last.node_list = s->last.user = s->last.cwd = NULL;
 	s->last.out = s->last.err = s->last.argv = s->last.env = NULL;
 	return 0;

@@ -1950,7 +1950,8 @@ static void judge_guarantee(struct ctx *C, struct sub *s, bf_time start)
 	uint32_t oi = 0, ai = 0;
 	char b1[32], b2[32], b3[32], cb[400];
 
-	end = start != BF_NEVER ? start : s->final ? s->dend : BF_NEVER;
+	/* (A job cancelled while queued has no end the listings give: 0.) */
+	end = start != BF_NEVER ? start : s->final && s->dend > 0 ? s->dend : BF_NEVER;
 	for (;;) {
 		const struct gobs *o = oi < s->nobs ? &s->obs[oi] : NULL;
 		const struct ann *a = NULL;
@@ -1961,9 +1962,10 @@ static void judge_guarantee(struct ctx *C, struct sub *s, bf_time start)
 			a = &C->anns[ai];
 		if (!o && !a)
 			break;
-		/* An announcement counts for what is shown up to 50 ms before
-		 * it reached us (a reply and a log line race). */
-		if (a && (!o || a->stamp <= o->t + 50000)) {
+		/* In the order they reached us. A reply can overtake the log
+		 * line of an announcement the daemon made before it: that is
+		 * looked for below, where a later guarantee is shown. */
+		if (a && (!o || a->stamp <= o->t)) {
 			ai++;
 			/* An announcement made after the job started cannot
 			 * excuse its start. The stamp is when the line reached
@@ -1983,6 +1985,21 @@ static void judge_guarantee(struct ctx *C, struct sub *s, bf_time start)
 			continue;
 		}
 		oi++;
+		if (a && o->g > P + TOL_MOVE && a->stamp <= o->t + LOG_LAG &&
+		    (a->t_new == BF_NEVER || a->t_new + TOL_MOVE >= o->g)) {
+			/* The announcement of this move, still in the pipe when
+			 * the reply came: it counts from here. */
+			ai++;
+			P = a->t_new;
+			tP = o->t;
+			P_ann = true;
+			if (P != BF_NEVER && o->g < P) {
+				P = o->g;
+				srcP = o->src;
+				P_ann = false;
+			}
+			continue;
+		}
 		if (P == BF_NEVER || o->g < P || (o->g > P + TOL_MOVE && down_at(C, P) >= 0)) {
 			/* Better; or the old promise fell while the daemon was
 			 * down, and the restart made a new one. */

@@ -14,19 +14,32 @@ static const int syslog_level[] = {
 	[CONF_LOG_INFO] = LOG_INFO, [CONF_LOG_DEBUG] = LOG_DEBUG,
 };
 
+/* A group's gid by name: 0 and *gid, or the getgrnam_r error (ENOENT
+ * for no such group). */
+static int group_gid(const char *name, gid_t *gid)
+{
+	struct group gr, *found = NULL;
+	char buf[16384];
+	int rc = getgrnam_r(name, &gr, buf, sizeof buf, &found);
+
+	if (found)
+		*gid = gr.gr_gid;
+	return found ? 0 : rc ? rc : ENOENT;
+}
+
 /* The admin group must exist now: a typo would otherwise leave the
  * operators without their rights, silently. */
 static int check_admin_group(const char *path, const struct conf *c, char *msg, size_t len)
 {
-	struct group gr, *found = NULL;
-	char buf[16384];
+	gid_t gid;
 	int rc;
 
 	if (!c->set[CONF_K_ADMIN_GROUP] || !c->admin_group)
 		return 0;
-	rc = getgrnam_r(c->admin_group, &gr, buf, sizeof buf, &found);
-	if (found)
+	if ((rc = group_gid(c->admin_group, &gid)) == 0)
 		return 0;
+	if (rc == ENOENT)
+		rc = 0;	/* said as "no group named" */
 	snprintf(msg, len, "%s:%u: admin_group: %s%s%s", path, c->line[CONF_K_ADMIN_GROUP],
 	         rc ? "cannot look up the group " : "no group named ", c->admin_group,
 	         rc ? strerror(rc) : "");
@@ -78,8 +91,7 @@ int settings_read_logged(const char *path, struct conf *c)
 
 void settings_limits(const struct conf *c, struct serve_limits *lim)
 {
-	struct group gr, *found = NULL;
-	char buf[16384];
+	gid_t gid;
 
 	*lim = (struct serve_limits){
 		.default_limit = c->default_limit,
@@ -91,10 +103,9 @@ void settings_limits(const struct conf *c, struct serve_limits *lim)
 		.keep_ended = c->keep_ended,
 	};
 	/* Checked by settings_read; a group removed since is no group. */
-	if (c->admin_group && getgrnam_r(c->admin_group, &gr, buf, sizeof buf, &found) == 0 &&
-	    found) {
+	if (c->admin_group && group_gid(c->admin_group, &gid) == 0) {
 		lim->has_admin = true;
-		lim->admin_gid = gr.gr_gid;
+		lim->admin_gid = gid;
 		snprintf(lim->admin_group, sizeof lim->admin_group, "%s", c->admin_group);
 	}
 }

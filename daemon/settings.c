@@ -40,9 +40,9 @@ static int check_admin_group(const char *path, const struct conf *c, char *msg, 
 		return 0;
 	if (rc == ENOENT)
 		rc = 0;	/* said as "no group named" */
-	snprintf(msg, len, "%s:%u: admin_group: %s%s%s", path, c->line[CONF_K_ADMIN_GROUP],
+	snprintf(msg, len, "%s:%u: admin_group: %s%s%s%s", path, c->line[CONF_K_ADMIN_GROUP],
 	         rc ? "cannot look up the group " : "no group named ", c->admin_group,
-	         rc ? strerror(rc) : "");
+	         rc ? ": " : "", rc ? strerror(rc) : "");
 	return 1;
 }
 

@@ -288,7 +288,7 @@ struct inst {			/* one daemon process */
 struct ann {			/* a broken guarantee the daemon announced */
 	bf_time stamp, t_old, t_new;
 	int inst;
-	uint64_t job;
+	uint64_t job, seq;	/* seq: the daemon's log lines before it, all runs */
 	bool legacy;		/* the old "to X s from now" form: no T_OLD */
 	char cause[200];
 	char line[480];
@@ -341,6 +341,8 @@ struct ctx {
 	uint32_t nsubs, capsubs;
 	int32_t *by_id;		/* id -> submission index, -1 */
 	bf_time *cancel_at;	/* id -> first cancel sent, 0 */
+	uint64_t *ended_seq;	/* id -> its "ended:" log line's seq, 0 */
+	uint64_t log_lines;	/* the daemon's, over all its runs */
 	uint64_t idcap, max_id;
 	struct slot slots[MAX_SLOTS];
 	struct inst *insts;
@@ -529,9 +531,11 @@ static void id_room(struct ctx *C, uint64_t id)
 		cap *= 2;
 	C->by_id = xrealloc(C->by_id, cap, sizeof *C->by_id);
 	C->cancel_at = xrealloc(C->cancel_at, cap, sizeof *C->cancel_at);
+	C->ended_seq = xrealloc(C->ended_seq, cap, sizeof *C->ended_seq);
 	for (uint64_t k = old; k < cap; k++) {
 		C->by_id[k] = -1;
 		C->cancel_at[k] = 0;
+		C->ended_seq[k] = 0;
 	}
 	C->idcap = cap;
 }
@@ -740,7 +744,7 @@ static void parse_ann(struct ctx *C, const char *line, bf_time stamp)
 {
 	static const char now_form[] = ": guarantee broken: start moved later from ";
 	static const char old_form[] = ": its guaranteed start moved later, to ";
-	struct ann a = { .stamp = stamp, .inst = (int)C->ninsts - 1 };
+	struct ann a = { .stamp = stamp, .inst = (int)C->ninsts - 1, .seq = C->log_lines };
 	const char *p, *q;
 	unsigned long long id;
 	int n;
@@ -784,6 +788,25 @@ static void parse_ann(struct ctx *C, const char *line, bf_time stamp)
 		note(C, "a log line about a later guarantee that the harness could not parse: %s", line);
 }
 
+/* "job ID: ended: ...": when the daemon saw the job's supervisor end, as
+ * near as the log tells (its nodes were held until then; the pipe keeps
+ * the order of the daemon's lines). */
+static void parse_end(struct ctx *C, const char *line)
+{
+	static const char form[] = ": ended: ";
+	unsigned long long id;
+	const char *p;
+	int n;
+
+	for (p = strstr(line, "job "); p; p = strstr(p + 1, "job "))
+		if (sscanf(p, "job %llu%n", &id, &n) == 1 && strncmp(p + n, form, sizeof form - 1) == 0) {
+			id_room(C, id);
+			if (!C->ended_seq[id])
+				C->ended_seq[id] = C->log_lines;
+			return;
+		}
+}
+
 /* Read what the daemon logged (non-blocking); stamp, keep and parse it. */
 static void log_read(struct ctx *C, struct inst *in)
 {
@@ -810,7 +833,9 @@ static void log_read(struct ctx *C, struct inst *in)
 				continue;	/* a very long line: the rest is dropped */
 			in->line[in->linelen] = 0;
 			fprintf(C->logf, "[%+.6f d%u] %s\n", rel(C, now_rt()), C->ninsts - 1, in->line);
+			C->log_lines++;
 			parse_ann(C, in->line, now_rt());
+			parse_end(C, in->line);
 			in->linelen = 0;
 		}
 	}
@@ -1862,17 +1887,29 @@ static const char *crashes_between(const struct ctx *C, bf_time a, bf_time b, ch
 	return buf;
 }
 
-/* Did some job hold its nodes past its limit and grace at instant t (so
- * "a killed job still holds its nodes past its grace" was true)? */
-static const struct sub *overdue_at(const struct ctx *C, bf_time t)
+/* Did some job hold its nodes past its limit and grace when `a` was
+ * announced (so "a killed job still holds its nodes past its grace" was
+ * true)? A job
+ * holds them until its supervisor is gone and the daemon has seen that:
+ * past the end its supervisor recorded (dend), which is stamped before the
+ * supervisor has cleaned up and exited. So a job whose "ended" line came
+ * after the announcement (the same pipe: the daemon logged the end later)
+ * still held them when announced. */
+static const struct sub *overdue_at(const struct ctx *C, const struct ann *a)
 {
+	bf_time t = a->stamp;
+
 	for (uint32_t k = 0; k < C->nsubs; k++) {
 		const struct sub *s = &C->subs[k];
+		bf_time due = s->dstart + s->est + GRACE;
+		uint64_t seen;
 
 		if (s->dstart == BF_NEVER || s->dend == BF_NEVER)
 			continue;
-		if (s->dend > s->dstart + s->est + GRACE && t >= s->dstart + s->est + GRACE - TOL_START &&
-		    t <= s->dend + TOL_START)
+		if (s->dend > due && t >= due - TOL_START && t <= s->dend + TOL_START)
+			return s;
+		seen = s->id < C->idcap ? C->ended_seq[s->id] : 0;
+		if (seen > a->seq && t >= due - TOL_START)
 			return s;
 	}
 	return NULL;
@@ -1888,10 +1925,10 @@ static int judge_cause(const struct ctx *C, const struct ann *a, char *why, size
 		return 0;
 	}
 	if (strstr(a->cause, "still holds")) {
-		if ((o = overdue_at(C, a->stamp))) {
-			snprintf(why, len, "true: job %" PRIu64 " held its nodes until %.3f, %.3f s past its "
-			         "limit + grace", o->id, rel(C, o->dend),
-			         (double)(o->dend - o->dstart - o->est - GRACE) / BF_SEC);
+		if ((o = overdue_at(C, a))) {
+			snprintf(why, len, "true: job %" PRIu64 " held its nodes past its limit + grace "
+			         "(%+.3f s): its supervisor recorded its end at %+.3f s, the daemon logged "
+			         "it after this", o->id, rel(C, o->dstart + o->est + GRACE), rel(C, o->dend));
 			return 1;
 		}
 		snprintf(why, len, "FALSE: no job held its nodes past its limit + grace then (no job can "

@@ -42,6 +42,13 @@ enum proto_type {
 	PT_CANCEL = 4,		/* struct proto_cancel */
 	PT_PROFILE = 5,		/* free nodes over future time: no fields */
 	PT_NODES = 6,		/* which job holds which node: no fields */
+	/* Reserved for the operator's and history requests (issue 9); each is
+	 * defined with its message below once it exists. */
+	PT_NODECTL = 7,		/* bctl drain/resume/down/up */
+	PT_NODELIST = 8,	/* bctl nodes: each node's state */
+	PT_JOBCTL = 9,		/* bctl hold/release/requeue/limit/top, bstop/bresume */
+	PT_STATUS = 10,		/* bctl status */
+	PT_HISTORY = 11,	/* bq -d, bq --swf: ended jobs from the store */
 	/* replies */
 	PT_ERROR = 64,		/* struct proto_error */
 	PT_SUBMITTED = 65,	/* struct proto_submitted */
@@ -49,6 +56,9 @@ enum proto_type {
 	PT_CANCELLED = 67,	/* struct proto_cancelled */
 	PT_STEPS = 68,		/* struct proto_steps */
 	PT_NODEMAP = 69,	/* struct proto_nodemap */
+	PT_NODESTATES = 70,	/* reserved: reply to PT_NODECTL and PT_NODELIST */
+	PT_JOBCTLED = 71,	/* reserved: reply to PT_JOBCTL, per job */
+	PT_STATUSINFO = 72,	/* reserved: reply to PT_STATUS */
 };
 
 /* Error codes in PT_ERROR and per job in PT_CANCELLED. */

@@ -604,8 +604,11 @@ int sched_cancel(struct sched *s, bf_time now, uint64_t id)
 	return SCHED_OK;
 }
 
-int sched_node_down(struct sched *s, bf_time now, uint32_t node)
+/* Take a node out of the plan (down, or drained: lose = false leaves its
+ * job running); a node already out is only signalled for, if lost. */
+static int node_out(struct sched *s, bf_time now, uint32_t node, bool lose)
 {
+	uint8_t why = lose ? BROKEN_NODE_LOST : BROKEN_NODE_DRAINED;
 	uint32_t owner;
 	bf_time from;
 	int rc;
@@ -614,12 +617,22 @@ int sched_node_down(struct sched *s, bf_time now, uint32_t node)
 		return rc;
 	if (node >= s->prm.nodes)
 		return SCHED_E_INVAL;
-	if (s->ns.down[node])
+	if (s->ns.down[node]) {
+		owner = s->ns.owner[node];
+		if (!lose || owner == NODESET_NONE || (s->jobs[owner].flags & JF_KILL_SENT))
+			return SCHED_OK;
+		if (sched_need_actions(s, 1) < 0 || profile_prepare(&s->prof, 2 * s->ns.ndown + 2) < 0)
+			return SCHED_E_NOMEM;
+		s->out_why = why;
+		signal_job(s, owner, KILL_NODE_FAILED, now);
+		s->dirty = true;
 		return SCHED_OK;
+	}
 	/* The repair may move every queued reservation: room for all first. */
 	if (profile_prepare(&s->prof, 4 * s->qlen + 2 * s->ns.ndown + 6) < 0 ||
 	    sched_need_actions(s, 1 + s->qlen) < 0)
 		return SCHED_E_NOMEM;
+	s->out_why = why;
 	owner = nodeset_set_down(&s->ns, node);
 	/* The node is gone for good (until it is up again): a reservation to
 	 * the end of time, from now, or from the holding job's planned end. */
@@ -628,12 +641,22 @@ int sched_node_down(struct sched *s, bf_time now, uint32_t node)
 		from = now;
 	profile_reserve(&s->prof, from, 1, BF_NEVER - from);
 	s->down_since[node] = from;
-	if (owner != NODESET_NONE && !(s->jobs[owner].flags & JF_KILL_SENT))
+	if (lose && owner != NODESET_NONE && !(s->jobs[owner].flags & JF_KILL_SENT))
 		signal_job(s, owner, KILL_NODE_FAILED, now);
 	s->dirty = true;
 	if (s->prm.policy == SCHED_CONSERVATIVE)
-		return cons_repair(s, now, BROKEN_NODE_LOST);
+		return cons_repair(s, now, why);
 	return SCHED_OK;
+}
+
+int sched_node_down(struct sched *s, bf_time now, uint32_t node)
+{
+	return node_out(s, now, node, true);
+}
+
+int sched_node_drain(struct sched *s, bf_time now, uint32_t node)
+{
+	return node_out(s, now, node, false);
 }
 
 int sched_node_up(struct sched *s, bf_time now, uint32_t node)

@@ -145,10 +145,11 @@ enum sched_kill_why { KILL_OVERRUN, KILL_CANCELLED, KILL_NODE_FAILED };
  * and the plan had to make room for that delay); the policy changed
  * to one that promises that job nothing (sched_set_policy; t = BF_NEVER);
  * or the cap on running jobs per user was lowered (sched_set_user_cap),
- * also while the daemon was down (sched_restore_queued_as).
+ * also while the daemon was down (sched_restore_queued_as); or an operator
+ * drained a node (sched_node_drain).
  * New reasons go at the end: drivers store and print these numbers. */
 enum sched_broken_why { BROKEN_NODE_LOST, BROKEN_OVERRUN, BROKEN_LATE, BROKEN_POLICY,
-                        BROKEN_USER_CAP };
+                        BROKEN_USER_CAP, BROKEN_NODE_DRAINED };
 
 struct sched_action {
 	enum sched_action_kind kind;
@@ -211,6 +212,14 @@ int  sched_cancel(struct sched *s, bf_time now, uint64_t id);
  * guarantees that no longer fit are moved later with SA_BROKEN. */
 int  sched_node_down(struct sched *s, bf_time now, uint32_t node);
 int  sched_node_up(struct sched *s, bf_time now, uint32_t node);
+/* An operator drains a node: it takes no new job, and the job it runs
+ * finishes (it is not signalled). In the plan the node is out from the end
+ * of that job's hold (now if idle), exactly as for sched_node_down, and
+ * guarantees that no longer fit are moved later with SA_BROKEN
+ * (BROKEN_NODE_DRAINED). sched_node_up brings it back. A drained node that
+ * then goes down (sched_node_down) has its job signalled; a node down is
+ * already out, and draining it changes nothing. */
+int  sched_node_drain(struct sched *s, bf_time now, uint32_t node);
 /* Restart: rebuild what a previous run left, before any other event, all
  * at the same `now`: first every running job, adopted on exactly the nodes
  * it holds with its real start and the end of its hold in the plan as

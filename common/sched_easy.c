@@ -28,7 +28,7 @@ static void promise_head(struct sched *s, struct job *head, bf_time shadow, bf_t
 		if (s->hold_extended || s->ns.ndown) {
 			s->st.broken++;
 			head->first_guarantee = shadow;
-			sched_emit(s, SA_BROKEN, s->hold_extended ? s->extend_why : BROKEN_NODE_LOST,
+			sched_emit(s, SA_BROKEN, s->hold_extended ? s->extend_why : s->out_why,
 			           head->id, shadow);
 		} else if (s->last_shadow >= now) {
 			/* (a promise already in the past: the head waits for a

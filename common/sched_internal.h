@@ -93,6 +93,7 @@ struct sched {
 	struct xlog freed_end;		/* largest end logged since an epoch */
 
 	bf_time *down_since;	/* per node: start of its "down" reservation, or BF_NEVER */
+	uint8_t out_why;	/* the last node taken out: BROKEN_NODE_LOST or _DRAINED */
 
 	struct sched_action *acts;
 	size_t nacts, acts_cap;

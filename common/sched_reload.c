@@ -17,7 +17,7 @@ void reload_moved(struct sched *s, struct job *j, bf_time was, bool node_lost_co
 	if (s->hold_extended)
 		why = s->extend_why;
 	else if (node_lost_counts && s->ns.ndown)
-		why = BROKEN_NODE_LOST;
+		why = s->out_why;
 	else if (was < s->now)
 		why = BROKEN_LATE;
 	else

@@ -409,6 +409,50 @@ static void node_failure(void)
 	sched_free(d.s);
 }
 
+/* A drained node finishes its job and takes no new one: the job is not
+ * signalled, the node is out of the plan from the job's planned end, the
+ * guarantees that no longer fit are told (BROKEN_NODE_DRAINED), and a
+ * drained node that then goes down has its job killed. */
+static void node_drain(enum sched_policy p)
+{
+	const char *name = sched_policy_name(p);
+	struct drv d;
+
+	drv_init(&d, p, 4, 0);
+	submit(&d, S(0), 1, 2, S(100));		/* nodes 0,1 [0,100) */
+	submit(&d, S(1), 2, 4, S(100));		/* the head: at 100 */
+	submit(&d, S(2), 3, 1, S(50));		/* node 2 now: [2,52) */
+	ok_eq(sched_node_drain(d.s, S(10), 0), SCHED_OK, "%s drain: node 0, held by job 1", name);
+	run(&d, S(10));
+	ok_eq(d.kills[1], 0, "%s drain: job 1 runs on (not signalled)", name);
+	ok_eq(d.broken[2], 1, "%s drain: job 2 (all 4 nodes) is told its start moved", name);
+	ok_eq(d.broken_why[2], BROKEN_NODE_DRAINED, "%s drain: the cause is the drain", name);
+	ok_eq(sched_node_drain(d.s, S(11), 0), SCHED_OK, "%s drain: again, nothing changes", name);
+	run(&d, S(11));
+	ok_eq(d.broken[2] + d.kills[1], 1, "%s drain: a second drain tells nobody anything", name);
+	submit(&d, S(12), 4, 1, S(10));		/* node 3 */
+	ok_eq(d.start[4], S(12), "%s drain: a small job still starts on an idle node", name);
+	sched_end(d.s, S(22), 4, END_EXITED);
+	sched_end(d.s, S(30), 3, END_EXITED);
+	sched_end(d.s, S(40), 1, END_EXITED);
+	run(&d, S(40));
+	ok_eq(sched_free_nodes(d.s), 3, "%s drain: job 1 ended: nodes 1-3 free, node 0 stays out", name);
+	ok_eq(d.start[2], -1, "%s drain: job 2 does not start on 3 nodes", name);
+	ok_eq(sched_node_up(d.s, S(60), 0), SCHED_OK, "%s resume: node 0 is back", name);
+	run(&d, S(60));
+	ok_eq(d.start[2], S(60), "%s resume: job 2 starts", name);
+	/* Drained while busy, then lost: now the job is killed. */
+	submit(&d, S(61), 5, 1, S(100));
+	ok_eq(sched_node_drain(d.s, S(70), 1), SCHED_OK, "%s drain: node 1, held by job 2", name);
+	run(&d, S(70));
+	ok_eq(d.kills[2], 0, "%s drain: job 2 runs on", name);
+	ok_eq(sched_node_down(d.s, S(71), 1), SCHED_OK, "%s down: the drained node is lost", name);
+	run(&d, S(71));
+	ok_eq(d.kills[2], 1, "%s down: job 2 is killed now", name);
+	ok_eq(d.checks_failed, 0, "%s drain: invariants held", name);
+	sched_free(d.s);
+}
+
 /* Restart: a scheduler rebuilt from what the old one would have stored
  * (running jobs with their nodes and starts, queued jobs in order with their
  * guarantees) has the same nodes, the same guarantees, and goes on to the
@@ -644,7 +688,10 @@ static uint64_t stress(enum sched_policy pol, bf_time grace, unsigned seed, bool
 			if (t->state[v] == 1 && sched_cancel(t->s, now, v) == SCHED_OK)
 				t->state[v] = 3;
 		} else if (r < 53) {
-			sched_node_down(t->s, now, (uint32_t)((seed >> 12) % SN));
+			if ((seed >> 7) % 3 == 0)
+				sched_node_drain(t->s, now, (uint32_t)((seed >> 12) % SN));
+			else
+				sched_node_down(t->s, now, (uint32_t)((seed >> 12) % SN));
 			node_events++;
 		} else if (r < 58) {
 			sched_node_up(t->s, now, (uint32_t)((seed >> 12) % SN));
@@ -764,6 +811,8 @@ int main(void)
 	mechanics();
 	overrun_of_the_plan();
 	node_failure();
+	node_drain(SCHED_CONSERVATIVE);
+	node_drain(SCHED_EASY);
 	restart();
 	late_passes();
 	for (unsigned seed = 1; seed <= 3; seed++) {

@@ -82,7 +82,7 @@ static enum render_end_kind start_as_end_kind(enum proto_start_kind k)
 /* One line of the table, formatted once: the widths are known only after
  * every row, and formatting is most of what a listing of 10,000 jobs costs. */
 struct row {
-	char id[24], uid[24], nodes[24], limit[40], submit[48], start[56], end[56];
+	char id[24], uid[24], nodes[24], limit[40], submit[48], start[56], end[56], state[24];
 	const char *text[NCOL];
 	unsigned short width[NCOL];
 };
@@ -100,6 +100,11 @@ static void fill_row(struct row *r, const struct proto_job *j)
 	r->text[C_USER] = j->user && *j->user ? j->user : r->uid;
 	r->text[C_NAME] = j->name && *j->name ? j->name : "-";
 	r->text[C_STATE] = j->state && *j->state ? j->state : "?";
+	if (j->broken && j->start_kind != PS_ACTUAL) {
+		/* Its guarantee moved later: said in the listing, bq -l says why. */
+		snprintf(r->state, sizeof r->state, "%.20s!", r->text[C_STATE]);
+		r->text[C_STATE] = r->state;
+	}
 	r->text[C_NODES] = r->nodes;
 	r->text[C_LIMIT] = r->limit;
 	r->text[C_SUBMIT] = r->submit;
@@ -186,7 +191,7 @@ int render_table(FILE *f, const struct proto_jobs *js, bool all_users)
 {
 	size_t width[NCOL];
 	unsigned short head_w[NCOL];
-	bool guaranteed = false, predicted = false;
+	bool guaranteed = false, predicted = false, broken = false;
 	struct row *rows;
 
 	if (js->count == 0) {
@@ -200,6 +205,7 @@ int render_table(FILE *f, const struct proto_jobs *js, bool all_users)
 
 		guaranteed |= j->start_kind == PS_GUARANTEED || render_end_kind(j) == RE_GUARANTEED;
 		predicted |= j->start_kind == PS_PREDICTED;
+		broken |= j->broken && j->start_kind != PS_ACTUAL;
 	}
 	rows = malloc((size_t)js->count * sizeof *rows);
 	if (!rows)
@@ -224,6 +230,8 @@ int render_table(FILE *f, const struct proto_jobs *js, bool all_users)
 			fputs("~ predicted, not guaranteed", f);
 		fputc('\n', f);
 	}
+	if (broken)
+		fputs("! its guarantee moved later (bq -l ID says when and why)\n", f);
 	return 0;
 }
 
@@ -340,6 +348,8 @@ void render_info(FILE *f, const struct proto_job *j, bf_time now)
 	kv_text(f, "Error", j->err);
 	if (j->reason)
 		kv_text(f, "Reason", j->reason);
+	if (j->broken)
+		kv_text(f, "Guarantee broken", j->broken);
 	if (ended)
 		usage_lines(f, j);
 }
@@ -411,6 +421,8 @@ static void json_job(FILE *f, const struct proto_job *j)
 	client_put_json_str(f, j->err);
 	fputs(",\"reason\":", f);
 	client_put_json_str(f, j->reason);
+	fputs(",\"guarantee_broken\":", f);
+	client_put_json_str(f, j->broken);
 	if (j->cpu_src != PU_NONE)
 		fprintf(f, ",\"cpu_us\":%" PRId64 ",\"cpu_source\":\"%s\"", j->cpu_us,
 		        j->cpu_src == PU_CGROUP ? "cgroup" : "rusage");

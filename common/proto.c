@@ -628,7 +628,7 @@ int proto_dec_submitted(const uint8_t *frame, size_t len, struct proto_submitted
 enum {
 	JO_ID = 1, JO_UID, JO_USER, JO_NAME, JO_STATE, JO_NODES, JO_ESTIMATE, JO_SUBMIT,
 	JO_START, JO_END, JO_START_KIND, JO_EXIT, JO_NODE_LIST, JO_CWD, JO_OUT, JO_ERR, JO_REASON,
-	JO_CPU_US, JO_CPU_SRC, JO_MEM_KB, JO_MEM_SRC,
+	JO_CPU_US, JO_CPU_SRC, JO_MEM_KB, JO_MEM_SRC, JO_BROKEN,
 };
 enum { JS_JOB = 1, JS_TOTAL };
 
@@ -658,6 +658,7 @@ static const struct spec job_spec[] = {
 	{ JO_CPU_SRC, PK_INT, false, false, 0, 0 },
 	{ JO_MEM_KB, PK_INT, false, false, 0, 0 },
 	{ JO_MEM_SRC, PK_INT, false, false, 0, 0 },
+	{ JO_BROKEN, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
 };
 
 int proto_enc_jobs(struct proto_buf *b, const struct proto_jobs *m)
@@ -690,6 +691,8 @@ int proto_enc_jobs(struct proto_buf *b, const struct proto_jobs *m)
 		proto_put_str(b, JO_ERR, j->err);
 		if (j->reason)
 			proto_put_bytes(b, JO_REASON, j->reason, strnlen(j->reason, PROTO_MAX_STRING));
+		if (j->broken)
+			proto_put_bytes(b, JO_BROKEN, j->broken, strnlen(j->broken, PROTO_MAX_STRING));
 		/* A usage with a known source and a value, or nothing. */
 		if (j->cpu_src > PU_NONE && j->cpu_src <= PU_RUSAGE && j->cpu_us >= 0) {
 			proto_put_int(b, JO_CPU_US, j->cpu_us);
@@ -753,6 +756,7 @@ static int take_job_field(const struct field *f, void *vctx, char *err, size_t e
 	case JO_OUT: j->out = s; break;
 	case JO_ERR: j->err = s; break;
 	case JO_REASON: j->reason = s; break;
+	case JO_BROKEN: j->broken = s; break;
 	case JO_CPU_US:
 	case JO_MEM_KB:
 		if (f->i < 0)
@@ -1037,6 +1041,233 @@ int proto_dec_nodemap(const uint8_t *frame, size_t len, struct proto_nodemap *m,
 	if (walk_frame(frame, len, PT_NODEMAP, nodemap_spec, 2, take_nodemap, &c, err, errlen) < 0)
 		return -1;
 	m->held = c.held;
+	m->count = c.n;
+	return 0;
+}
+
+/* ---- NODECTL ---- */
+
+enum { NC_OP = 1, NC_NODES, NC_REASON };
+static const struct spec nodectl_spec[] = {
+	{ NC_OP, PK_INT, true, false, 0, 0 },
+	{ NC_NODES, PK_BYTES, true, false, PROTO_MAX_STRING, 0 },
+	{ NC_REASON, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
+};
+
+int proto_enc_empty(struct proto_buf *b, enum proto_type type)
+{
+	proto_start(b, type);
+	return proto_finish(b);
+}
+
+int proto_enc_nodectl(struct proto_buf *b, const struct proto_nodectl *m)
+{
+	proto_start(b, PT_NODECTL);
+	proto_put_int(b, NC_OP, m->op);
+	proto_put_str(b, NC_NODES, m->nodes ? m->nodes : "");
+	proto_put_str(b, NC_REASON, m->reason);
+	return proto_finish(b);
+}
+
+struct nodectl_ctx {
+	struct proto_nodectl *m;
+	struct proto_arena *a;
+};
+
+static int take_nodectl(const struct field *f, void *vctx, char *err, size_t errlen)
+{
+	struct nodectl_ctx *c = vctx;
+	const char *s = NULL;
+
+	if (f->kind == PK_BYTES && !(s = arena_str(c->a, f)))
+		return NOMEM(err, errlen);
+	switch (f->tag) {
+	case NC_OP:
+		if (f->i < PN_DRAIN || f->i > PN_LAST)
+			return errf(err, errlen, "unknown node operation %lld", (long long)f->i);
+		c->m->op = (enum proto_nodeop)f->i;
+		break;
+	case NC_NODES: c->m->nodes = s; break;
+	case NC_REASON: c->m->reason = s; break;
+	}
+	return 0;
+}
+
+int proto_dec_nodectl(const uint8_t *frame, size_t len, struct proto_nodectl *m,
+                      struct proto_arena *a, char *err, size_t errlen)
+{
+	struct nodectl_ctx c = { m, a };
+
+	*m = (struct proto_nodectl){ 0 };
+	return walk_frame(frame, len, PT_NODECTL, nodectl_spec, 3, take_nodectl, &c, err, errlen);
+}
+
+/* ---- NODESTATES ---- */
+
+enum { NS_NODE = 1 };
+enum { NO_NAME = 1, NO_STATE, NO_JOB, NO_REASON, NO_BY, NO_SINCE, NO_CHANGED };
+static const struct spec nodestates_spec[] = {
+	{ NS_NODE, PK_GROUP, false, true, 0, PROTO_MAX_RECORDS },
+};
+static const struct spec node_spec[] = {
+	{ NO_NAME, PK_BYTES, true, false, PROTO_MAX_STRING, 0 },
+	{ NO_STATE, PK_INT, true, false, 0, 0 },
+	{ NO_JOB, PK_INT, false, false, 0, 0 },
+	{ NO_REASON, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
+	{ NO_BY, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
+	{ NO_SINCE, PK_INT, false, false, 0, 0 },
+	{ NO_CHANGED, PK_INT, false, false, 0, 0 },
+};
+
+int proto_enc_nodestates(struct proto_buf *b, const struct proto_nodestates *m)
+{
+	proto_start(b, PT_NODESTATES);
+	for (uint32_t k = 0; k < m->count; k++) {
+		const struct proto_node *n = &m->nodes[k];
+		size_t g = proto_group_open(b, NS_NODE);
+
+		proto_put_str(b, NO_NAME, n->name ? n->name : "");
+		proto_put_int(b, NO_STATE, n->state);
+		if (n->job)
+			proto_put_int(b, NO_JOB, (int64_t)n->job);
+		proto_put_str(b, NO_REASON, n->reason);
+		proto_put_str(b, NO_BY, n->by);
+		if (n->since != BF_NEVER)
+			proto_put_int(b, NO_SINCE, n->since);
+		if (n->changed)
+			proto_put_int(b, NO_CHANGED, 1);
+		proto_group_close(b, g);
+	}
+	return proto_finish(b);
+}
+
+struct nodestates_ctx {
+	struct proto_arena *a;
+	struct proto_node *nodes;
+	uint32_t n;
+};
+
+static int take_node_field(const struct field *f, void *vctx, char *err, size_t errlen)
+{
+	struct nodestates_ctx *c = vctx;
+	struct proto_node *n = &c->nodes[c->n - 1];
+	const char *s = NULL;
+
+	if (f->kind == PK_BYTES && !(s = arena_str(c->a, f)))
+		return NOMEM(err, errlen);
+	switch (f->tag) {
+	case NO_NAME: n->name = s; break;
+	case NO_STATE:
+		if (f->i < 0 || f->i > PNS_LAST)
+			return errf(err, errlen, "unknown node state %lld", (long long)f->i);
+		n->state = (enum proto_node_state)f->i;
+		break;
+	case NO_JOB:
+		if (f->i <= 0)
+			return errf(err, errlen, "bad job id");
+		n->job = (uint64_t)f->i;
+		break;
+	case NO_REASON: n->reason = s; break;
+	case NO_BY: n->by = s; break;
+	case NO_SINCE:
+		if (f->i < 0 || f->i >= BF_NEVER)
+			return errf(err, errlen, "bad time");
+		n->since = f->i;
+		break;
+	case NO_CHANGED: n->changed = f->i != 0; break;
+	}
+	return 0;
+}
+
+static int take_nodestate(const struct field *f, void *vctx, char *err, size_t errlen)
+{
+	struct nodestates_ctx *c = vctx;
+
+	if (!arena_push(c->a, (void **)&c->nodes, &c->n, sizeof *c->nodes))
+		return NOMEM(err, errlen);
+	c->nodes[c->n - 1] = (struct proto_node){ .since = BF_NEVER };
+	return walk(f->data, f->data + f->len, node_spec, 7, take_node_field, c, err, errlen);
+}
+
+int proto_dec_nodestates(const uint8_t *frame, size_t len, struct proto_nodestates *m,
+                         struct proto_arena *a, char *err, size_t errlen)
+{
+	struct nodestates_ctx c = { .a = a };
+
+	*m = (struct proto_nodestates){ 0 };
+	if (walk_frame(frame, len, PT_NODESTATES, nodestates_spec, 1, take_nodestate, &c, err,
+	               errlen) < 0)
+		return -1;
+	m->nodes = c.nodes;
+	m->count = c.n;
+	return 0;
+}
+
+/* ---- STATUSINFO ---- */
+
+enum { SI_ITEM = 1 };
+enum { KV_KEY = 1, KV_VALUE };
+static const struct spec statusinfo_spec[] = {
+	{ SI_ITEM, PK_GROUP, false, true, 0, 0 },
+};
+static const struct spec kv_spec[] = {
+	{ KV_KEY, PK_BYTES, true, false, PROTO_MAX_STRING, 0 },
+	{ KV_VALUE, PK_BYTES, true, false, PROTO_MAX_STRING, 0 },
+};
+
+int proto_enc_statusinfo(struct proto_buf *b, const struct proto_statusinfo *m)
+{
+	proto_start(b, PT_STATUSINFO);
+	for (uint32_t k = 0; k < m->count; k++) {
+		size_t g = proto_group_open(b, SI_ITEM);
+
+		proto_put_str(b, KV_KEY, m->items[k].key ? m->items[k].key : "");
+		proto_put_str(b, KV_VALUE, m->items[k].value ? m->items[k].value : "");
+		proto_group_close(b, g);
+	}
+	return proto_finish(b);
+}
+
+struct statusinfo_ctx {
+	struct proto_arena *a;
+	struct proto_kv *items;
+	uint32_t n;
+};
+
+static int take_kv_field(const struct field *f, void *vctx, char *err, size_t errlen)
+{
+	struct statusinfo_ctx *c = vctx;
+	const char *s = arena_str(c->a, f);
+
+	if (!s)
+		return NOMEM(err, errlen);
+	if (f->tag == KV_KEY)
+		c->items[c->n - 1].key = s;
+	else
+		c->items[c->n - 1].value = s;
+	return 0;
+}
+
+static int take_kv(const struct field *f, void *vctx, char *err, size_t errlen)
+{
+	struct statusinfo_ctx *c = vctx;
+
+	if (!arena_push(c->a, (void **)&c->items, &c->n, sizeof *c->items))
+		return NOMEM(err, errlen);
+	c->items[c->n - 1] = (struct proto_kv){ 0 };
+	return walk(f->data, f->data + f->len, kv_spec, 2, take_kv_field, c, err, errlen);
+}
+
+int proto_dec_statusinfo(const uint8_t *frame, size_t len, struct proto_statusinfo *m,
+                         struct proto_arena *a, char *err, size_t errlen)
+{
+	struct statusinfo_ctx c = { .a = a };
+
+	*m = (struct proto_statusinfo){ 0 };
+	if (walk_frame(frame, len, PT_STATUSINFO, statusinfo_spec, 1, take_kv, &c, err,
+	               errlen) < 0)
+		return -1;
+	m->items = c.items;
 	m->count = c.n;
 	return 0;
 }

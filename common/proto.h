@@ -42,12 +42,12 @@ enum proto_type {
 	PT_CANCEL = 4,		/* struct proto_cancel */
 	PT_PROFILE = 5,		/* free nodes over future time: no fields */
 	PT_NODES = 6,		/* which job holds which node: no fields */
-	/* Reserved for the operator's and history requests (issue 9); each is
-	 * defined with its message below once it exists. */
-	PT_NODECTL = 7,		/* bctl drain/resume/down/up */
-	PT_NODELIST = 8,	/* bctl nodes: each node's state */
+	PT_NODECTL = 7,		/* bctl drain/resume/down/up: struct proto_nodectl */
+	PT_NODELIST = 8,	/* bctl nodes, each node's state: no fields */
+	/* Reserved for the job control and history requests (issue 9); each
+	 * is defined with its message below once it exists. */
 	PT_JOBCTL = 9,		/* bctl hold/release/requeue/limit/top, bstop/bresume */
-	PT_STATUS = 10,		/* bctl status */
+	PT_STATUS = 10,		/* bctl status: no fields */
 	PT_HISTORY = 11,	/* bq -d, bq --swf: ended jobs from the store */
 	/* replies */
 	PT_ERROR = 64,		/* struct proto_error */
@@ -56,9 +56,9 @@ enum proto_type {
 	PT_CANCELLED = 67,	/* struct proto_cancelled */
 	PT_STEPS = 68,		/* struct proto_steps */
 	PT_NODEMAP = 69,	/* struct proto_nodemap */
-	PT_NODESTATES = 70,	/* reserved: reply to PT_NODECTL and PT_NODELIST */
+	PT_NODESTATES = 70,	/* struct proto_nodestates: to PT_NODECTL, PT_NODELIST */
 	PT_JOBCTLED = 71,	/* reserved: reply to PT_JOBCTL, per job */
-	PT_STATUSINFO = 72,	/* reserved: reply to PT_STATUS */
+	PT_STATUSINFO = 72,	/* struct proto_statusinfo: to PT_STATUS */
 };
 
 /* Error codes in PT_ERROR and per job in PT_CANCELLED. */
@@ -176,6 +176,9 @@ struct proto_job {
 	 * its source (PU_NONE: unknown, and the value is not sent). */
 	int64_t cpu_us, mem_kb;		/* CPU time (µs), peak memory (KiB) */
 	enum proto_usage_src cpu_src, mem_src;
+	/* Its guarantee moved later: the last announcement, in words (when,
+	 * from, to, why); NULL if never. Public, as the guarantee is. */
+	const char *broken;
 };
 
 struct proto_jobs {
@@ -217,6 +220,55 @@ struct proto_nodemap {
 	uint32_t count;
 };
 
+/* An operator's change to nodes (bctl(8)). */
+enum proto_nodeop {
+	PN_DRAIN = 1,			/* finish the job it runs, take no new one */
+	PN_RESUME = 2,			/* back in service (drained or down) */
+	PN_DOWN = 3,			/* lost: its job ends as failed */
+	PN_UP = 4,			/* the same as PN_RESUME */
+};
+#define PN_LAST PN_UP
+
+struct proto_nodectl {
+	enum proto_nodeop op;
+	const char *nodes;		/* a node list: "node[001-004],gpu7" */
+	const char *reason;		/* PN_DRAIN and PN_DOWN: required */
+};
+
+enum proto_node_state {
+	PNS_IDLE = 0,			/* up, no job */
+	PNS_BUSY = 1,			/* up, running a job */
+	PNS_DRAIN = 2,			/* drained: its job (if any) finishes, no new one */
+	PNS_DOWN = 3,			/* down: out of service */
+};
+#define PNS_LAST PNS_DOWN
+
+/* One node as bctl nodes shows it. */
+struct proto_node {
+	const char *name;
+	enum proto_node_state state;
+	uint64_t job;			/* the job running on it, 0 if none */
+	const char *reason, *by;	/* drained or down: why, and who said so */
+	bf_time since;			/* drained or down: since when; else BF_NEVER */
+	bool changed;			/* PT_NODECTL: this request changed it */
+};
+
+struct proto_nodestates {
+	const struct proto_node *nodes;
+	uint32_t count;
+};
+
+/* bctl status: named values, in the daemon's order ("policy",
+ * "nodes", ...), shown as they come. */
+struct proto_kv {
+	const char *key, *value;
+};
+
+struct proto_statusinfo {
+	const struct proto_kv *items;
+	uint32_t count;
+};
+
 /* Encoders write one whole frame into b (which they reset first);
  * 0 or -1 (no memory, or over PROTO_MAX_PAYLOAD). */
 int proto_enc_submit(struct proto_buf *b, const struct proto_submit *m);
@@ -230,6 +282,11 @@ int proto_enc_cancelled(struct proto_buf *b, const struct proto_cancelled *m);
 int proto_enc_steps(struct proto_buf *b, const struct proto_steps *m);
 int proto_enc_nodes(struct proto_buf *b);
 int proto_enc_nodemap(struct proto_buf *b, const struct proto_nodemap *m);
+/* A request with no fields (PT_NODELIST, PT_STATUS, ...). */
+int proto_enc_empty(struct proto_buf *b, enum proto_type type);
+int proto_enc_nodectl(struct proto_buf *b, const struct proto_nodectl *m);
+int proto_enc_nodestates(struct proto_buf *b, const struct proto_nodestates *m);
+int proto_enc_statusinfo(struct proto_buf *b, const struct proto_statusinfo *m);
 
 /* Decoders read the payload of a frame that proto_frame() accepted, into
  * *m, whose strings and arrays point into the frame or into `arena`
@@ -259,5 +316,11 @@ int proto_dec_steps(const uint8_t *frame, size_t len, struct proto_steps *m,
                     struct proto_arena *a, char *err, size_t errlen);
 int proto_dec_nodemap(const uint8_t *frame, size_t len, struct proto_nodemap *m,
                       struct proto_arena *a, char *err, size_t errlen);
+int proto_dec_nodectl(const uint8_t *frame, size_t len, struct proto_nodectl *m,
+                      struct proto_arena *a, char *err, size_t errlen);
+int proto_dec_nodestates(const uint8_t *frame, size_t len, struct proto_nodestates *m,
+                         struct proto_arena *a, char *err, size_t errlen);
+int proto_dec_statusinfo(const uint8_t *frame, size_t len, struct proto_statusinfo *m,
+                         struct proto_arena *a, char *err, size_t errlen);
 
 #endif

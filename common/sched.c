@@ -953,6 +953,14 @@ size_t sched_profile_steps(const struct sched *s, bf_time now, bf_time *t, int64
 	return k;
 }
 
+bool sched_node_job(const struct sched *s, uint32_t node, uint64_t *job)
+{
+	if (node >= s->prm.nodes || s->ns.owner[node] == NODESET_NONE)
+		return false;
+	*job = s->jobs[s->ns.owner[node]].id;
+	return true;
+}
+
 uint32_t sched_free_nodes(const struct sched *s) { return s->ns.nfree; }
 uint32_t sched_queue_len(const struct sched *s) { return s->qlen; }
 uint32_t sched_running_len(const struct sched *s) { return s->nrunning; }

@@ -333,6 +333,9 @@ size_t sched_predict(const struct sched *s, bf_time now, bf_time *out, size_t ca
  * jobs). At most cap steps; returns how many were written. */
 size_t sched_profile_steps(const struct sched *s, bf_time now, bf_time *t, int64_t *free_nodes,
                            size_t cap);
+/* The running job on a node: true with its id in *job, or false (idle,
+ * out of range). */
+bool sched_node_job(const struct sched *s, uint32_t node, uint64_t *job);
 uint32_t sched_free_nodes(const struct sched *s);
 uint32_t sched_queue_len(const struct sched *s);
 uint32_t sched_running_len(const struct sched *s);

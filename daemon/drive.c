@@ -23,7 +23,7 @@ static struct timeval tv_of(bf_time us)
 
 /* A store that cannot write leaves memory ahead of the disk: stop, and let
  * the restart reload what is durable. */
-static void store_failed(struct daemon *d)
+void drive_store_failed(struct daemon *d)
 {
 	if (!d->serving) {	/* still starting: nothing was promised yet */
 		log_warnx("cannot start: the store failed: %s", store_error(d->store));
@@ -45,7 +45,7 @@ static void touch(struct daemon *d, uint64_t id)
 
 		if (!t) {
 			log_warnx("out of memory tracking jobs; stopping");
-			store_failed(d);
+			drive_store_failed(d);
 		}
 		d->touched = t;
 		d->touched_cap = cap;
@@ -57,7 +57,7 @@ int drive_store(struct daemon *d, struct djob *j, const char *detail)
 {
 	if (store_begin(d->store) < 0 || store_put_job(d->store, &j->rec) < 0 ||
 	    (detail && store_log(d->store, j->rec.id, server_now(d), j->rec.state, detail) < 0))
-		store_failed(d);
+		drive_store_failed(d);
 	j->dirty = false;
 	touch(d, j->rec.id);
 	return 0;
@@ -138,7 +138,7 @@ static void prune_ended(struct daemon *d, bf_time now)
 	d->pruned_at = now;
 	if (store_begin(d->store) < 0 ||
 	    (n = store_prune_ended(d->store, now - d->o.lim.keep_ended, PRUNE_BATCH)) < 0) {
-		store_failed(d);
+		drive_store_failed(d);
 		return;
 	}
 	if (n > 0)
@@ -241,6 +241,7 @@ static const char *const broken_words[] = {
 	                "suspended)",
 	[BROKEN_POLICY] = "the policy changed",
 	[BROKEN_USER_CAP] = "its user may not run that many jobs at once (max_running_per_user)",
+	[BROKEN_NODE_DRAINED] = "nodes drained",
 };
 
 static const char *const kill_words[] = {
@@ -259,6 +260,24 @@ static const char *log_time(bf_time t, char *buf, size_t len)
 	return buf;
 }
 
+/* The announcement in words for bq (kept after the job starts). */
+static void broken_words_for_bq(struct daemon *d, struct djob *j, const struct sched_action *a,
+                                const char *cause)
+{
+	char at[40], from[40], to[40], words[400];
+	bf_time t = server_now(d);
+	bool out = a->why == BROKEN_NODE_LOST || a->why == BROKEN_NODE_DRAINED;
+
+	snprintf(words, sizeof words, "at %s: start moved from %s to %s (%s)",
+	         handlers_human_time(t - t % BF_SEC, at, sizeof at),
+	         j->rec.guarantee == BF_NEVER ? "none" :
+	         handlers_human_time(j->rec.guarantee, from, sizeof from),
+	         a->t != BF_NEVER ? handlers_human_time(a->t, to, sizeof to) :
+	         out ? "none until nodes return" : "none", cause);
+	if (jobs_set_str(j, JS_BROKEN, words, strlen(words)) < 0)
+		log_warnx("job %" PRIu64 ": out of memory keeping the announcement for bq", j->rec.id);
+}
+
 /* A promise moved later: told in the log with the old and the new start
  * and the true cause, stored with the job. */
 static void guarantee_broken(struct daemon *d, struct djob *j, const struct sched_action *a)
@@ -271,6 +290,7 @@ static void guarantee_broken(struct daemon *d, struct djob *j, const struct sche
 	        "guarantee broken: start moved later from %s to %s (%s)",
 	        log_time(j->rec.guarantee, was, sizeof was), log_time(a->t, now, sizeof now), cause);
 	snprintf(detail, sizeof detail, "guarantee broken: from %s to %s: %s", was, now, cause);
+	broken_words_for_bq(d, j, a, cause);
 	j->rec.guarantee = a->t;
 	j->rec.first_guarantee = a->t;
 	drive_store(d, j, detail);
@@ -612,7 +632,7 @@ void drive_commit(struct daemon *d)
 		snprintf(s, sizeof s, "%lld", (long long)d->o.kill_grace);
 		if (sched_set_kill_grace(d->sched, d->o.kill_grace) == 0 &&
 		    (store_begin(d->store) < 0 || store_meta_set(d->store, "kill_grace_us", s) < 0))
-			store_failed(d);
+			drive_store_failed(d);
 	}
 	if (d->policy_changed) {
 		/* A reload changed the policy: the guarantees it drops come
@@ -626,7 +646,7 @@ void drive_commit(struct daemon *d)
 		}
 		else if (store_begin(d->store) < 0 ||
 		         store_meta_set(d->store, "policy", sched_policy_name(d->o.policy)) < 0)
-			store_failed(d);
+			drive_store_failed(d);
 		else
 			log_info("the policy is now %s", sched_policy_name(d->o.policy));
 	}
@@ -650,7 +670,7 @@ void drive_commit(struct daemon *d)
 				drive_store(d, j, NULL);
 		}
 		if (store_commit(d->store) < 0)
-			store_failed(d);
+			drive_store_failed(d);
 		d->commits++;
 	}
 	/* Durable now: answer, start what the pass chose, forget the ended.

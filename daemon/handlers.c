@@ -20,7 +20,7 @@
 
 /* Root, or a member of admin_group (backfilld.yaml(5)): the primary group
  * the socket reports, or a supplementary one of the user's. */
-static bool is_admin(const struct conn *c)
+bool handlers_is_admin(const struct conn *c)
 {
 	const struct serve_limits *L = &conn_daemon(c)->o.lim;
 	struct passwd pw, *pwp = NULL;
@@ -45,7 +45,7 @@ static bool is_admin(const struct conn *c)
 
 static bool may_see(const struct conn *c, uint32_t owner)
 {
-	return conn_uid(c) == owner || is_admin(c);
+	return conn_uid(c) == owner || handlers_is_admin(c);
 }
 
 /* Join strings NUL-terminated back to back (the store's argv/env form). */
@@ -82,7 +82,7 @@ static int spool_script(struct daemon *d, uint64_t id, uid_t uid, gid_t gid, con
 static bf_time predicted_start(struct daemon *d, uint64_t id);
 
 /* Who is on the other end, for the log: "alice (uid 1000)". */
-static void conn_who(const struct conn *c, char *buf, size_t len)
+void handlers_who(const struct conn *c, char *buf, size_t len)
 {
 	struct passwd pw, *pwp = NULL;
 	char pwbuf[1024];
@@ -93,7 +93,7 @@ static void conn_who(const struct conn *c, char *buf, size_t len)
 
 /* A local time for the log, as bq prints it (a guarantee rounded up, as
  * clients round it: never earlier than the truth). */
-static const char *human_time(bf_time t, char *buf, size_t len)
+const char *handlers_human_time(bf_time t, char *buf, size_t len)
 {
 	time_t secs = (time_t)((t + BF_SEC - 1) / BF_SEC);
 	struct tm tm;
@@ -110,7 +110,7 @@ static void log_submitted(const struct djob *j, const struct proto_submitted *m)
 
 	duration_format(j->rec.estimate, lim, sizeof lim);
 	if (m->kind != PS_NONE)
-		human_time(m->start, when, sizeof when);
+		handlers_human_time(m->start, when, sizeof when);
 	log_job(LOG_NOTICE, j->rec.id, j->rec.user, "submitted by %s (uid %u): %u node%s, limit %s, "
 	        "%s%s", j->rec.user ? j->rec.user : "?", (unsigned)j->rec.uid, j->rec.nodes,
 	        j->rec.nodes == 1 ? "" : "s", lim,
@@ -631,7 +631,7 @@ static void h_cancel(struct conn *c, const uint8_t *frame, size_t len)
 		goto out;
 	}
 	r->n = m.count;
-	conn_who(c, r->by, sizeof r->by);
+	handlers_who(c, r->by, sizeof r->by);
 	for (uint32_t k = 0; k < m.count; k++) {
 		bool this_one = false;
 
@@ -727,6 +727,9 @@ static const struct command {
 	{ PT_CANCEL, h_cancel },
 	{ PT_PROFILE, h_profile },
 	{ PT_NODES, h_nodes },
+	{ PT_NODECTL, nodectl_request },
+	{ PT_NODELIST, nodectl_list },
+	{ PT_STATUS, nodectl_status },
 };
 
 void handle_request(struct conn *c, enum proto_type type, const uint8_t *frame, size_t len)

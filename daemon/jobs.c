@@ -26,6 +26,7 @@ static void relink(struct djob *j)
 	j->rec.env = j->owned[JS_ENV];
 	j->rec.node_list = j->owned[JS_NODES];
 	j->rec.reason = j->owned[JS_REASON];
+	j->rec.broken = j->owned[JS_BROKEN];
 }
 
 int jobs_set_str(struct djob *j, int field, const char *v, size_t len)
@@ -69,7 +70,8 @@ struct djob *jobs_add(struct daemon *d, const struct store_job *rec)
 	    jobs_set_str(j, JS_ARGV, rec->argv, rec->argv_len) < 0 ||
 	    jobs_set_str(j, JS_ENV, rec->env, rec->env_len) < 0 ||
 	    jobs_set_str(j, JS_NODES, rec->node_list, slen(rec->node_list)) < 0 ||
-	    jobs_set_str(j, JS_REASON, rec->reason, slen(rec->reason)) < 0)
+	    jobs_set_str(j, JS_REASON, rec->reason, slen(rec->reason)) < 0 ||
+	    jobs_set_str(j, JS_BROKEN, rec->broken, slen(rec->broken)) < 0)
 		goto nomem;
 	if (d->njobs == d->jobs_cap) {
 		uint32_t cap = d->jobs_cap ? d->jobs_cap * 2 : 256;
@@ -87,7 +89,7 @@ struct djob *jobs_add(struct daemon *d, const struct store_job *rec)
 	j->sup.pidfd = -1;
 	return j;
 nomem:
-	for (int f = 0; f < 9; f++)
+	for (int f = 0; f < JS_NFIELDS; f++)
 		free(j->owned[f]);
 	free(j);
 	return NULL;
@@ -110,7 +112,7 @@ void jobs_remove(struct daemon *d, struct djob *j)
 		event_free(j->sup_ev);
 	if (j->grace_ev)
 		event_free(j->grace_ev);
-	for (int f = 0; f < 9; f++)
+	for (int f = 0; f < JS_NFIELDS; f++)
 		free(j->owned[f]);
 	free(j);
 }
@@ -153,6 +155,7 @@ void jobs_to_proto(const struct store_job *r, bool detail, bf_time predicted,
 		.id = r->id, .uid = r->uid, .user = r->user, .name = r->name,
 		.state = store_state_name(r->state), .nodes = r->nodes, .estimate = r->estimate,
 		.submit = r->submit, .has_exit = r->has_exit, .exit_status = r->exit_status,
+		.broken = r->broken,
 	};
 	if (r->start != BF_NEVER) {
 		o->start_kind = PS_ACTUAL;

@@ -120,6 +120,7 @@ struct next_partition {
 	char **names;
 	uint32_t n, *sorted;
 	char *desc;
+	struct node_admin *admin;
 };
 
 /* -1 if memory ran out (names untouched: still the caller's). */
@@ -129,11 +130,14 @@ static int prepare(struct next_partition *p, char **names, uint32_t n, char *err
 	p->n = n;
 	p->sorted = malloc(n * sizeof *p->sorted);
 	p->desc = describe(names, n);
-	if (!p->sorted || !p->desc) {
+	p->admin = calloc(n, sizeof *p->admin);
+	if (!p->sorted || !p->desc || !p->admin) {
 		free(p->sorted);
 		free(p->desc);
+		free(p->admin);
 		p->sorted = NULL;
 		p->desc = NULL;
+		p->admin = NULL;
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -149,12 +153,16 @@ static int prepare(struct next_partition *p, char **names, uint32_t n, char *err
  * array: a grown partition's names array holds the same strings). */
 static void install(struct daemon *d, struct next_partition *p)
 {
+	if (d->nadmin)
+		memcpy(p->admin, d->nadmin, d->nnodes * sizeof *p->admin);	/* it only grows */
 	free(d->node_names);
 	free(d->node_sorted);
 	free(d->partition);
+	free(d->nadmin);
 	d->node_names = p->names;
 	d->node_sorted = p->sorted;
 	d->partition = p->desc;
+	d->nadmin = p->admin;
 	d->nnodes = p->n;
 }
 
@@ -289,6 +297,7 @@ int nodes_grow(struct daemon *d, const char *spec, bf_time now, char *err, size_
 		if (p.desc) {
 			free(p.sorted);
 			free(p.desc);
+			free(p.admin);
 			snprintf(err, errlen, "adding %u nodes: %s", nextra, sched_strerror(rc));
 		}
 		for (uint32_t k = old; k < old + nextra; k++)

@@ -18,7 +18,8 @@
  *   - nothing at all, in the same spool: the daemon stopped between the
  *     commit and the fork, so it never ran and goes back to the queue,
  *     promised its planned start. In another spool: lost, never re-run.
- * Then the queued jobs, in arrival order, each with its guarantee (the core
+ * Then the nodes an operator drained or marked down (a job still on a node
+ * down is killed, as it would have been). Then the queued jobs, in arrival order, each with its guarantee (the core
  * keeps every promise that still fits and says which it cannot); one whose
  * script is gone can never run and fails, saying why. */
 #include <inttypes.h>
@@ -310,6 +311,7 @@ int restore_state(struct daemon *d, char *err, size_t errlen)
 	for (uint32_t k = 0; k < total; k++)
 		if (d->jobs[k]->rec.state == ST_RUNNING)
 			restore_running(d, d->jobs[k], now, replaced);
+	nodectl_restore(d, now);
 	/* Queued jobs in arrival order: the table is in load order, which is
 	 * seq order, and a job queued again keeps its place by seq. */
 	for (uint32_t k = 0; k < total; k++) {

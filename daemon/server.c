@@ -345,6 +345,7 @@ void server_free(struct daemon *d)
 	free(d->node_names);
 	free(d->node_sorted);
 	free(d->partition);
+	nodectl_free(d);
 	idmap_destroy(&d->pred.pos);
 	free(d->pred.t);
 	free(d->touched);

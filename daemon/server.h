@@ -46,13 +46,23 @@ struct serve_opts {
  * the store only). Strings are owned. */
 struct djob {
 	struct store_job rec;		/* its row; the strings point into `owned` */
-	char *owned[9];			/* user, name, cwd, out, err, argv, env, node_list, reason */
+	char *owned[10];		/* user, name, cwd, out, err, argv, env, node_list,
+					 * reason, broken (JS_*) */
 	struct runner_proc sup;		/* pid 0 until it starts */
 	struct event *sup_ev;		/* its supervisor's pidfd */
 	struct event *grace_ev;		/* hard kill after the grace */
 	bool start_pending;		/* chosen by the pass, supervisor not yet forked */
 	bool dirty;			/* row to write at the next commit */
 	struct daemon *daemon;		/* for the event callbacks */
+};
+
+/* A node an operator took out of service (bctl(8)); state NA_UP: in
+ * service, no reason. Stored (store_node) while not NA_UP. */
+enum node_admin_state { NA_UP = 0, NA_DRAIN = 1, NA_DOWN = 2 };
+struct node_admin {
+	uint8_t state;
+	bf_time since;
+	char *reason, *by;		/* owned */
 };
 
 struct conn;
@@ -77,6 +87,7 @@ struct daemon {
 	char **node_names;		/* index -> name */
 	char *partition;		/* all of them, compact (node[001-128]) */
 	uint32_t *node_sorted;		/* indices sorted by name, for lookups */
+	struct node_admin *nadmin;	/* per node: drained or down by an operator */
 	uint32_t nnodes;
 	const char **launch;		/* split --launch */
 	uint32_t nlaunch;
@@ -144,9 +155,10 @@ struct djob *jobs_get(struct daemon *d, uint64_t id);
 /* A new live job from its row (strings copied); NULL if memory ran out. */
 struct djob *jobs_add(struct daemon *d, const struct store_job *rec);
 void jobs_remove(struct daemon *d, struct djob *j);
-/* Replace one owned string field (0..8 as in owned[]). -1 on no memory. */
+/* Replace one owned string field (JS_*, as in owned[]). -1 on no memory. */
 int  jobs_set_str(struct djob *j, int field, const char *v, size_t len);
-enum { JS_USER, JS_NAME, JS_CWD, JS_OUT, JS_ERR, JS_ARGV, JS_ENV, JS_NODES, JS_REASON };
+enum { JS_USER, JS_NAME, JS_CWD, JS_OUT, JS_ERR, JS_ARGV, JS_ENV, JS_NODES, JS_REASON,
+       JS_BROKEN, JS_NFIELDS };
 /* Fill a protocol record for bq; `detail` adds the owner-only fields. */
 void jobs_to_proto(const struct store_job *r, bool detail, bf_time predicted,
                    struct proto_job *out);
@@ -173,6 +185,9 @@ void drive_kill_orphans(struct daemon *d, struct djob *j, pid_t sup_pid, int64_t
 int  drive_watch(struct daemon *d, struct djob *j);
 /* Is the spool still there? Logs once when it is found gone. */
 bool drive_spool_ok(struct daemon *d);
+/* The store failed while serving: refuse the waiting clients and exit 75
+ * (a restart reloads what was committed). */
+void drive_store_failed(struct daemon *d) __attribute__((noreturn));
 /* Put a job's row into the open transaction. */
 int  drive_store(struct daemon *d, struct djob *j, const char *log_detail);
 
@@ -207,6 +222,21 @@ int  conn_set_ctx(struct conn *c, void *ctx, void (*ctx_free)(void *ctx));
 
 /* ---- handlers.c ---- */
 void handle_request(struct conn *c, enum proto_type type, const uint8_t *frame, size_t len);
+/* Root, or a member of the configured admin_group. */
+bool handlers_is_admin(const struct conn *c);
+/* A local time as bq prints it, rounded up to the second. */
+const char *handlers_human_time(bf_time t, char *buf, size_t len);
+/* "alice (uid 1000)", for the log. */
+void handlers_who(const struct conn *c, char *buf, size_t len);
+
+/* ---- nodectl.c: nodes an operator drains or marks down, bctl status ---- */
+void nodectl_request(struct conn *c, const uint8_t *frame, size_t len);	/* PT_NODECTL */
+void nodectl_list(struct conn *c, const uint8_t *frame, size_t len);	/* PT_NODELIST */
+void nodectl_status(struct conn *c, const uint8_t *frame, size_t len);	/* PT_STATUS */
+/* At a restart, after the running jobs: the nodes the store says are
+ * drained or down are so again in the core. */
+void nodectl_restore(struct daemon *d, bf_time now);
+void nodectl_free(struct daemon *d);
 
 /* ---- contain.c: jobs in cgroups (cgroup.h), or process groups ---- */
 /* Find the cgroup subtree (--cgroup), or say once why there is none. */

@@ -9,8 +9,12 @@
  * database gains the column at open.
  * 3: jobs.cpu_us, mem_kb, cpu_src, mem_src (what an ended job used, and
  * where each figure comes from); versions 1 and 2 gain them at open (NULL:
- * unknown, as for a job that ended before). */
-#define SCHEMA_VERSION "3"
+ * unknown, as for a job that ended before).
+ * 4: the node_admin table (nodes drained or down by an operator; the
+ * schema creates it in an older database, which has none) and
+ * jobs.broken (the last announcement that the job's guarantee moved
+ * later; NULL: none, as for every job of an older database). */
+#define SCHEMA_VERSION "4"
 
 static const char *const state_names[ST_NSTATES] = {
 	"queued", "running", "done", "killed", "cancelled", "failed",
@@ -23,13 +27,15 @@ const char *store_state_name(enum store_state s)
 
 enum stmt {
 	S_BEGIN, S_COMMIT, S_ROLLBACK, S_META_SET, S_META_GET, S_PUT, S_LOG, S_LIVE, S_ONE,
-	S_FINAL, S_LOG_COUNT, S_PRUNE_LOG, S_PRUNE_JOBS, S_NSTMTS
+	S_FINAL, S_LOG_COUNT, S_PRUNE_LOG, S_PRUNE_JOBS, S_NODE_PUT, S_NODE_DEL, S_NODE_ALL,
+	S_NSTMTS
 };
 
 /* Column order of the jobs table, shared by S_PUT and the loaders. */
 #define JOB_COLUMNS "id, seq, uid, gid, user, name, nodes, estimate, submit, state, " \
 	"guarantee, first_guarantee, start, end_time, exit_status, node_list, cwd, out, err, " \
-	"argv, env, sup_pid, sup_start, kill_why, reason, hold_end, cpu_us, mem_kb, cpu_src, mem_src"
+	"argv, env, sup_pid, sup_start, kill_why, reason, hold_end, cpu_us, mem_kb, cpu_src, mem_src, " \
+	"broken"
 
 static const char *const sql[S_NSTMTS] = {
 	[S_BEGIN] = "BEGIN IMMEDIATE",
@@ -39,7 +45,7 @@ static const char *const sql[S_NSTMTS] = {
 	[S_META_GET] = "SELECT value FROM meta WHERE key = ?1",
 	[S_PUT] = "INSERT OR REPLACE INTO jobs (" JOB_COLUMNS ") VALUES "
 	          "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-	          "?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30)",
+	          "?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31)",
 	[S_LOG] = "INSERT INTO job_log (job, t, state, detail) VALUES (?1, ?2, ?3, ?4)",
 	[S_LIVE] = "SELECT " JOB_COLUMNS " FROM jobs WHERE state <= 1 ORDER BY seq",
 	[S_ONE] = "SELECT " JOB_COLUMNS " FROM jobs WHERE id = ?1",
@@ -53,6 +59,10 @@ static const char *const sql[S_NSTMTS] = {
 	                "end_time < ?1 ORDER BY id LIMIT ?2)",
 	[S_PRUNE_JOBS] = "DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE state > 1 AND "
 	                 "end_time < ?1 ORDER BY id LIMIT ?2)",
+	[S_NODE_PUT] = "INSERT OR REPLACE INTO node_admin (name, state, since, reason, by) "
+	               "VALUES (?1, ?2, ?3, ?4, ?5)",
+	[S_NODE_DEL] = "DELETE FROM node_admin WHERE name = ?1",
+	[S_NODE_ALL] = "SELECT name, state, since, reason, by FROM node_admin ORDER BY name",
 };
 
 static const char schema[] =
@@ -66,11 +76,14 @@ static const char schema[] =
 	"  argv BLOB, env BLOB, sup_pid INTEGER NOT NULL DEFAULT 0,"
 	"  sup_start INTEGER NOT NULL DEFAULT 0, kill_why INTEGER NOT NULL DEFAULT 0,"
 	"  reason TEXT, hold_end INTEGER, cpu_us INTEGER, mem_kb INTEGER, cpu_src INTEGER,"
-	"  mem_src INTEGER);"
+	"  mem_src INTEGER, broken TEXT);"
 	"CREATE INDEX IF NOT EXISTS jobs_live ON jobs (state, seq);"
 	"CREATE TABLE IF NOT EXISTS job_log ("
 	"  job INTEGER NOT NULL, t INTEGER NOT NULL, state INTEGER NOT NULL, detail TEXT);"
-	"CREATE INDEX IF NOT EXISTS job_log_job ON job_log (job);";
+	"CREATE INDEX IF NOT EXISTS job_log_job ON job_log (job);"
+	"CREATE TABLE IF NOT EXISTS node_admin ("
+	"  name TEXT PRIMARY KEY, state INTEGER NOT NULL, since INTEGER NOT NULL,"
+	"  reason TEXT, by TEXT);";
 
 struct store {
 	sqlite3 *db;
@@ -124,7 +137,8 @@ static int migrate(struct store *s)
 		"ALTER TABLE jobs ADD COLUMN mem_kb INTEGER; "
 		"ALTER TABLE jobs ADD COLUMN cpu_src INTEGER; "
 		"ALTER TABLE jobs ADD COLUMN mem_src INTEGER; ";
-	char q[600], what[64];
+	static const char v4[] = "ALTER TABLE jobs ADD COLUMN broken TEXT; ";
+	char q[800], what[64];
 	sqlite3_stmt *st;
 	int from = 0;
 
@@ -134,14 +148,15 @@ static int migrate(struct store *s)
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		const char *v = (const char *)sqlite3_column_text(st, 0);
 
-		from = v && strcmp(v, "1") == 0 ? 1 : v && strcmp(v, "2") == 0 ? 2 : 0;
+		from = v && v[0] >= '1' && v[0] <= '3' && !v[1] ? v[0] - '0' : 0;
 	}
 	sqlite3_finalize(st);
 	if (!from)
 		return 0;	/* new, current, or another version (refused at open) */
-	/* Each step's columns, in one transaction with the new version. */
-	snprintf(q, sizeof q, "BEGIN IMMEDIATE; %s%sUPDATE meta SET value = '3' WHERE key = "
-	         "'schema'; COMMIT;", from == 1 ? v2 : "", v3);
+	/* Each step's columns, in one transaction with the new version (4's
+	 * table came with the schema). */
+	snprintf(q, sizeof q, "BEGIN IMMEDIATE; %s%s%sUPDATE meta SET value = '" SCHEMA_VERSION
+	         "' WHERE key = 'schema'; COMMIT;", from == 1 ? v2 : "", from <= 2 ? v3 : "", v4);
 	if (sqlite3_exec(s->db, q, NULL, NULL, NULL) != SQLITE_OK) {
 		snprintf(what, sizeof what, "upgrading the schema from version %d", from);
 		fail(s, what);
@@ -414,6 +429,7 @@ int store_put_job(struct store *s, const struct store_job *j)
 		sqlite3_bind_int64(st, 28, j->mem_kb);
 		sqlite3_bind_int(st, 30, j->mem_src);
 	}
+	bind_str(st, 31, j->broken);
 	return step_done(s, S_PUT, "storing a job");
 }
 
@@ -483,6 +499,7 @@ static void read_job(sqlite3_stmt *st, struct store_job *j)
 		.cpu_us = sqlite3_column_type(st, 26) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 26),
 		.mem_kb = sqlite3_column_type(st, 27) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 27),
 		.cpu_src = sqlite3_column_int(st, 28), .mem_src = sqlite3_column_int(st, 29),
+		.broken = col_str(st, 30),
 	};
 	/* A figure and its source together, or neither. */
 	if (j->cpu_us < 0 || j->cpu_src <= 0) {
@@ -541,4 +558,50 @@ int64_t store_log_count(struct store *s, uint64_t id)
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	return n;
+}
+
+int store_put_node(struct store *s, const struct store_node *n)
+{
+	sqlite3_stmt *st = s->st[S_NODE_PUT];
+
+	if (need_txn(s) < 0)
+		return -1;
+	sqlite3_bind_text(st, 1, n->name, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, n->state);
+	sqlite3_bind_int64(st, 3, n->since);
+	sqlite3_bind_text(st, 4, n->reason, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, n->by, -1, SQLITE_STATIC);
+	return step_done(s, S_NODE_PUT, "storing a node's state");
+}
+
+int store_del_node(struct store *s, const char *name)
+{
+	if (need_txn(s) < 0)
+		return -1;
+	sqlite3_bind_text(s->st[S_NODE_DEL], 1, name, -1, SQLITE_STATIC);
+	return step_done(s, S_NODE_DEL, "removing a node's state");
+}
+
+int store_load_nodes(struct store *s, int (*visit)(const struct store_node *n, void *arg),
+                     void *arg)
+{
+	sqlite3_stmt *st = s->st[S_NODE_ALL];
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_node n = {
+			.name = (const char *)sqlite3_column_text(st, 0),
+			.state = sqlite3_column_int(st, 1),
+			.since = sqlite3_column_int64(st, 2),
+			.reason = (const char *)sqlite3_column_text(st, 3),
+			.by = (const char *)sqlite3_column_text(st, 4),
+		};
+
+		if (n.name && visit(&n, arg) != 0) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : fail(s, "loading the nodes' states");
 }

@@ -53,6 +53,9 @@ struct store_job {
 	 * cgroup, 2 rusage; see runner.h). */
 	int64_t cpu_us, mem_kb;
 	int cpu_src, mem_src;
+	/* Its guarantee moved later: when, from, to and why, as the last
+	 * announcement said it (bq -l); NULL if never. */
+	const char *broken;
 };
 
 struct store;
@@ -99,5 +102,20 @@ int64_t store_log_count(struct store *st, uint64_t id);
  * with their log, in the open transaction (begun if none). Returns how
  * many jobs went, or -1. */
 int  store_prune_ended(struct store *s, bf_time before, uint32_t max);
+
+/* A node an operator took out of service (drained or down, bctl(8)); a
+ * node in service has no row. state: 1 drained, 2 down. */
+struct store_node {
+	const char *name;
+	int state;
+	bf_time since;
+	const char *reason, *by;	/* may be NULL */
+};
+/* Insert or replace its row; remove it (back in service). In a transaction. */
+int  store_put_node(struct store *st, const struct store_node *n);
+int  store_del_node(struct store *st, const char *name);
+/* Visit every row, by name; visit returns non-zero to stop. 0 or -1. */
+int  store_load_nodes(struct store *st, int (*visit)(const struct store_node *n, void *arg),
+                      void *arg);
 
 #endif

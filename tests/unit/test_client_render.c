@@ -307,6 +307,25 @@ static void table(void)
 	render_table(f, &js, true);
 	fclose(f);
 	ok(strcmp(out, "No jobs.\n") == 0, "no jobs at all");
+
+	/* A queued job whose guarantee moved later: marked, with a legend;
+	 * bq -l tells when and why. */
+	{
+		struct proto_job b = jobs[1];
+
+		b.broken = "at 2026-11-21 14:30:00: start moved from 2026-11-21 17:00:00 to "
+		           "2026-11-21 18:00:00 (nodes drained)";
+		f = mem();
+		render_table(f, &(struct proto_jobs){ &b, 1, 0 }, true);
+		fclose(f);
+		ok(has("queued!") && has("! its guarantee moved later (bq -l ID says when and why)"),
+		   "a broken guarantee is marked in the listing, with a legend");
+		f = mem();
+		render_info(f, &b, 0);
+		fclose(f);
+		ok(has("Guarantee broken:  at 2026-11-21 14:30:00: start moved from 2026-11-21 17:00:00 "
+		       "to 2026-11-21 18:00:00 (nodes drained)\n"), "bq -l says when, from, to and why");
+	}
 }
 
 static void info(void)
@@ -422,6 +441,7 @@ static void json_out(void)
 		"\"end\":\"2026-11-21T13:01:00Z\",\"end_us\":1795266060000000,\"end_kind\":\"actual\","
 		"\"exit_status\":9,\"exit_code\":null,\"exit_signal\":9,"
 		"\"node_list\":null,\"cwd\":null,\"out\":null,\"err\":null,\"reason\":null,"
+		"\"guarantee_broken\":null,"
 		"\"cpu_us\":null,\"cpu_source\":null,\"max_memory_kb\":null,\"memory_source\":null}";
 	char want[2048];
 

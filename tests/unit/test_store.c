@@ -50,7 +50,8 @@ static struct store_job job(uint64_t id, uint64_t seq)
 }
 
 /* A database as an older backfilld left it: schema version `v` (1: no
- * hold_end; 2: no usage columns), with one running job. */
+ * hold_end; 2: no usage columns; 3: no node_admin table), with one
+ * running job. */
 static int old_database(const char *file, int v)
 {
 	char q[2000];
@@ -66,13 +67,15 @@ static int old_database(const char *file, int v)
 	         " start INTEGER, end_time INTEGER, exit_status INTEGER, node_list TEXT, cwd TEXT,"
 	         " out TEXT, err TEXT, argv BLOB, env BLOB, sup_pid INTEGER NOT NULL DEFAULT 0,"
 	         " sup_start INTEGER NOT NULL DEFAULT 0, kill_why INTEGER NOT NULL DEFAULT 0,"
-	         " reason TEXT%s);"
+	         " reason TEXT%s%s);"
 	         "CREATE TABLE job_log (job INTEGER NOT NULL, t INTEGER NOT NULL,"
 	         " state INTEGER NOT NULL, detail TEXT);"
 	         "INSERT INTO meta VALUES ('schema', '%d');"
 	         "INSERT INTO jobs (id, seq, uid, gid, nodes, estimate, submit, state, start%s)"
 	         " VALUES (7, 7, 1000, 100, 2, 60000000, 1000, 1, 2000%s);",
-	         v >= 2 ? ", hold_end INTEGER" : "", v, v >= 2 ? ", hold_end" : "",
+	         v >= 2 ? ", hold_end INTEGER" : "",
+	         v >= 3 ? ", cpu_us INTEGER, mem_kb INTEGER, cpu_src INTEGER, mem_src INTEGER" : "",
+	         v, v >= 2 ? ", hold_end" : "",
 	         v >= 2 ? ", 62000000" : "");
 	if (sqlite3_open(file, &db) != SQLITE_OK)
 		return -1;
@@ -81,11 +84,23 @@ static int old_database(const char *file, int v)
 	return rc == SQLITE_OK ? 0 : -1;
 }
 
-/* Older databases come up to version 3: their job is intact, its usage
- * unknown, and a usage can be stored. */
+static int collect_node(const struct store_node *n, void *arg)
+{
+	struct store_node *last = arg;
+
+	*last = *n;
+	last->name = n->name && strcmp(n->name, "node007") == 0 ? "node007" : "?";
+	last->reason = n->reason && strcmp(n->reason, "fan") == 0 ? "fan" : "?";
+	last->by = NULL;
+	return 0;
+}
+
+/* Older databases come up to version 4: their job is intact, its usage
+ * unknown, a usage can be stored, and so can a node's state. */
 static void migrations(void)
 {
-	for (int v = 1; v <= 2; v++) {
+	for (int v = 1; v <= 3; v++) {
+		struct store_node node = { 0 };
 		char file[400], err[300], buf[16];
 		struct seen s = { 0 };
 		struct store *st;
@@ -94,8 +109,8 @@ static void migrations(void)
 		snprintf(file, sizeof file, "%s/v%d.db", dir, v);
 		ok(old_database(file, v) == 0, "a version %d database", v);
 		st = store_open(file, err, sizeof err);
-		ok(st && store_meta_get(st, "schema", buf, sizeof buf) == 1 && strcmp(buf, "3") == 0,
-		   "version %d is upgraded to 3 (%s)", v, st ? buf : err);
+		ok(st && store_meta_get(st, "schema", buf, sizeof buf) == 1 && strcmp(buf, "4") == 0,
+		   "version %d is upgraded to 4 (%s)", v, st ? buf : err);
 		ok(st && store_load_live(st, collect, &s) == 0 && s.n == 1 && s.ids[0] == 7 &&
 		   s.last.state == ST_RUNNING && s.last.start == 2000 &&
 		   s.last.hold_end == (v == 1 ? BF_NEVER : 62000000) && s.last.cpu_us == -1 &&
@@ -112,6 +127,15 @@ static void migrations(void)
 		   store_get_job(st, 7, collect, &s) == 0 && s.n == 1 && s.last.cpu_us == 1500000 &&
 		   s.last.mem_kb == 2048 && s.last.cpu_src == 2 && s.last.mem_src == 2,
 		   "version %d: an ended job's usage is stored after the upgrade", v);
+		ok(st && store_begin(st) == 0 &&
+		   store_put_node(st, &(struct store_node){ "node007", 1, 5000, "fan", "root" }) == 0 &&
+		   store_commit(st) == 0 && store_load_nodes(st, collect_node, &node) == 0 &&
+		   strcmp(node.name, "node007") == 0 && node.state == 1 && node.since == 5000 &&
+		   strcmp(node.reason, "fan") == 0, "version %d: a drained node is stored", v);
+		node = (struct store_node){ 0 };
+		ok(st && store_begin(st) == 0 && store_del_node(st, "node007") == 0 &&
+		   store_commit(st) == 0 && store_load_nodes(st, collect_node, &node) == 0 &&
+		   node.name == NULL, "version %d: a resumed node's row is gone", v);
 		store_close(st);
 		for (const char *suffix = ""; suffix; suffix = strcmp(suffix, "") == 0 ? "-wal" :
 		                                            strcmp(suffix, "-wal") == 0 ? "-shm" : NULL) {
@@ -138,7 +162,7 @@ int main(void)
 	snprintf(path, sizeof path, "%s/state.db", dir);
 	st = store_open(path, err, sizeof err);
 	ok(st != NULL, "a new database is created (%s)", st ? "" : err);
-	ok(store_meta_get(st, "schema", buf, sizeof buf) == 1 && strcmp(buf, "3") == 0,
+	ok(store_meta_get(st, "schema", buf, sizeof buf) == 1 && strcmp(buf, "4") == 0,
 	   "the schema version is recorded");
 	j = job(1, 1);
 	ok(store_put_job(st, &j) < 0 && strstr(store_error(st), "outside"),

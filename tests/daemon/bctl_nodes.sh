@@ -1,0 +1,114 @@
+#!/bin/sh
+# bctl(8)'s node commands against a live daemon: a drained node finishes
+# its job and takes no new one, a node marked down ends its job as failed,
+# every guarantee that moves later is announced (bq, bq -l, the log), the
+# states survive a restart, and only root and the admin group may use bctl.
+. "$BF_TOP/tests/lib.sh"
+cd "$TMP" || exit 1
+BCTL="$BF_BUILD/bctl"
+AS_NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+chmod 755 "$TMP"
+
+printf '#!/bin/sh\nsleep "${1:-300}"\n' >job.sh
+chmod 644 job.sh
+
+# usage ARGS...: bctl refuses before asking the daemon (exit 2).
+usage() { "$BCTL" "$@" >/dev/null 2>"$TMP/err"; [ $? -eq 2 ]; }
+usage
+ok $? "no command: usage error (exit 2)"
+usage frobnicate
+ok $? "an unknown command: usage error"
+usage drain node001
+ok $? "drain without --reason: usage error"
+grep -q "give a reason" "$TMP/err"
+ok $? "... which says to give a reason"
+usage drain 'node[1-' --reason x
+ok $? "a node list that does not parse: usage error"
+usage resume node001 --reason x
+ok $? "resume takes no reason"
+usage nodes extra
+ok $? "nodes takes no arguments"
+
+start_daemon --nodes 4 --policy conservative --kill-grace 1 || exit 1
+
+$AS_NOBODY "$BCTL" nodes >/dev/null 2>"$TMP/err"
+[ $? -eq 1 ] && grep -q "bctl is for root" "$TMP/err"
+ok $? "a user who is not an admin is refused, clearly (exit 1)"
+"$BCTL" drain node999 --reason x >/dev/null 2>"$TMP/err"
+[ $? -eq 1 ] && grep -q "no node node999 in the partition node\[001-004\]" "$TMP/err"
+ok $? "a node that is not in the partition is named (exit 1)"
+"$BCTL" drain node004 --reason "$(printf 'two\nlines')" >/dev/null 2>"$TMP/err"
+[ $? -eq 1 ] && grep -q "control character" "$TMP/err"
+ok $? "a reason with a newline is refused (it would forge log lines)"
+
+"$BSUB" -n 2 -t 1:00 job.sh >/dev/null	# job 1: node[001-002]
+"$BSUB" -n 4 -t 1:00 job.sh >/dev/null	# job 2: guaranteed after job 1
+wait_state 1 running
+"$BCTL" nodes >out
+grep -q "^node\[001-002\] *busy *1 " out && grep -q "^node\[003-004\] *idle *- " out
+ok $? "bctl nodes: runs of alike nodes, busy with their job or idle"
+
+"$BCTL" drain node001 --reason "fan failing" >out
+[ $? -eq 0 ] && grep -q "^node001: drain$" out
+ok $? "bctl drain node001: answered with the new state"
+"$BCTL" nodes >out
+grep -q "^node001 *drain *1 .*root (uid 0) *fan failing$" out
+ok $? "the drained node still runs job 1; since, by whom and why are shown"
+wait_state 1 running
+ok $? "job 1 was not signalled"
+"$BQ" -a | grep -q "^ *2 .*queued! "
+ok $? "bq marks job 2, whose guarantee moved later"
+"$BQ" -l 2 | grep -q "^Guarantee broken: *at .*: start moved from .* to none until nodes return (nodes drained)$"
+ok $? "bq -l 2 says when, from what, to what and why"
+grep -q "job 2: guarantee broken: .*(nodes drained)" daemon.log &&
+	grep -q "node node001: drained by root (uid 0): fan failing; its job finishes first" daemon.log
+ok $? "the log has the drain and the broken guarantee, one line each"
+"$BCTL" drain node001 --reason again >out
+grep -q "^node001: drain (unchanged)$" out
+ok $? "draining it again changes nothing, and says so"
+
+"$BSUB" -n 1 -t 1:00 job.sh 1 >/dev/null	# job 3: an idle node, not node001
+wait_state 3 "running\|done"
+"$BQ" -l 3 | grep -q "^Node list: *node00[34]$"
+ok $? "a new job starts on an idle node, not on the drained one"
+wait_state 3 done
+
+# A restart: the drained node stays drained, job 1 is adopted.
+stop_daemon
+start_daemon --nodes 4 --policy conservative --kill-grace 1 || exit 1
+"$BCTL" nodes >out
+grep -q "^node001 *drain *1 .*fan failing$" out
+ok $? "after a restart node001 is still drained, with its reason, and job 1 runs on it"
+grep -q "node node001: drained since the last run (fan failing)" daemon.log
+ok $? "the restart says so in the log"
+
+"$BCTL" down node002 --reason "dead" >out
+[ $? -eq 0 ] && grep -q "^node002: down$" out
+ok $? "bctl down node002: answered"
+wait_state 1 failed 10
+ok $? "job 1, on the lost node, ends as failed"
+"$BQ" -l 1 | grep -q "^Reason: *node node002 was marked down by root (uid 0): dead$"
+ok $? "bq -l 1 says why"
+grep -q "node node002: lost: marked down by root (uid 0): dead; its job 1 is killed and ends as failed" daemon.log
+ok $? "the log says the node was lost and what became of its job"
+
+"$BCTL" status >out
+grep -q "^policy: *conservative$" out && grep -q "^nodes: *4: 2 idle, 0 busy, 1 drained, 1 down$" out &&
+	grep -q "^jobs: *0 running, 1 queued$" out
+ok $? "bctl status: the policy, nodes by state, the jobs"
+
+"$BCTL" resume 'node[001-002]' >out
+[ $? -eq 0 ] && grep -q "^node\[001-002\]: " out
+ok $? "bctl resume node[001-002]"
+wait_state 2 running
+ok $? "job 2 gets its four nodes"
+grep -q "node node002: back in service (resumed by root (uid 0))" daemon.log
+ok $? "the log says the nodes are back"
+"$BKILL" 2 >/dev/null
+wait_state 2 cancelled
+
+# Down while idle, then up: nothing to kill.
+"$BCTL" down node003 --reason "cable" >/dev/null && "$BCTL" up node003 >/dev/null &&
+	"$BCTL" nodes | grep -q "^node\[001-004\] *idle"
+ok $? "down and up again: every node idle"
+done_testing

@@ -111,6 +111,44 @@ static void round_trips(void)
 		   "nodemap round trip");
 		proto_arena_free(&a);
 	}
+	{
+		struct proto_nodectl nc = { PN_DRAIN, "n[01-04]", "fan" }, nc2;
+		struct proto_node nd[2] = {
+			{ "n01", PNS_DRAIN, 7, "fan", "root (uid 0)", 5000000, true },
+			{ "n02", PNS_IDLE, 0, NULL, NULL, BF_NEVER, false },
+		};
+		struct proto_nodestates ns = { nd, 2 }, ns2;
+		struct proto_kv kv[2] = { { "policy", "easy" }, { "nodes", "4: 4 idle" } };
+		struct proto_statusinfo si = { kv, 2 }, si2;
+
+		ok(proto_enc_nodectl(&b, &nc) == 0 &&
+		   proto_dec_nodectl(b.p, b.len, &nc2, &a, err, sizeof err) == 0 &&
+		   nc2.op == PN_DRAIN && strcmp(nc2.nodes, "n[01-04]") == 0 &&
+		   strcmp(nc2.reason, "fan") == 0, "nodectl round trip");
+		nc.op = (enum proto_nodeop)9;
+		ok(proto_enc_nodectl(&b, &nc) == 0 &&
+		   proto_dec_nodectl(b.p, b.len, &nc2, &a, err, sizeof err) < 0 &&
+		   strstr(err, "unknown node operation 9"), "an unknown node operation is refused");
+		ok(proto_enc_nodestates(&b, &ns) == 0 &&
+		   proto_dec_nodestates(b.p, b.len, &ns2, &a, err, sizeof err) == 0 &&
+		   ns2.count == 2 && strcmp(ns2.nodes[0].name, "n01") == 0 &&
+		   ns2.nodes[0].state == PNS_DRAIN && ns2.nodes[0].job == 7 &&
+		   strcmp(ns2.nodes[0].by, "root (uid 0)") == 0 && ns2.nodes[0].since == 5000000 &&
+		   ns2.nodes[0].changed && ns2.nodes[1].state == PNS_IDLE && ns2.nodes[1].job == 0 &&
+		   ns2.nodes[1].reason == NULL && ns2.nodes[1].since == BF_NEVER &&
+		   !ns2.nodes[1].changed, "nodestates round trip");
+		nd[1].state = (enum proto_node_state)4;
+		ok(proto_enc_nodestates(&b, &ns) == 0 &&
+		   proto_dec_nodestates(b.p, b.len, &ns2, &a, err, sizeof err) < 0 &&
+		   strstr(err, "unknown node state 4"), "an unknown node state is refused");
+		ok(proto_enc_statusinfo(&b, &si) == 0 &&
+		   proto_dec_statusinfo(b.p, b.len, &si2, &a, err, sizeof err) == 0 && si2.count == 2 &&
+		   strcmp(si2.items[1].key, "nodes") == 0 && strcmp(si2.items[1].value, "4: 4 idle") == 0,
+		   "statusinfo round trip");
+		ok(proto_enc_empty(&b, PT_STATUS) == 0 && b.len == PROTO_HEADER && b.p[5] == PT_STATUS,
+		   "an empty request is its header");
+		proto_arena_free(&a);
+	}
 	proto_buf_free(&b);
 }
 

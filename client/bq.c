@@ -15,7 +15,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: bq [-a] [--json] [--socket PATH]\n"
-"       bq -l ID [--json] [--socket PATH]\n"
+"       bq ID... [--json] [--socket PATH]\n"
+"       bq -l ID [-l ID]... [--json] [--socket PATH]\n"
 "       bq --profile [--json] [--socket PATH]\n"
 "       bq --nodes [--json] [--socket PATH]\n"
 "       bq --help | --version\n"
@@ -23,7 +24,8 @@ static void usage(FILE *f)
 "Show backfilld's jobs: by default yours, one line each.\n"
 "\n"
 "  -a              all users' jobs\n"
-"  -l ID           everything about job ID\n"
+"  ID...           those jobs, one line each\n"
+"  -l ID           everything about job ID (more IDs: each in turn)\n"
 "  --profile       free nodes over future time, as a chart\n"
 "  --nodes         the partition's nodes: which job holds which, which are free\n"
 "  --json          JSON instead of text (keys listed in bq(1))\n"
@@ -63,11 +65,84 @@ static bf_time wall_now(void)
 
 enum mode { M_LIST, M_INFO, M_PROFILE, M_NODES };
 
+/* bq ID... (a table of those jobs) and bq -l ID... (each in detail): one
+ * request per job, in the order given. A job that is not there is said
+ * on standard error (exit 1) and the others are shown. */
+static int show_ids(const char *socket, const uint64_t *ids, uint32_t n, bool detail, bool json)
+{
+	struct proto_job *rows = calloc(n, sizeof *rows);
+	struct proto_arena *arenas = calloc(n, sizeof *arenas);
+	uint8_t **replies = calloc(n, sizeof *replies);
+	uint32_t got = 0;
+	int rc = CLIENT_EXIT_OK;
+	char err[512];
+
+	if (!rows || !arenas || !replies) {
+		fprintf(stderr, "bq: out of memory\n");
+		rc = CLIENT_EXIT_UNREACHABLE;
+		goto out;
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		struct proto_buf req;
+		struct proto_jobs js;
+		size_t len = 0;
+		int r;
+
+		proto_buf_init(&req);
+		r = proto_enc_list(&req, PT_INFO, &(struct proto_list){ .has_job = true, .job = ids[k] }) < 0 ?
+		    CLIENT_EXIT_UNREACHABLE :
+		    client_call("bq", socket, &req, PT_JOBS, &replies[k], &len);
+		proto_buf_free(&req);
+		if (r == 0 && proto_dec_jobs(replies[k], len, &js, &arenas[k], err, sizeof err) < 0) {
+			fprintf(stderr, "bq: unreadable reply from backfilld: %s\n", err);
+			r = CLIENT_EXIT_UNREACHABLE;
+		} else if (r == 0 && (js.count == 0 || js.jobs[0].id != ids[k])) {
+			fprintf(stderr, "bq: job %" PRIu64 ": no such job\n", ids[k]);
+			r = CLIENT_EXIT_REFUSED;
+		} else if (r == 0) {
+			rows[got++] = js.jobs[0];
+		}
+		if (r > rc)
+			rc = r;		/* unreachable (3) outranks refused (1) */
+		if (r == CLIENT_EXIT_UNREACHABLE)
+			break;
+	}
+	if (got == 0 && rc == CLIENT_EXIT_UNREACHABLE) {
+		/* nothing to show */
+	} else if (json) {
+		render_json(stdout, &(struct proto_jobs){ rows, got, 0 }, false);
+	} else if (detail) {
+		for (uint32_t k = 0; k < got; k++) {
+			if (k)
+				putchar('\n');
+			render_info(stdout, &rows[k], wall_now());
+		}
+	} else if (got && render_table(stdout, &(struct proto_jobs){ rows, got, 0 }, true) < 0) {
+		fprintf(stderr, "bq: out of memory for %u rows\n", got);
+		rc = CLIENT_EXIT_UNREACHABLE;
+	}
+	if (fflush(stdout) != 0 && rc == 0) {
+		fprintf(stderr, "bq: cannot write the output\n");
+		rc = CLIENT_EXIT_REFUSED;
+	}
+out:
+	for (uint32_t k = 0; replies && arenas && k < n; k++) {
+		free(replies[k]);
+		proto_arena_free(&arenas[k]);
+	}
+	free(replies);
+	free(arenas);
+	free(rows);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	enum mode mode = M_LIST;
 	bool all = false, json = false;
 	const char *socket = NULL;
+	static uint64_t ids[PROTO_MAX_LIST];
+	uint32_t nids = 0;
 	uint64_t id = 0;
 	struct proto_buf req;
 	struct proto_arena arena = { 0 };
@@ -88,13 +163,16 @@ int main(int argc, char **argv)
 				return usage_error("%s: -l, --profile and --nodes do not go together", a);
 			mode = a[2] == 'p' ? M_PROFILE : M_NODES;
 		} else if (strcmp(a, "-l") == 0) {
-			if (mode != M_LIST)
+			if (mode != M_LIST && mode != M_INFO)
 				return usage_error("%s: -l, --profile and --nodes do not go together", a);
 			if (i + 1 >= argc)
 				return usage_error("option %s needs a job ID", a);
 			if (client_parse_id(argv[++i], &id) < 0)
 				return usage_error("-l: a job ID is a whole number from 1, not '%s'",
 				                   argv[i]);
+			if (nids == PROTO_MAX_LIST)
+				return usage_error("more than %u jobs at once", PROTO_MAX_LIST);
+			ids[nids++] = id;
 			mode = M_INFO;
 		} else if (strcmp(a, "--socket") == 0 || strncmp(a, "--socket=", 9) == 0) {
 			socket = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
@@ -111,14 +189,21 @@ int main(int argc, char **argv)
 		} else if (a[0] == '-') {
 			return usage_error("unknown option '%s'", a);
 		} else if (client_parse_id(a, &id) == 0) {
-			return usage_error("unexpected argument '%s' (for one job: bq -l ID)", a);
+			if (mode != M_LIST && mode != M_INFO)
+				return usage_error("job IDs do not go with --profile or --nodes");
+			if (nids == PROTO_MAX_LIST)
+				return usage_error("more than %u jobs at once", PROTO_MAX_LIST);
+			ids[nids++] = id;
 		} else {
-			return usage_error("unexpected argument '%s'", a);
+			return usage_error("unexpected argument '%s' (not a job ID: a whole number "
+			                   "from 1)", a);
 		}
 	}
-	if (all && mode != M_LIST)
-		return usage_error("%s: -a lists all users' jobs; it does not go with -l, --profile "
-		                   "or --nodes", "-a");
+	if (all && (mode != M_LIST || nids))
+		return usage_error("%s: -a lists all users' jobs; it does not go with job IDs, "
+		                   "-l, --profile or --nodes", "-a");
+	if (nids > 1 || (nids == 1 && mode == M_LIST))
+		return show_ids(socket, ids, nids, mode == M_INFO, json);
 
 	proto_buf_init(&req);
 	if (mode == M_PROFILE)

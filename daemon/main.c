@@ -280,7 +280,7 @@ int main(int argc, char **argv)
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			o.trace = optarg;
@@ -376,14 +376,16 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("backfilld %s\n", BACKFILLD_VERSION);
 			return 0;
+		case ':':
+			/* optopt is the option's val: name it as it was typed. */
+			for (const struct option *lo = longopts; lo->name; lo++)
+				if (lo->val == optopt)
+					fprintf(stderr, "backfilld: option --%s needs a value\n", lo->name);
+			fprintf(stderr, "Try 'backfilld --help' for more information.\n");
+			return 2;
 		default:
-			if (optopt)
-				fprintf(stderr, "backfilld: option -%c: unknown, or its value is missing\n",
-				        optopt);
-			else
-				fprintf(stderr, "backfilld: %s: unknown option, or its value is missing\n",
-				        argv[optind - 1]);
-			usage(stderr);
+			fprintf(stderr, "backfilld: unknown option '%s'\nTry 'backfilld --help' for more "
+			        "information.\n", argv[optind - 1]);
 			return 2;
 		}
 	}

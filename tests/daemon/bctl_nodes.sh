@@ -107,6 +107,16 @@ ok $? "the log says the nodes are back"
 "$BKILL" 2 >/dev/null
 wait_state 2 cancelled
 
+# bq ID... and bq -l ID...: the jobs asked for, in order.
+"$BQ" 3 1 >out
+[ "$(sed -n '2s/^ *\([0-9]*\) .*/\1/p;3s/^ *\([0-9]*\) .*/\1/p' out | tr '\n' ' ')" = "3 1 " ]
+ok $? "bq 3 1: a table of jobs 3 and 1, in that order"
+"$BQ" -l 1 -l 3 | grep -c "^Job: " | grep -qx 2
+ok $? "bq -l 1 -l 3: both in detail"
+"$BQ" 1 99 >out 2>"$TMP/err"
+[ $? -eq 1 ] && grep -q "^ *1 " out && grep -q "99" "$TMP/err"
+ok $? "bq 1 99: job 1 shown, job 99 said to be missing (exit 1)"
+
 # Down while idle, then up: nothing to kill.
 "$BCTL" down node003 --reason "cable" >/dev/null && "$BCTL" up node003 >/dev/null &&
 	"$BCTL" nodes | grep -q "^node\[001-004\] *idle"

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <event2/event.h>
+#include "proctitle.h"
 #include "duration.h"
 #include "log.h"
 #include "nodelist.h"
@@ -279,6 +280,7 @@ int main(int argc, char **argv)
 	bool checking = false;
 	int c;
 
+	proctitle_init(argc, argv);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		switch (c) {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "cgroup.h"
 #include "clock.h"
+#include "proctitle.h"
 #include "proto.h"
 #include "runner.h"
 
@@ -520,6 +521,17 @@ static void rusage_of_children(struct runner_usage *u)
 
 /* The supervisor. `intent` is the locked ID.start file (see
  * runner_start): it holds the lock for as long as it lives. Never returns. */
+/* ps shows "backfilld: job 12" (comm: "bfd-job 12"), not the daemon's
+ * command line. */
+static void name_supervisor(uint64_t id)
+{
+	char title[64], comm[16];
+
+	snprintf(title, sizeof title, "backfilld: job %" PRIu64, id);
+	snprintf(comm, sizeof comm, "bfd-job %" PRIu64, id);
+	proctitle_set(title, comm);
+}
+
 static void supervise(const struct runner_job *j, int intent)
 {
 	struct sigaction sa = { .sa_handler = sup_forward };
@@ -530,6 +542,7 @@ static void supervise(const struct runner_job *j, int intent)
 	ssize_t n, got = 0;
 	pid_t job;
 
+	name_supervisor(j->id);
 	/* The intent's lock moves to fd 3, the job's cgroup and its parent to
 	 * 4 and 5, kept open (but not across the job's exec) while every
 	 * other descriptor of the daemon's goes. The cgroup's are set aside

@@ -119,6 +119,14 @@ ok $? "a missing trace: exit 1 naming the file"
 
 # The project's own sample trace (make run) replays clean under every policy.
 sh "$BF_TOP/mk/sample-trace.sh" >"$TMP/sample.swf"
+# A bad option: one line saying which, one pointing to --help; not the page.
+"$BFD" --bogus >"$TMP/out" 2>"$TMP/err"
+[ $? -eq 2 ] && [ "$(cat "$TMP/err")" = "backfilld: unknown option '--bogus'
+Try 'backfilld --help' for more information." ] && [ ! -s "$TMP/out" ]
+ok $? "an unknown option: two lines on stderr, exit 2"
+"$BFD" --replay "$TMP/sample.swf" --policy 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q "^backfilld: option --policy needs a value$" "$TMP/err"
+ok $? "an option without its value is named as typed (--policy, not -p)"
 for p in fcfs easy conservative; do
 	"$BFD" --replay "$TMP/sample.swf" --policy "$p" --check >/dev/null
 	ok $? "sample trace, $p, --check"

@@ -45,7 +45,7 @@ ok $? "a reason with a newline is refused (it would forge log lines)"
 "$BSUB" -n 4 -t 1:00 job.sh >/dev/null	# job 2: guaranteed after job 1
 wait_state 1 running
 sup=$(pgrep -P "$DPID" | head -1)
-[ -n "$sup" ] && [ "$(tr '\0' ' ' <"/proc/$sup/cmdline")" = "backfilld: job 1 " ] &&
+[ -n "$sup" ] && [ "$(tr '\0' ' ' <"/proc/$sup/cmdline" | sed 's/ *$//')" = "backfilld: job 1" ] &&
 	[ "$(cat "/proc/$sup/comm")" = "bfd-job 1" ]
 ok $? "ps shows job 1's supervisor as 'backfilld: job 1' (comm bfd-job 1)"
 "$BCTL" nodes >out

@@ -40,10 +40,13 @@ LIBDAEMON  := $(BUILD)/libdaemon.a
 LIBCLIENT  := $(BUILD)/libclient.a
 CLIENT_BIN := $(CLIENTS:%=$(BUILD)/%)
 
-.PHONY: all deps check test asan bench run replay-sample install clean fuzz
+.PHONY: all programs deps check test asan bench run replay-sample install clean fuzz
 # Keep object files of tests and benchmarks (make would delete them as intermediates).
 .SECONDARY:
-all: $(BUILD)/backfilld $(CLIENT_BIN) $(TEST_BIN) $(BENCH_BIN)
+all: programs $(TEST_BIN) $(BENCH_BIN)
+
+# The daemon and the clients only: what make run and make install need.
+programs: $(BUILD)/backfilld $(CLIENT_BIN)
 
 deps:
 	@sh mk/deps.sh
@@ -100,7 +103,7 @@ bench: deps
 # absolute (as root /run, /var/lib, /var/spool; otherwise $$XDG_RUNTIME_DIR
 # or /tmp/backfilld-UID, and ~/.local/state/backfilld: common/paths.h).
 run: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory programs
 	@printf '%s\n' "backfilld: starting in the foreground (Ctrl-C stops it; running jobs go on)." \
 	    "  in another terminal:  printf '#!/bin/sh\\nhostname; sleep 5\\n' > job.sh" \
 	    "                        $(abspath $(BUILD))/bsub -n 2 -t 1:00 job.sh && $(abspath $(BUILD))/bq" \

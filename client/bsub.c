@@ -107,6 +107,10 @@ int main(int argc, char **argv)
 		rc = CLIENT_EXIT_USAGE;
 		goto out;
 	}
+	for (const char *w = scr.warnings, *nl; w && *w; w = nl + 1) {
+		nl = strchr(w, '\n');
+		fprintf(stderr, "bsub: warning: %.*s\n", (int)(nl - w), w);
+	}
 	if (scr.late_line)
 		fprintf(stderr, "bsub: warning: %s:%u: #BSUB line after the first command is "
 		        "ignored (#BSUB lines go at the top of the script)\n",

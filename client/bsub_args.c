@@ -33,6 +33,7 @@ void bsub_opts_free(struct bsub_opts *o)
 	free(o->out);
 	free(o->err);
 	free(o->cwd);
+	free(o->warnings);
 	*o = (struct bsub_opts){ 0 };
 }
 
@@ -250,8 +251,31 @@ static int split_words(const char *s, size_t len, char *buf, char **words, size_
 	return 0;
 }
 
-/* The options of one #BSUB line (the text after "#BSUB"). */
-static int bsub_line(const char *s, size_t len, struct bsub_opts *o, char *err, size_t errlen)
+/* Append "label:line: text\n" to o->warnings. -1 if memory ran out. */
+__attribute__((format(printf, 4, 5)))
+static int warn(struct bsub_opts *o, const char *label, unsigned line, const char *fmt, ...)
+{
+	size_t had = o->warnings ? strlen(o->warnings) : 0;
+	char text[600], *w;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	n = snprintf(NULL, 0, "%s:%u: %s\n", label, line, text);
+	if (had > 64 * 1024 || !(w = realloc(o->warnings, had + (size_t)n + 1)))
+		return had > 64 * 1024 ? 0 : -1;	/* enough said */
+	snprintf(w + had, (size_t)n + 1, "%s:%u: %s\n", label, line, text);
+	o->warnings = w;
+	return 0;
+}
+
+/* The options of one #BSUB line (the text after "#BSUB"). An option
+ * backfilld does not know is a warning (with its value, if a word not
+ * starting with '-' follows), so that a script written for LSF runs. */
+static int bsub_line(const char *s, size_t len, struct bsub_opts *o, const char *label,
+                     unsigned line, char *err, size_t errlen)
 {
 	char *buf = malloc(2 * len + 2);
 	char **words = malloc((len + 1) * sizeof *words);
@@ -276,8 +300,13 @@ static int bsub_line(const char *s, size_t len, struct bsub_opts *o, char *err, 
 			else
 				rc = set_opt(o, k, words[++i], err, errlen);
 		} else if (w[0] == '-') {
-			rc = errf(err, errlen, "unknown #BSUB option '%.*s%s' (#BSUB lines take "
-			          "-n, -t, -W, -J, -o, -e and -cwd)", shown(w), w, more(w));
+			const char *v = i + 1 < n && words[i + 1][0] != '-' ? words[++i] : NULL;
+
+			if (warn(o, label, line, "#BSUB %.*s%s%s%.*s%s%s is not an option of "
+			         "backfilld's; ignored (#BSUB lines take -n, -t, -W, -J, -o, -e and "
+			         "-cwd)", shown(w), w, more(w), v ? " '" : "", v ? shown(v) : 0,
+			         v ? v : "", v ? more(v) : "", v ? "'" : "") < 0)
+				rc = errf(err, errlen, "out of memory");
 		} else {
 			rc = errf(err, errlen, "unexpected '%.*s%s' (expected an option, as in "
 			          "#BSUB -n 4)", shown(w), w, more(w));
@@ -298,13 +327,28 @@ static int bsub_prefix(const char *s, size_t len)
 	return len == 5 || is_blank(s[5]) ? 1 : 2;
 }
 
+/* A directive line of another batch system: its name, or NULL. */
+static const char *foreign_prefix(const char *s, size_t len)
+{
+	static const char *const names[] = { "#SBATCH", "#PBS", "#$", "#COBALT" };
+
+	for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+		size_t n = strlen(names[k]);
+
+		if (len > n && memcmp(s, names[k], n) == 0 && is_blank(s[n]))
+			return names[k];
+	}
+	return NULL;
+}
+
 int bsub_scan_script(const uint8_t *data, size_t len, const char *label, struct bsub_opts *o,
                      char *err, size_t errlen)
 {
 	const char *s = (const char *)data;
 	size_t pos = 0;
 	unsigned line = 0;
-	bool stopped = false;
+	bool stopped = false, foreign = false;
+	const char *other;
 	char why[512];
 
 	*o = (struct bsub_opts){ 0 };
@@ -335,7 +379,7 @@ int bsub_scan_script(const uint8_t *data, size_t len, const char *label, struct 
 				bsub_opts_free(o);
 				return errf(err, errlen, "%s:%u: NUL byte in a #BSUB line", label, line);
 			}
-			if (bsub_line(s + b + 5, e - b - 5, o, why, sizeof why) < 0) {
+			if (bsub_line(s + b + 5, e - b - 5, o, label, line, why, sizeof why) < 0) {
 				bsub_opts_free(o);
 				return errf(err, errlen, "%s:%u: %s", label, line, why);
 			}
@@ -345,8 +389,16 @@ int bsub_scan_script(const uint8_t *data, size_t len, const char *label, struct 
 			return errf(err, errlen, "%s:%u: '#BSUB' must be followed by a space "
 			            "(as in #BSUB -n 4)", label, line);
 		default:
-			if (s[b] != '#')
+			if (s[b] != '#') {
 				stopped = true;
+			} else if (!foreign && (other = foreign_prefix(s + b, e - b))) {
+				foreign = true;
+				if (warn(o, label, line, "%s lines are not read: backfilld reads #BSUB "
+				         "lines (#BSUB -n 4, #BSUB -W 1:00)", other) < 0) {
+					bsub_opts_free(o);
+					return errf(err, errlen, "out of memory");
+				}
+			}
 		}
 	}
 	return 0;

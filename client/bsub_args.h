@@ -42,6 +42,11 @@ struct bsub_opts {
 	/* #BSUB scanning: the first #BSUB line after the scan stopped, which is
 	 * ignored (0: none), for a warning. */
 	unsigned late_line;
+	/* #BSUB scanning: warnings, one per line ("job.sh:3: ..."), each
+	 * ending in a newline; NULL if none. Owned. An unknown #BSUB option
+	 * (and its value) is one, not an error; so is the first line of
+	 * another scheduler's (#SBATCH, #PBS), which is not read. */
+	char *warnings;
 };
 
 /* What is sent: every path absolute. */

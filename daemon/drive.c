@@ -450,7 +450,7 @@ static void start_job(struct daemon *d, struct djob *j)
 	launch = calloc(d->nlaunch + 1, sizeof *launch);
 	rj = (struct runner_job){
 		.id = j->rec.id, .uid = j->rec.uid, .gid = j->rec.gid, .as_owner = d->root,
-		.user = j->rec.user, .script = script, .cwd = j->rec.cwd,
+		.user = j->rec.user, .name = j->rec.name, .script = script, .cwd = j->rec.cwd,
 		.out = jobs_out_path(&j->rec, out, sizeof out),
 		.hostfile = hosts, .status_dir = d->spool.status_dir, .nnodes = n,
 	};

@@ -293,20 +293,30 @@ static int open_output(const char *path, int fd)
 	return 0;
 }
 
-static char *join_nodes(const struct runner_job *j)
+/* The nodes' names separated by spaces, each followed by `each` (LSF's
+ * LSB_MCPU_HOSTS gives every host a slot count: " 1"). */
+static char *join_nodes(const struct runner_job *j, const char *each)
 {
 	size_t len = 1;
 	char *s, *p;
 
 	for (uint32_t k = 0; k < j->nnodes; k++)
-		len += strlen(j->nodes[k]) + 1;
+		len += strlen(j->nodes[k]) + strlen(each) + 1;
 	if (!(s = malloc(len)))
 		return NULL;
 	p = s;
 	*p = 0;
 	for (uint32_t k = 0; k < j->nnodes; k++)
-		p += sprintf(p, "%s%s", k ? " " : "", j->nodes[k]);
+		p += sprintf(p, "%s%s%s", k ? " " : "", j->nodes[k], each);
 	return s;
+}
+
+/* What every job finds in its environment, replacing any of these the
+ * submission carried: the BSUB_* variables and, for LSF users' scripts and
+ * the MPI launchers that read them, the LSB_* ones (one slot a node). */
+static bool ours(const char *entry)
+{
+	return strncmp(entry, "BSUB_", 5) == 0 || strncmp(entry, "LSB_", 4) == 0;
 }
 
 /* The job: its own process group, its owner, its directory, files and
@@ -314,7 +324,7 @@ static char *join_nodes(const struct runner_job *j)
 static void run_job(const struct runner_job *j, int why)
 {
 	static const int defaults[] = { SIGTERM, SIGUSR1, SIGINT, SIGHUP, SIGPIPE, SIGQUIT };
-	char **envp, **argv, *nodes, num[64];
+	char **envp, **argv, *nodes, *slots, num[64];
 	uint32_t ne = 0, na = 0;
 	sigset_t none;
 	int devnull;
@@ -350,14 +360,22 @@ static void run_job(const struct runner_job *j, int why)
 	if (chdir(j->cwd) < 0)
 		child_fail(why, "changing to", j->cwd);
 
-	envp = calloc((size_t)j->envc + 5, sizeof *envp);
+	envp = calloc((size_t)j->envc + 12, sizeof *envp);
 	argv = calloc((size_t)j->nlaunch + j->argc + 3, sizeof *argv);
-	nodes = join_nodes(j);
-	if (!envp || !argv || !nodes)
+	nodes = join_nodes(j, "");
+	slots = join_nodes(j, " 1");
+	if (!envp || !argv || !nodes || !slots)
 		child_fail(why, "setting up", "(out of memory)");
 	for (uint32_t k = 0; k < j->envc && k < ENV_MAX; k++)
-		if (strncmp(j->env[k], "BSUB_", 5) != 0)
+		if (!ours(j->env[k]))
 			envp[ne++] = (char *)j->env[k];
+	if (asprintf(&envp[ne++], "LSB_JOBID=%" PRIu64, j->id) < 0 ||
+	    asprintf(&envp[ne++], "LSB_JOBNAME=%s", j->name ? j->name : j->script) < 0 ||
+	    asprintf(&envp[ne++], "LSB_HOSTS=%s", nodes) < 0 ||
+	    asprintf(&envp[ne++], "LSB_MCPU_HOSTS=%s", slots) < 0 ||
+	    asprintf(&envp[ne++], "LSB_DJOB_HOSTFILE=%s", j->hostfile) < 0 ||
+	    asprintf(&envp[ne++], "LSB_DJOB_NUMPROC=%u", j->nnodes) < 0)
+		child_fail(why, "setting up", "(out of memory)");
 	snprintf(num, sizeof num, "BSUB_JOBID=%" PRIu64, j->id);
 	envp[ne++] = strdup(num);
 	snprintf(num, sizeof num, "BSUB_NNODES=%u", j->nnodes);

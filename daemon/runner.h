@@ -50,6 +50,7 @@ struct runner_job {
 	gid_t gid;
 	bool as_owner;		/* switch to uid/gid and the owner's groups */
 	const char *user;	/* for supplementary groups; may be NULL */
+	const char *name;	/* the job's name (LSB_JOBNAME); may be NULL */
 	const char *script;	/* path of the spooled script */
 	const char *const *argv;	/* arguments after the script */
 	uint32_t argc;

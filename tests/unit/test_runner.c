@@ -15,7 +15,8 @@
 static char dir[] = "/tmp/test_runner.XXXXXX";
 static char status_dir[300], out[300], errf[300], hosts[300], script[300];
 static const char *const nodes[] = { "n01", "n02" };
-static const char *const env[] = { "PATH=/usr/bin:/bin", "BSUB_JOBID=forged", "KEEP=yes" };
+static const char *const env[] = { "PATH=/usr/bin:/bin", "BSUB_JOBID=forged", "KEEP=yes",
+                                   "LSB_JOBID=forged" };
 
 static void write_script(const char *body, mode_t mode)
 {
@@ -30,7 +31,7 @@ static struct runner_job job(uint64_t id)
 {
 	return (struct runner_job){
 		.id = id, .uid = getuid(), .gid = getgid(), .script = script,
-		.env = env, .envc = 3, .cwd = dir, .out = out, .err = errf, .nodes = nodes,
+		.env = env, .envc = 4, .cwd = dir, .out = out, .err = errf, .nodes = nodes,
 		.nnodes = 2, .hostfile = hosts, .status_dir = status_dir,
 	};
 }
@@ -145,8 +146,11 @@ int main(void)
 	snprintf(pidfile, sizeof pidfile, "%s/bg.pid", dir);
 
 	write_script("#!/bin/sh\necho \"id=$BSUB_JOBID n=$BSUB_NNODES nodes=$BSUB_NODES keep=$KEEP\"\n"
+	             "echo \"lsb=$LSB_JOBID name=$LSB_JOBNAME hosts=$LSB_HOSTS mcpu=$LSB_MCPU_HOSTS "
+	             "np=$LSB_DJOB_NUMPROC\"\n[ \"$LSB_DJOB_HOSTFILE\" = \"$BSUB_HOSTFILE\" ] && echo same\n"
 	             "cat \"$BSUB_HOSTFILE\"\necho arg=$1 >&2\npwd\nexit 3\n", 0755);
 	j = job(7);
+	j.name = "sim";
 	j.argv = (const char *const[]){ "first" };
 	j.argc = 1;
 	ok(runner_start(&j, &p, err, sizeof err) == 0, "a supervisor starts (%s)", err);
@@ -167,6 +171,9 @@ int main(void)
 	}
 	ok(file_has(out, "id=7 n=2 nodes=n01 n02 keep=yes"),
 	   "BSUB_JOBID, BSUB_NNODES, BSUB_NODES set (a forged BSUB_JOBID dropped), environment kept");
+	ok(file_has(out, "lsb=7 name=sim hosts=n01 n02 mcpu=n01 1 n02 1 np=2\nsame\n"),
+	   "LSB_JOBID, LSB_JOBNAME, LSB_HOSTS, LSB_MCPU_HOSTS, LSB_DJOB_NUMPROC, "
+	   "LSB_DJOB_HOSTFILE set as LSF sets them (a forged LSB_JOBID dropped)");
 	ok(file_has(out, "n01\nn02\n"), "BSUB_HOSTFILE lists one node per line");
 	ok(file_has(out, dir), "the job runs in its working directory");
 	ok(file_has(errf, "arg=first"), "arguments reach the script; stderr goes to its file");

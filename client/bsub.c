@@ -17,19 +17,22 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: bsub -n NODES [-t TIME] [-J NAME] [-o OUT] [-e ERR] [-cwd DIR]\n"
-"            [--socket PATH] [SCRIPT [ARGS...]]\n"
+"            [--socket PATH] [SCRIPT [ARGS...] | COMMAND [ARGS...]]\n"
 "       bsub --help | --version\n"
 "\n"
 "Submit SCRIPT (standard input if absent or -) to backfilld as a batch job\n"
-"that holds NODES whole nodes for at most TIME.\n"
+"that holds NODES whole nodes for at most TIME. A word that names no file\n"
+"here and has no '/' is a COMMAND: the command line is the job (bsub -n 1\n"
+"-t 10 sleep 60).\n"
 "\n"
 "  -n NODES        number of nodes, a whole number from 1\n"
 "  -t TIME         time limit: 45 (minutes), 2:00, 1:30:00, 90s, 2h, 1h30m, 1d\n"
 "                  (default: the partition's default_limit, if it has one)\n"
 "  -W TIME         the same as -t\n"
-"  -J NAME         job name (default: the script's file name)\n"
+"  -J NAME         job name (default: the script's file name, or the command)\n"
 "  -o OUT          standard output file (default: bsub-ID.out in the job's\n"
-"                  directory); relative to the job's directory\n"
+"                  directory); relative to the job's directory; %%J is the\n"
+"                  job's id (-o out.%%J), also in -e\n"
 "  -e ERR          standard error file (default: the -o file if given, else\n"
 "                  bsub-ID.out); relative to the job's directory\n"
 "  -cwd DIR        the job's working directory (default: the current one)\n"
@@ -68,6 +71,16 @@ static void print_submitted(const struct proto_submitted *s, const struct bsub_j
 	}
 }
 
+/* The word after the options is a command, not a script, when no file of
+ * that name is here and it has no '/' (as in bsub -n 1 sleep 60); a
+ * missing ./job.sh is still a script that cannot be read. */
+static bool is_command(const char *word)
+{
+	struct stat st;
+
+	return word && !strchr(word, '/') && stat(word, &st) < 0 && errno == ENOENT;
+}
+
 int main(int argc, char **argv)
 {
 	struct bsub_opts cmd, scr = { 0 };
@@ -96,7 +109,22 @@ int main(int argc, char **argv)
 	if (!cmd.script && isatty(STDIN_FILENO))
 		fprintf(stderr, "bsub: reading the job script from standard input "
 		        "(end it with Ctrl-D)\n");
-	if (bsub_read_script(cmd.script, &script, &script_len, err, sizeof err) < 0) {
+	if (is_command(cmd.script)) {
+		/* bsub -n 1 -t 10 sleep 60: the command line is the job. */
+		char **words = cmd.args - 1, *name = NULL;
+
+		if (bsub_wrap_command(words, cmd.nargs + 1, &script, &script_len, &name) < 0) {
+			fprintf(stderr, "bsub: out of memory\n");
+			rc = CLIENT_EXIT_USAGE;
+			goto out;
+		}
+		if (!cmd.name)
+			cmd.name = name;
+		else
+			free(name);
+		cmd.args = NULL;
+		cmd.nargs = 0;
+	} else if (bsub_read_script(cmd.script, &script, &script_len, err, sizeof err) < 0) {
 		fprintf(stderr, "bsub: %s\n", err);
 		rc = CLIENT_EXIT_USAGE;
 		goto out;

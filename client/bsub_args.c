@@ -175,6 +175,9 @@ static int parse_cmdline(int argc, char **argv, struct bsub_opts *o, char *err, 
 			o->socket = v;
 			continue;
 		}
+		if (strcmp(a, "-B") == 0 || strcmp(a, "-N") == 0)
+			return errf(err, errlen, "%s: backfilld sends no mail (no mail is configured); "
+			            "follow a job with bq, or bq -l ID once it ended", a);
 		if ((k = find_opt(a)) < 0) {
 			for (size_t j = 0; j < sizeof job_opts / sizeof *job_opts; j++) {
 				size_t fl = strlen(job_opts[j].flag);
@@ -251,6 +254,20 @@ static int split_words(const char *s, size_t len, char *buf, char **words, size_
 	return 0;
 }
 
+/* LSF options that take no value: an unknown one of these does not take
+ * the next word with it. */
+static bool lsf_flag(const char *w)
+{
+	static const char *const flags[] = { "-B", "-N", "-x", "-r", "-rn", "-K", "-I", "-Ip",
+	                                     "-Is", "-H", "-ul", "-hl", "-Ne", "-IS", "-ISp",
+	                                     "-ISs", "-IX" };
+
+	for (size_t k = 0; k < sizeof flags / sizeof *flags; k++)
+		if (strcmp(w, flags[k]) == 0)
+			return true;
+	return false;
+}
+
 /* Append "label:line: text\n" to o->warnings. -1 if memory ran out. */
 __attribute__((format(printf, 4, 5)))
 static int warn(struct bsub_opts *o, const char *label, unsigned line, const char *fmt, ...)
@@ -300,7 +317,8 @@ static int bsub_line(const char *s, size_t len, struct bsub_opts *o, const char 
 			else
 				rc = set_opt(o, k, words[++i], err, errlen);
 		} else if (w[0] == '-') {
-			const char *v = i + 1 < n && words[i + 1][0] != '-' ? words[++i] : NULL;
+			const char *v = i + 1 < n && words[i + 1][0] != '-' && !lsf_flag(w) ?
+			                words[++i] : NULL;
 
 			if (warn(o, label, line, "#BSUB %.*s%s%s%.*s%s%s is not an option of "
 			         "backfilld's; ignored (#BSUB lines take -n, -t, -W, -J, -o, -e and "
@@ -554,6 +572,54 @@ int bsub_env(char *const *envp, const char ***out, uint32_t *count, uint32_t *dr
 		v[(*count)++] = e;
 	}
 	*out = v;
+	return 0;
+}
+
+int bsub_wrap_command(char *const *words, uint32_t n, uint8_t **data, size_t *len, char **name)
+{
+	static const char head[] = "#!/bin/sh\n# a command line, submitted by bsub\nexec";
+	size_t sl = sizeof head, nl = 1;
+	char *sc, *nm, *p, *q;
+
+	for (uint32_t k = 0; k < n; k++) {
+		for (const char *c = words[k]; *c; c++)
+			sl += *c == '\'' ? 4 : 1;
+		sl += 3;
+		nl += strlen(words[k]) + 1;
+	}
+	sl += 1;
+	if (!(sc = malloc(sl)) || !(nm = malloc(nl))) {
+		free(sc);
+		return -1;
+	}
+	memcpy(sc, head, sizeof head - 1);
+	p = sc + sizeof head - 1;
+	q = nm;
+	for (uint32_t k = 0; k < n; k++) {
+		/* Each word in single quotes; a quote in it as '\''. */
+		*p++ = ' ';
+		*p++ = '\'';
+		for (const char *c = words[k]; *c; c++) {
+			if (*c == '\'') {
+				memcpy(p, "'\\''", 4);
+				p += 4;
+			} else {
+				*p++ = *c;
+			}
+		}
+		*p++ = '\'';
+		if (k)
+			*q++ = ' ';
+		for (const unsigned char *c = (const unsigned char *)words[k]; *c; c++)
+			*q++ = *c < 0x20 || *c == 0x7f ? '?' : (char)*c;
+	}
+	*p++ = '\n';
+	*q = 0;
+	if (q - nm > PROTO_MAX_STRING)
+		nm[PROTO_MAX_STRING] = 0;
+	*data = (uint8_t *)sc;
+	*len = (size_t)(p - sc);
+	*name = nm;
 	return 0;
 }
 

@@ -106,4 +106,10 @@ int bsub_read_script(const char *path, uint8_t **data, size_t *len, char *err, s
 /* The script's name in messages: its path, or "(stdin)". */
 const char *bsub_script_label(const char *path);
 
+/* A command line (words[0] a command, not a file) as a job script: "exec"
+ * and each word single-quoted, so the job runs exactly those words. Its
+ * default job name: the words joined by spaces, control characters as
+ * '?'. Both malloc'ed; -1 if memory ran out. */
+int bsub_wrap_command(char *const *words, uint32_t n, uint8_t **data, size_t *len, char **name);
+
 #endif

@@ -197,7 +197,7 @@ static void h_submit(struct conn *c, const uint8_t *frame, size_t len)
 	struct sched_job_info info;
 	struct passwd pw, *pwp = NULL;
 	char err[1024], pwbuf[1024];
-	char *argv = NULL, *env = NULL;
+	char *argv = NULL, *env = NULL, *out_path = NULL, *err_path = NULL;
 	size_t argv_len = 0, env_len = 0;
 	uint64_t id;
 	bf_time now;
@@ -243,13 +243,18 @@ static void h_submit(struct conn *c, const uint8_t *frame, size_t len)
 		conn_error(c, PE_INTERNAL, "%s", err);
 		goto out;
 	}
+	if ((m.out && !(out_path = jobs_expand_id(m.out, id))) ||
+	    (m.err && !(err_path = jobs_expand_id(m.err, id)))) {
+		conn_error(c, PE_INTERNAL, "out of memory");
+		goto out;
+	}
 	rec = (struct store_job){
 		.id = id, .seq = d->next_seq, .uid = conn_uid(c), .gid = conn_gid(c),
 		.user = pwp ? pwp->pw_name : NULL, .name = m.name, .nodes = m.nodes,
 		.estimate = m.estimate, .submit = now, .state = ST_QUEUED, .guarantee = BF_NEVER,
 		.first_guarantee = BF_NEVER, .start = BF_NEVER, .end = BF_NEVER,
 		.hold_end = BF_NEVER, .cwd = m.cwd,
-		.out = m.out, .err = m.err, .argv = argv, .argv_len = argv_len, .env = env,
+		.out = out_path, .err = err_path, .argv = argv, .argv_len = argv_len, .env = env,
 		.env_len = env_len,
 	};
 	if (!(j = jobs_add(d, &rec))) {
@@ -271,6 +276,8 @@ static void h_submit(struct conn *c, const uint8_t *frame, size_t len)
 out:
 	free(argv);
 	free(env);
+	free(out_path);
+	free(err_path);
 	proto_arena_free(&a);
 }
 

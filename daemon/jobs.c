@@ -140,6 +140,34 @@ char *jobs_node_list(struct daemon *d, uint64_t id)
 	return out;
 }
 
+char *jobs_expand_id(const char *tmpl, uint64_t id)
+{
+	char num[24];
+	size_t n = 0, nl = (size_t)snprintf(num, sizeof num, "%" PRIu64, id);
+	char *out;
+
+	if (!tmpl)
+		return NULL;
+	for (const char *p = tmpl; *p; p++)
+		n += p[0] == '%' && p[1] == 'J' ? nl : 1;
+	if (!(out = malloc(n + 1)))
+		return NULL;
+	n = 0;
+	for (const char *p = tmpl; *p; p++) {
+		if (p[0] == '%' && (p[1] == 'J' || p[1] == 'I' || p[1] == '%')) {
+			const char *v = p[1] == 'J' ? num : p[1] == 'I' ? "0" : "%";
+
+			memcpy(out + n, v, strlen(v));
+			n += strlen(v);
+			p++;
+		} else {
+			out[n++] = *p;
+		}
+	}
+	out[n] = 0;
+	return out;
+}
+
 const char *jobs_out_path(const struct store_job *r, char *buf, size_t len)
 {
 	if (r->out)

@@ -162,6 +162,10 @@ enum { JS_USER, JS_NAME, JS_CWD, JS_OUT, JS_ERR, JS_ARGV, JS_ENV, JS_NODES, JS_R
 /* Fill a protocol record for bq; `detail` adds the owner-only fields. */
 void jobs_to_proto(const struct store_job *r, bool detail, bf_time predicted,
                    struct proto_job *out);
+/* An -o or -e path with LSF's %J (the job id), %I (the array index: 0,
+ * there are no arrays) and %% (a %) replaced; malloc'ed, NULL for NULL or
+ * no memory. */
+char *jobs_expand_id(const char *tmpl, uint64_t id);
 /* Where a job's output goes: its -o, or bsub-ID.out in its working
  * directory (formatted into buf); its errors go there too unless -e. */
 const char *jobs_out_path(const struct store_job *r, char *buf, size_t len);

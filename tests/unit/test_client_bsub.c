@@ -552,8 +552,36 @@ static void request(void)
 	bsub_opts_free(&o);
 }
 
+/* A command line as the job: exactly its words, whatever they hold. */
+static void wrapping(void)
+{
+	char *words[] = { "printf", "%s|", "it's", "$HOME", "a\tb", NULL };
+	uint8_t *data = NULL;
+	size_t len = 0;
+	char *name = NULL;
+	struct bsub_opts o;
+
+	ok(bsub_wrap_command(words, 5, &data, &len, &name) == 0 && data && name,
+	   "a command line is wrapped");
+	ok(data && len > 0 && memcmp(data, "#!/bin/sh\n", 10) == 0 &&
+	   memmem(data, len, "exec 'printf' '%s|' 'it'\\''s' '$HOME' 'a\tb'\n", 41),
+	   "as exec and each word single-quoted (a quote as '\\'')");
+	ok(name && streq(name, "printf %s| it's $HOME a?b"),
+	   "its default name: the words, a control character as '?' (%s)", name ? name : "");
+	free(data);
+	free(name);
+	ok(CMD(&o, "-n", "1", "-B", "job.sh") < 0 && has("-B: backfilld sends no mail"),
+	   "-B is refused: no mail is configured");
+	ok(CMD(&o, "-N", "job.sh") < 0 && has("-N: backfilld sends no mail"), "so is -N");
+	ok(scan(&o, "#BSUB -x -N -n 2\n") == 0 && o.nodes == 2 && o.warnings &&
+	   strstr(o.warnings, "#BSUB -x is not") && strstr(o.warnings, "#BSUB -N is not"),
+	   "LSF flags without a value do not swallow the next option");
+	bsub_opts_free(&o);
+}
+
 int main(void)
 {
+	wrapping();
 	nodes();
 	command_line();
 	bsub_lines();

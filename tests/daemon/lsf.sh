@@ -1,0 +1,41 @@
+#!/bin/sh
+# What LSF users type (bsub(1)): a command line instead of a script, -o
+# with %J, #BSUB options backfilld lacks as warnings, no mail, and the
+# LSB_* variables that MPI launchers read.
+. "$BF_TOP/tests/lib.sh"
+cd "$TMP" || exit 1
+
+start_daemon --nodes 4 --kill-grace 1 || exit 1
+
+"$BSUB" -n 2 -t 1:00 -o 'out.%J' printf '%s|' "it's" '$HOME' >sub 2>"$TMP/err"
+[ $? -eq 0 ] && grep -q "^Job 1 submitted" sub
+ok $? "bsub -n 2 -t 1:00 printf ...: a command line is submitted as job 1"
+wait_state 1 done
+[ "$(cat out.1)" = "it's|\$HOME|" ]
+ok $? "it ran those words exactly (no shell expansion), its output in out.%J = out.1"
+"$BQ" -l 1 | grep -q "^Name: *printf %s| it's \$HOME$"
+ok $? "its default name is the command line"
+
+printf '#!/bin/sh\necho "$LSB_JOBID|$LSB_JOBNAME|$LSB_HOSTS|$LSB_MCPU_HOSTS|$LSB_DJOB_NUMPROC"\ncat "$LSB_DJOB_HOSTFILE"\n' >env.sh
+LSB_JOBID=forged "$BSUB" -n 2 -t 1:00 -J mpi -o env.out env.sh >/dev/null
+wait_state 2 done
+[ "$(head -1 env.out)" = "2|mpi|node001 node002|node001 1 node002 1|2" ] &&
+	[ "$(tail -n +2 env.out | tr '\n' ' ')" = "node001 node002 " ]
+ok $? "LSB_JOBID, LSB_JOBNAME, LSB_HOSTS, LSB_MCPU_HOSTS, LSB_DJOB_NUMPROC, LSB_DJOB_HOSTFILE (a forged LSB_JOBID replaced)"
+
+printf '#!/bin/sh\n#BSUB -q normal\n#BSUB -x\n#SBATCH -N 2\n#BSUB -n 1 -W 1\necho ran\n' >lsf.sh
+"$BSUB" -o lsf.out lsf.sh >sub 2>"$TMP/err"
+[ $? -eq 0 ] && grep -q "^bsub: warning: lsf.sh:2: #BSUB -q 'normal' is not an option" "$TMP/err" &&
+	grep -q "^bsub: warning: lsf.sh:3: #BSUB -x is not an option" "$TMP/err" &&
+	grep -q "^bsub: warning: lsf.sh:4: #SBATCH lines are not read" "$TMP/err"
+ok $? "unknown #BSUB options and #SBATCH lines: warnings naming the line; the job is submitted"
+wait_state 3 done && grep -q "^ran$" lsf.out
+ok $? "and it runs"
+
+"$BSUB" -n 1 -t 1 -B env.sh >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q "backfilld sends no mail" "$TMP/err"
+ok $? "bsub -B: refused with a clear message (exit 2)"
+"$BSUB" -n 1 -t 1 ./missing.sh >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q "cannot read the script ./missing.sh" "$TMP/err"
+ok $? "a missing ./script is still a script that cannot be read, not a command"
+done_testing

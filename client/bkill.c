@@ -10,11 +10,13 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: bkill [--socket PATH] ID...\n"
+"usage: bkill [--socket PATH] [-u USER|all] ID... | 0\n"
 "       bkill --help | --version\n"
 "\n"
 "Cancel the jobs ID...: a queued job leaves the queue; a running job gets\n"
 "SIGTERM, then SIGKILL after the site's grace time. Prints one line per job.\n"
+"ID 0 is every unfinished job of yours; -u USER every one of USER's (root\n"
+"and the admin group; 'all': everyone's).\n"
 "\n"
 "  --socket PATH   the daemon's socket (default: $BACKFILLD_SOCKET, else the\n"
 "                  socket key of $BACKFILLD_CONFIG or /etc/backfilld/backfilld.yaml,\n"
@@ -31,12 +33,59 @@ static int usage_error(const char *what, const char *arg, const char *why)
 	return CLIENT_EXIT_USAGE;
 }
 
+/* bkill 0 and bkill -u USER: add every queued or running job of mine (or
+ * of USER, or everyone's for "all") to ids, after those already there.
+ * 0, or the exit code. */
+static int add_unfinished(const char *socket, const char *user, uint64_t *ids, uint32_t *n)
+{
+	struct proto_buf req;
+	struct proto_arena a = { 0 };
+	struct proto_jobs js;
+	uint8_t *reply = NULL;
+	size_t len = 0;
+	char err[512];
+	int rc;
+
+	proto_buf_init(&req);
+	if (proto_enc_list(&req, PT_LIST, &(struct proto_list){ .all_users = user != NULL }) < 0) {
+		proto_buf_free(&req);
+		fprintf(stderr, "bkill: out of memory\n");
+		return CLIENT_EXIT_UNREACHABLE;
+	}
+	rc = client_call("bkill", socket, &req, PT_JOBS, &reply, &len);
+	proto_buf_free(&req);
+	if (rc == 0 && proto_dec_jobs(reply, len, &js, &a, err, sizeof err) < 0) {
+		fprintf(stderr, "bkill: unreadable reply from backfilld: %s\n", err);
+		rc = CLIENT_EXIT_UNREACHABLE;
+	}
+	for (uint32_t k = 0; rc == 0 && k < js.count; k++) {
+		const struct proto_job *j = &js.jobs[k];
+		char uid[16];
+		bool seen = false;
+
+		snprintf(uid, sizeof uid, "%u", j->uid);
+		if (!j->state || (strcmp(j->state, "queued") != 0 && strcmp(j->state, "running") != 0))
+			continue;
+		if (user && strcmp(user, "all") != 0 && strcmp(uid, user) != 0 &&
+		    !(j->user && strcmp(j->user, user) == 0))
+			continue;
+		for (uint32_t i = 0; i < *n && !seen; i++)
+			seen = ids[i] == j->id;
+		if (!seen && *n < PROTO_MAX_LIST)
+			ids[(*n)++] = j->id;
+	}
+	proto_arena_free(&a);
+	free(reply);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	const char *socket = NULL;
-	uint64_t *ids = calloc((size_t)argc + 1, sizeof *ids);
+	uint64_t *ids = calloc(PROTO_MAX_LIST + 1, sizeof *ids);	/* at most that many */
 	uint32_t n = 0;
-	bool opts = true;
+	bool opts = true, every = false;
+	const char *user = NULL;	/* -u USER: that user's unfinished jobs ("all": everyone's) */
 	struct proto_buf req;
 	struct proto_arena arena = { 0 };
 	struct proto_cancelled cd;
@@ -78,9 +127,21 @@ int main(int argc, char **argv)
 			rc = fflush(stdout) == 0 ? CLIENT_EXIT_OK : CLIENT_EXIT_REFUSED;
 			goto out;
 		}
+		if (opts && strcmp(a, "-u") == 0) {
+			if (i + 1 >= argc || !*argv[i + 1]) {
+				rc = usage_error("option -u needs a user name, a uid or 'all'", "", "");
+				goto out;
+			}
+			user = argv[++i];
+			continue;
+		}
 		if (opts && a[0] == '-' && !(a[1] >= '0' && a[1] <= '9')) {
 			rc = usage_error("unknown option '", a, "'");
 			goto out;
+		}
+		if (strcmp(a, "0") == 0) {
+			every = true;	/* bkill 0: all of mine (with -u: of those users) */
+			continue;
 		}
 		if (client_parse_id(a, &id) < 0) {
 			rc = usage_error("'", a, "' is not a job ID (a whole number from 1)");
@@ -96,8 +157,16 @@ int main(int argc, char **argv)
 		if (!seen)
 			ids[n++] = id;
 	}
+	if ((every || user) && (rc = add_unfinished(socket, user, ids, &n)) != 0)
+		goto out;
+	if (n == 0 && (every || user)) {
+		printf("No unfinished job%s to cancel.\n", user ? "s of that user" : "s of yours");
+		rc = fflush(stdout) == 0 ? CLIENT_EXIT_OK : CLIENT_EXIT_REFUSED;
+		goto out;
+	}
 	if (n == 0) {
-		rc = usage_error("which jobs? Give one or more job IDs, as in bkill 42", "", "");
+		rc = usage_error("which jobs? Give one or more job IDs, as in bkill 42 (0: all of "
+		                 "yours)", "", "");
 		goto out;
 	}
 

@@ -14,7 +14,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: bq [-a] [--json] [--socket PATH]\n"
+"usage: bq [-a | -u USER] [-w] [--json] [--socket PATH]\n"
 "       bq ID... [--json] [--socket PATH]\n"
 "       bq -l ID [-l ID]... [--json] [--socket PATH]\n"
 "       bq --profile [--json] [--socket PATH]\n"
@@ -23,7 +23,9 @@ static void usage(FILE *f)
 "\n"
 "Show backfilld's jobs: by default yours, one line each.\n"
 "\n"
-"  -a              all users' jobs\n"
+"  -a              all users' jobs (-u all: the same)\n"
+"  -u USER         USER's jobs (a name or a uid)\n"
+"  -w              wide: user and job names are not cut\n"
 "  ID...           those jobs, one line each\n"
 "  -l ID           everything about job ID (more IDs: each in turn)\n"
 "  --profile       free nodes over future time, as a chart\n"
@@ -64,6 +66,23 @@ static bf_time wall_now(void)
 }
 
 enum mode { M_LIST, M_INFO, M_PROFILE, M_NODES };
+
+/* bq -u USER: keep the jobs of USER (a name, or a uid in digits). */
+static void only_user(struct proto_jobs *js, const char *user)
+{
+	uint32_t n = 0;
+
+	for (uint32_t k = 0; k < js->count; k++) {
+		const struct proto_job *j = &js->jobs[k];
+		char uid[16];
+
+		snprintf(uid, sizeof uid, "%u", j->uid);
+		if ((j->user && strcmp(j->user, user) == 0) || strcmp(uid, user) == 0)
+			js->jobs[n++] = *j;
+	}
+	js->count = n;
+	js->total = 0;
+}
 
 /* bq ID... (a table of those jobs) and bq -l ID... (each in detail): one
  * request per job, in the order given. A job that is not there is said
@@ -142,6 +161,7 @@ int main(int argc, char **argv)
 	bool all = false, json = false;
 	const char *socket = NULL;
 	static uint64_t ids[PROTO_MAX_LIST];
+	const char *user = NULL;	/* -u: one user's jobs ("all": everyone's) */
 	uint32_t nids = 0;
 	uint64_t id = 0;
 	struct proto_buf req;
@@ -155,6 +175,13 @@ int main(int argc, char **argv)
 		const char *a = argv[i];
 
 		if (strcmp(a, "-a") == 0) {
+			all = true;
+		} else if (strcmp(a, "-w") == 0) {
+			render_set_wide(true);
+		} else if (strcmp(a, "-u") == 0) {
+			if (i + 1 >= argc || !*argv[i + 1])
+				return usage_error("option -u needs a user name, a uid or 'all'");
+			user = argv[++i];
 			all = true;
 		} else if (strcmp(a, "--json") == 0) {
 			json = true;
@@ -200,8 +227,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (all && (mode != M_LIST || nids))
-		return usage_error("%s: -a lists all users' jobs; it does not go with job IDs, "
-		                   "-l, --profile or --nodes", "-a");
+		return usage_error("%s: -a and -u list users' jobs; they do not go with job IDs, "
+		                   "-l, --profile or --nodes", user ? "-u" : "-a");
 	if (nids > 1 || (nids == 1 && mode == M_LIST))
 		return show_ids(socket, ids, nids, mode == M_INFO, json);
 
@@ -246,6 +273,8 @@ int main(int argc, char **argv)
 
 		if (proto_dec_jobs(reply, reply_len, &js, &arena, err, sizeof err) < 0)
 			goto unreadable;
+		if (user && strcmp(user, "all") != 0)
+			only_user(&js, user);
 		if (mode == M_INFO && js.count == 0) {
 			fprintf(stderr, "bq: job %" PRIu64 ": no such job\n", id);
 			rc = CLIENT_EXIT_REFUSED;

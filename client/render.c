@@ -42,6 +42,17 @@ static const size_t caps[NCOL] = {
 	[C_USER] = RENDER_USER_WIDTH, [C_NAME] = RENDER_NAME_WIDTH, [C_STATE] = RENDER_STATE_WIDTH,
 };
 static const bool right[NCOL] = { [C_ID] = true, [C_NODES] = true };
+static bool wide;		/* bq -w: no column is cut */
+
+void render_set_wide(bool on)
+{
+	wide = on;
+}
+
+static size_t cap_of(int c)
+{
+	return wide ? 0 : caps[c];
+}
 
 /* The mark before a time: "<=" at the latest, " ~" predicted, "  " actual. */
 static const char *mark(enum render_end_kind kind)
@@ -111,7 +122,7 @@ static void fill_row(struct row *r, const struct proto_job *j)
 	r->text[C_START] = r->start;
 	r->text[C_END] = r->end;
 	for (int c = 0; c < NCOL; c++)
-		r->width[c] = (unsigned short)client_text_width(r->text[c], caps[c]);
+		r->width[c] = (unsigned short)client_text_width(r->text[c], cap_of(c));
 }
 
 static void pad(FILE *f, size_t n)
@@ -178,7 +189,7 @@ static void put_row(FILE *f, const char *const *text, const unsigned short *w,
 			line_pad(f, &l, 2);
 		if (right[c])
 			line_pad(f, &l, width[c] - w[c]);
-		line_text(f, &l, text[c], caps[c]);
+		line_text(f, &l, text[c], cap_of(c));
 		if (!right[c] && c < NCOL - 1)
 			line_pad(f, &l, width[c] - w[c]);
 	}

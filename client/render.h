@@ -32,6 +32,8 @@ enum render_end_kind render_end_kind(const struct proto_job *j);
  * for the marks used; "No jobs." when there are none. -1: out of memory
  * (nothing written). */
 int  render_table(FILE *f, const struct proto_jobs *js, bool all_users);
+/* bq -w: from now on the table cuts no column (user and job names whole). */
+void render_set_wide(bool on);
 /* bq -l: one "Key: value" per line. now: for a running job's run time. */
 void render_info(FILE *f, const struct proto_job *j, bf_time now);
 /* JSON: an array of job objects, or (single) the first job as one object. */

@@ -38,4 +38,33 @@ ok $? "bsub -B: refused with a clear message (exit 2)"
 "$BSUB" -n 1 -t 1 ./missing.sh >/dev/null 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q "cannot read the script ./missing.sh" "$TMP/err"
 ok $? "a missing ./script is still a script that cannot be read, not a command"
+
+# bkill 0, bkill -u, bq -u, bq -w.
+AS_NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+chmod 755 "$TMP"
+printf '#!/bin/sh\nsleep 300\n' >long.sh
+chmod 644 long.sh
+"$BSUB" -n 1 -t 1:00 -J a-rather-long-job-name-of-thirty long.sh >/dev/null	# job 4
+"$BSUB" -n 1 -t 1:00 long.sh >/dev/null						# job 5
+(cd / && $AS_NOBODY "$BSUB" -n 1 -t 1:00 -cwd /tmp sleep 300 >/dev/null)	# job 6, nobody's
+wait_state 6 "running\|queued"
+"$BQ" -u nobody >out
+[ "$(grep -c '^ *[0-9]' out)" -eq 1 ] && grep -q "^ *6 *nobody " out
+ok $? "bq -u nobody: only nobody's job"
+"$BQ" -u all | grep -q "^ *6 " && "$BQ" -u all | grep -q "^ *5 "
+ok $? "bq -u all: everyone's"
+"$BQ" -a | grep -q "a-rather-long-job-n+ " && "$BQ" -a -w | grep -q "a-rather-long-job-name-of-thirty"
+ok $? "bq -w: names are not cut"
+$AS_NOBODY "$BKILL" -u root 4 >out 2>&1
+[ $? -eq 1 ] && grep -q "^Job 4: " out && ! grep -q "^Job 4: cancelled" out
+ok $? "bkill -u root by nobody: refused per job (not an admin)"
+"$BKILL" 0 >out
+[ $? -eq 0 ] && grep -q "^Job 4: cancelled" out && grep -q "^Job 5: cancelled" out && ! grep -q "Job 6" out
+ok $? "bkill 0: every unfinished job of mine, not nobody's"
+"$BKILL" 0 >out
+[ $? -eq 0 ] && grep -q "^No unfinished jobs of yours to cancel" out
+ok $? "bkill 0 again: nothing left, said so"
+"$BKILL" -u nobody 0 >out
+grep -q "^Job 6: cancelled" out
+ok $? "bkill -u nobody 0 (root): nobody's job"
 done_testing

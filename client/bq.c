@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pwd.h>
 #include <time.h>
+#include <unistd.h>
+#include "bq_history.h"
 #include "client.h"
 #include "proto.h"
 #include "render.h"
@@ -17,6 +20,8 @@ static void usage(FILE *f)
 "usage: bq [-a | -u USER] [-w] [--json] [--socket PATH]\n"
 "       bq ID... [--json] [--socket PATH]\n"
 "       bq -l ID [-l ID]... [--json] [--socket PATH]\n"
+"       bq -d [-a | -u USER] [--since WHEN] [--until WHEN] [--json] [--socket PATH]\n"
+"       bq --swf [-u USER] [--since WHEN] [--until WHEN] [--socket PATH]\n"
 "       bq --profile [--json] [--socket PATH]\n"
 "       bq --nodes [--json] [--socket PATH]\n"
 "       bq --help | --version\n"
@@ -28,6 +33,13 @@ static void usage(FILE *f)
 "  -w              wide: user and job names are not cut\n"
 "  ID...           those jobs, one line each\n"
 "  -l ID           everything about job ID (more IDs: each in turn)\n"
+"  -d              ended jobs (yours; -a, -u: others'), with exit status, run\n"
+"                  and CPU time, in the order they ended\n"
+"  --since WHEN    -d, --swf: ended at or after WHEN (YYYY-MM-DD, 'YYYY-MM-DD\n"
+"                  HH:MM', or 2h, 1d: that long ago)\n"
+"  --until WHEN    -d, --swf: ended before WHEN\n"
+"  --swf           ended jobs (everyone's unless -u) in the Standard Workload\n"
+"                  Format, for backfilld --replay\n"
 "  --profile       free nodes over future time, as a chart\n"
 "  --nodes         the partition's nodes: which job holds which, which are free\n"
 "  --json          JSON instead of text (keys listed in bq(1))\n"
@@ -65,7 +77,7 @@ static bf_time wall_now(void)
 	return (bf_time)ts.tv_sec * BF_SEC + ts.tv_nsec / 1000;
 }
 
-enum mode { M_LIST, M_INFO, M_PROFILE, M_NODES };
+enum mode { M_LIST, M_INFO, M_PROFILE, M_NODES, M_HISTORY };
 
 /* bq -u USER: keep the jobs of USER (a name, or a uid in digits). */
 static void only_user(struct proto_jobs *js, const char *user)
@@ -162,6 +174,8 @@ int main(int argc, char **argv)
 	const char *socket = NULL;
 	static uint64_t ids[PROTO_MAX_LIST];
 	const char *user = NULL;	/* -u: one user's jobs ("all": everyone's) */
+	struct bq_history_opts hist = { .since = BF_NEVER, .until = BF_NEVER, .uid = -1 };
+	bool since_until = false;
 	uint32_t nids = 0;
 	uint64_t id = 0;
 	struct proto_buf req;
@@ -176,6 +190,21 @@ int main(int argc, char **argv)
 
 		if (strcmp(a, "-a") == 0) {
 			all = true;
+		} else if (strcmp(a, "-d") == 0 || strcmp(a, "--swf") == 0) {
+			if (mode != M_LIST && mode != M_HISTORY)
+				return usage_error("%s does not go with -l, --profile or --nodes", a);
+			mode = M_HISTORY;
+			hist.swf |= a[1] == '-';
+		} else if (strcmp(a, "--since") == 0 || strcmp(a, "--until") == 0) {
+			bf_time *t = a[2] == 's' ? &hist.since : &hist.until;
+
+			if (i + 1 >= argc || bq_parse_when(argv[i + 1], wall_now(), t) < 0)
+				return usage_error("%s needs a time: YYYY-MM-DD, 'YYYY-MM-DD HH:MM[:SS]', or "
+				                   "a duration before now (2h, 1d)%s%s%s", a,
+				                   i + 1 < argc ? ", not '" : "",
+				                   i + 1 < argc ? argv[i + 1] : "", i + 1 < argc ? "'" : "");
+			i++;
+			since_until = true;
 		} else if (strcmp(a, "-w") == 0) {
 			render_set_wide(true);
 		} else if (strcmp(a, "-u") == 0) {
@@ -225,6 +254,30 @@ int main(int argc, char **argv)
 			return usage_error("unexpected argument '%s' (not a job ID: a whole number "
 			                   "from 1)", a);
 		}
+	}
+	if (since_until && mode != M_HISTORY)
+		return usage_error("--since and --until go with -d or --swf (ended jobs)");
+	if (mode == M_HISTORY) {
+		if (nids)
+			return usage_error("-d and --swf take no job IDs (bq -l ID shows one)");
+		hist.socket = socket;
+		hist.json = json;
+		if (user && strcmp(user, "all") != 0) {
+			struct passwd *pw = getpwnam(user);
+			uint64_t uid;
+
+			if (pw)
+				hist.uid = pw->pw_uid;
+			else if (client_parse_id(user, &uid) == 0 && uid <= UINT32_MAX)
+				hist.uid = (int64_t)uid;
+			else if (strcmp(user, "0") == 0)
+				hist.uid = 0;
+			else
+				return usage_error("-u: no user '%s' here (a name, a uid or 'all')", user);
+		} else if (!all && !hist.swf) {
+			hist.uid = getuid();	/* yours, as the listing */
+		}
+		return bq_history(&hist);
 	}
 	if (all && (mode != M_LIST || nids))
 		return usage_error("%s: -a and -u list users' jobs; they do not go with job IDs, "

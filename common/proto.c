@@ -628,7 +628,7 @@ int proto_dec_submitted(const uint8_t *frame, size_t len, struct proto_submitted
 enum {
 	JO_ID = 1, JO_UID, JO_USER, JO_NAME, JO_STATE, JO_NODES, JO_ESTIMATE, JO_SUBMIT,
 	JO_START, JO_END, JO_START_KIND, JO_EXIT, JO_NODE_LIST, JO_CWD, JO_OUT, JO_ERR, JO_REASON,
-	JO_CPU_US, JO_CPU_SRC, JO_MEM_KB, JO_MEM_SRC, JO_BROKEN,
+	JO_CPU_US, JO_CPU_SRC, JO_MEM_KB, JO_MEM_SRC, JO_BROKEN, JO_FIRST_GUARANTEE,
 };
 enum { JS_JOB = 1, JS_TOTAL };
 
@@ -659,6 +659,7 @@ static const struct spec job_spec[] = {
 	{ JO_MEM_KB, PK_INT, false, false, 0, 0 },
 	{ JO_MEM_SRC, PK_INT, false, false, 0, 0 },
 	{ JO_BROKEN, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
+	{ JO_FIRST_GUARANTEE, PK_INT, false, false, 0, 0 },
 };
 
 int proto_enc_jobs(struct proto_buf *b, const struct proto_jobs *m)
@@ -681,8 +682,9 @@ int proto_enc_jobs(struct proto_buf *b, const struct proto_jobs *m)
 		if (j->start_kind != PS_NONE) {
 			proto_put_int(b, JO_START, j->start);
 			proto_put_int(b, JO_START_KIND, j->start_kind);
-			proto_put_int(b, JO_END, j->end);
 		}
+		if (j->start_kind != PS_NONE || j->end != 0)	/* an end without a start: cancelled queued */
+			proto_put_int(b, JO_END, j->end);
 		if (j->has_exit)
 			proto_put_int(b, JO_EXIT, j->exit_status);
 		proto_put_str(b, JO_NODE_LIST, j->node_list);
@@ -693,6 +695,8 @@ int proto_enc_jobs(struct proto_buf *b, const struct proto_jobs *m)
 			proto_put_bytes(b, JO_REASON, j->reason, strnlen(j->reason, PROTO_MAX_STRING));
 		if (j->broken)
 			proto_put_bytes(b, JO_BROKEN, j->broken, strnlen(j->broken, PROTO_MAX_STRING));
+		if (j->first_guarantee != BF_NEVER && j->first_guarantee != 0)
+			proto_put_int(b, JO_FIRST_GUARANTEE, j->first_guarantee);
 		/* A usage with a known source and a value, or nothing. */
 		if (j->cpu_src > PU_NONE && j->cpu_src <= PU_RUSAGE && j->cpu_us >= 0) {
 			proto_put_int(b, JO_CPU_US, j->cpu_us);
@@ -757,6 +761,11 @@ static int take_job_field(const struct field *f, void *vctx, char *err, size_t e
 	case JO_ERR: j->err = s; break;
 	case JO_REASON: j->reason = s; break;
 	case JO_BROKEN: j->broken = s; break;
+	case JO_FIRST_GUARANTEE:
+		if (f->i < 0 || f->i >= BF_NEVER)
+			return errf(err, errlen, "bad guarantee");
+		j->first_guarantee = f->i;
+		break;
 	case JO_CPU_US:
 	case JO_MEM_KB:
 		if (f->i < 0)
@@ -787,6 +796,7 @@ static int take_job(const struct field *f, void *vctx, char *err, size_t errlen)
 	if (!c->cur)
 		return NOMEM(err, errlen);
 	c->cur->cpu_us = c->cur->mem_kb = -1;	/* unknown unless sent */
+	c->cur->first_guarantee = BF_NEVER;
 	if (walk(f->data, f->data + f->len, job_spec, sizeof job_spec / sizeof *job_spec,
 	         take_job_field, c, err, errlen) < 0)
 		return -1;
@@ -1270,4 +1280,70 @@ int proto_dec_statusinfo(const uint8_t *frame, size_t len, struct proto_statusin
 	m->items = c.items;
 	m->count = c.n;
 	return 0;
+}
+
+/* ---- HISTORY ---- */
+
+enum { HI_SINCE = 1, HI_UNTIL, HI_UID, HI_AFTER_END, HI_AFTER_ID, HI_MAX };
+static const struct spec history_spec[] = {
+	{ HI_SINCE, PK_INT, false, false, 0, 0 },
+	{ HI_UNTIL, PK_INT, false, false, 0, 0 },
+	{ HI_UID, PK_INT, false, false, 0, 0 },
+	{ HI_AFTER_END, PK_INT, false, false, 0, 0 },
+	{ HI_AFTER_ID, PK_INT, false, false, 0, 0 },
+	{ HI_MAX, PK_INT, true, false, 0, 0 },
+};
+
+int proto_enc_history(struct proto_buf *b, const struct proto_history *m)
+{
+	proto_start(b, PT_HISTORY);
+	if (m->since != BF_NEVER)
+		proto_put_int(b, HI_SINCE, m->since);
+	if (m->until != BF_NEVER)
+		proto_put_int(b, HI_UNTIL, m->until);
+	if (m->uid >= 0)
+		proto_put_int(b, HI_UID, m->uid);
+	if (m->after_end != BF_NEVER) {
+		proto_put_int(b, HI_AFTER_END, m->after_end);
+		proto_put_int(b, HI_AFTER_ID, (int64_t)m->after_id);
+	}
+	proto_put_int(b, HI_MAX, m->max);
+	return proto_finish(b);
+}
+
+static int take_history(const struct field *f, void *vm, char *err, size_t errlen)
+{
+	struct proto_history *m = vm;
+
+	switch (f->tag) {
+	case HI_SINCE:
+	case HI_UNTIL:
+	case HI_AFTER_END:
+		if (f->i < 0 || f->i >= BF_NEVER)
+			return errf(err, errlen, "bad time in field %u", f->tag);
+		*(f->tag == HI_SINCE ? &m->since : f->tag == HI_UNTIL ? &m->until : &m->after_end) =
+			f->i;
+		break;
+	case HI_UID:
+		if (f->i < 0 || f->i > UINT32_MAX)
+			return errf(err, errlen, "bad uid");
+		m->uid = f->i;
+		break;
+	case HI_AFTER_ID: m->after_id = (uint64_t)f->i; break;
+	case HI_MAX:
+		if (f->i < 1 || f->i > PROTO_HISTORY_PAGE)
+			return errf(err, errlen, "a page of 1 to %u jobs, not %lld", PROTO_HISTORY_PAGE,
+			            (long long)f->i);
+		m->max = (uint32_t)f->i;
+		break;
+	}
+	return 0;
+}
+
+int proto_dec_history(const uint8_t *frame, size_t len, struct proto_history *m, char *err,
+                      size_t errlen)
+{
+	*m = (struct proto_history){ .since = BF_NEVER, .until = BF_NEVER, .uid = -1,
+	                             .after_end = BF_NEVER };
+	return walk_frame(frame, len, PT_HISTORY, history_spec, 6, take_history, m, err, errlen);
 }

@@ -44,11 +44,11 @@ enum proto_type {
 	PT_NODES = 6,		/* which job holds which node: no fields */
 	PT_NODECTL = 7,		/* bctl drain/resume/down/up: struct proto_nodectl */
 	PT_NODELIST = 8,	/* bctl nodes, each node's state: no fields */
-	/* Reserved for the job control and history requests (issue 9); each
-	 * is defined with its message below once it exists. */
+	/* Reserved for job control (issue 9), defined with its message once
+	 * it exists. */
 	PT_JOBCTL = 9,		/* bctl hold/release/requeue/limit/top, bstop/bresume */
 	PT_STATUS = 10,		/* bctl status: no fields */
-	PT_HISTORY = 11,	/* bq -d, bq --swf: ended jobs from the store */
+	PT_HISTORY = 11,	/* bq -d, bq --swf, ended jobs: struct proto_history */
 	/* replies */
 	PT_ERROR = 64,		/* struct proto_error */
 	PT_SUBMITTED = 65,	/* struct proto_submitted */
@@ -179,6 +179,9 @@ struct proto_job {
 	/* Its guarantee moved later: the last announcement, in words (when,
 	 * from, to, why); NULL if never. Public, as the guarantee is. */
 	const char *broken;
+	/* PT_HISTORY: the first start it was promised (conservative: at its
+	 * submission), BF_NEVER if none. */
+	bf_time first_guarantee;
 };
 
 struct proto_jobs {
@@ -219,6 +222,19 @@ struct proto_nodemap {
 	const struct proto_holder *held;
 	uint32_t count;
 };
+
+/* Ended jobs from the store (bq -d, bq --swf), in the order of their end
+ * (then id), one page at a time: a page starts after the cursor (the
+ * last job of the previous one). Another user's jobs are shown with
+ * their public fields. */
+struct proto_history {
+	bf_time since, until;		/* ended in [since, until); BF_NEVER: no bound */
+	int64_t uid;			/* one user's (>= 0), or everyone's (-1) */
+	bf_time after_end;		/* the cursor: BF_NEVER for the first page */
+	uint64_t after_id;
+	uint32_t max;			/* jobs in this page, 1 to PROTO_HISTORY_PAGE */
+};
+#define PROTO_HISTORY_PAGE 2000
 
 /* An operator's change to nodes (bctl(8)). */
 enum proto_nodeop {
@@ -282,6 +298,7 @@ int proto_enc_cancelled(struct proto_buf *b, const struct proto_cancelled *m);
 int proto_enc_steps(struct proto_buf *b, const struct proto_steps *m);
 int proto_enc_nodes(struct proto_buf *b);
 int proto_enc_nodemap(struct proto_buf *b, const struct proto_nodemap *m);
+int proto_enc_history(struct proto_buf *b, const struct proto_history *m);
 /* A request with no fields (PT_NODELIST, PT_STATUS, ...). */
 int proto_enc_empty(struct proto_buf *b, enum proto_type type);
 int proto_enc_nodectl(struct proto_buf *b, const struct proto_nodectl *m);
@@ -316,6 +333,8 @@ int proto_dec_steps(const uint8_t *frame, size_t len, struct proto_steps *m,
                     struct proto_arena *a, char *err, size_t errlen);
 int proto_dec_nodemap(const uint8_t *frame, size_t len, struct proto_nodemap *m,
                       struct proto_arena *a, char *err, size_t errlen);
+int proto_dec_history(const uint8_t *frame, size_t len, struct proto_history *m, char *err,
+                      size_t errlen);
 int proto_dec_nodectl(const uint8_t *frame, size_t len, struct proto_nodectl *m,
                       struct proto_arena *a, char *err, size_t errlen);
 int proto_dec_nodestates(const uint8_t *frame, size_t len, struct proto_nodestates *m,

@@ -390,6 +390,7 @@ static int add_final(const struct store_job *r, void *arg)
 	jobs_to_proto(r, false, BF_NEVER, o);
 	o->user = keep(l, r->user);
 	o->name = keep(l, r->name);
+	o->broken = keep(l, r->broken);
 	return 0;
 }
 
@@ -424,7 +425,7 @@ static void answer_list(struct conn *c)
 	l.all = m->all_users;
 	l.cap = d->njobs + FINAL_IN_LIST;
 	l.jobs = calloc(l.cap, sizeof *l.jobs);
-	l.strs = calloc(2 * FINAL_IN_LIST + 1, sizeof *l.strs);
+	l.strs = calloc(3 * FINAL_IN_LIST + 1, sizeof *l.strs);
 	if (!l.jobs || !l.strs || !predictions(d)) {
 		conn_error(c, PE_INTERNAL, "out of memory");
 		goto out;
@@ -737,6 +738,7 @@ static const struct command {
 	{ PT_NODECTL, nodectl_request },
 	{ PT_NODELIST, nodectl_list },
 	{ PT_STATUS, nodectl_status },
+	{ PT_HISTORY, history_request },
 };
 
 void handle_request(struct conn *c, enum proto_type type, const uint8_t *frame, size_t len)

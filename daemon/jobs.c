@@ -183,7 +183,7 @@ void jobs_to_proto(const struct store_job *r, bool detail, bf_time predicted,
 		.id = r->id, .uid = r->uid, .user = r->user, .name = r->name,
 		.state = store_state_name(r->state), .nodes = r->nodes, .estimate = r->estimate,
 		.submit = r->submit, .has_exit = r->has_exit, .exit_status = r->exit_status,
-		.broken = r->broken,
+		.broken = r->broken, .first_guarantee = r->first_guarantee,
 	};
 	if (r->start != BF_NEVER) {
 		o->start_kind = PS_ACTUAL;

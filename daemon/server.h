@@ -233,6 +233,9 @@ const char *handlers_human_time(bf_time t, char *buf, size_t len);
 /* "alice (uid 1000)", for the log. */
 void handlers_who(const struct conn *c, char *buf, size_t len);
 
+/* ---- history.c: ended jobs from the store (PT_HISTORY) ---- */
+void history_request(struct conn *c, const uint8_t *frame, size_t len);
+
 /* ---- nodectl.c: nodes an operator drains or marks down, bctl status ---- */
 void nodectl_request(struct conn *c, const uint8_t *frame, size_t len);	/* PT_NODECTL */
 void nodectl_list(struct conn *c, const uint8_t *frame, size_t len);	/* PT_NODELIST */

@@ -28,7 +28,7 @@ const char *store_state_name(enum store_state s)
 enum stmt {
 	S_BEGIN, S_COMMIT, S_ROLLBACK, S_META_SET, S_META_GET, S_PUT, S_LOG, S_LIVE, S_ONE,
 	S_FINAL, S_LOG_COUNT, S_PRUNE_LOG, S_PRUNE_JOBS, S_NODE_PUT, S_NODE_DEL, S_NODE_ALL,
-	S_NSTMTS
+	S_HISTORY, S_NSTMTS
 };
 
 /* Column order of the jobs table, shared by S_PUT and the loaders. */
@@ -63,6 +63,11 @@ static const char *const sql[S_NSTMTS] = {
 	               "VALUES (?1, ?2, ?3, ?4, ?5)",
 	[S_NODE_DEL] = "DELETE FROM node_admin WHERE name = ?1",
 	[S_NODE_ALL] = "SELECT name, state, since, reason, by FROM node_admin ORDER BY name",
+	/* Ended in [?1, ?2), of uid ?3 (or all, ?3 < 0), after the cursor
+	 * (?4, ?5) in (end, id) order: one page of bq -d and bq --swf. */
+	[S_HISTORY] = "SELECT " JOB_COLUMNS " FROM jobs WHERE state > 1 AND end_time >= ?1 AND "
+	              "end_time < ?2 AND (?3 < 0 OR uid = ?3) AND (end_time > ?4 OR "
+	              "(end_time = ?4 AND id > ?5)) ORDER BY end_time, id LIMIT ?6",
 };
 
 static const char schema[] =
@@ -81,6 +86,7 @@ static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS job_log ("
 	"  job INTEGER NOT NULL, t INTEGER NOT NULL, state INTEGER NOT NULL, detail TEXT);"
 	"CREATE INDEX IF NOT EXISTS job_log_job ON job_log (job);"
+	"CREATE INDEX IF NOT EXISTS jobs_end ON jobs (end_time, id);"
 	"CREATE TABLE IF NOT EXISTS node_admin ("
 	"  name TEXT PRIMARY KEY, state INTEGER NOT NULL, since INTEGER NOT NULL,"
 	"  reason TEXT, by TEXT);";
@@ -545,6 +551,21 @@ int store_load_final(struct store *s, uint32_t limit, int64_t uid, store_visit v
 	sqlite3_bind_int64(s->st[S_FINAL], 1, limit);
 	sqlite3_bind_int64(s->st[S_FINAL], 2, uid);
 	return visit_rows(s, S_FINAL, visit, arg);
+}
+
+int store_load_history(struct store *s, bf_time since, bf_time until, int64_t uid,
+                       bf_time after_end, uint64_t after_id, uint32_t max, store_visit visit,
+                       void *arg)
+{
+	sqlite3_stmt *st = s->st[S_HISTORY];
+
+	sqlite3_bind_int64(st, 1, since == BF_NEVER ? INT64_MIN : since);
+	sqlite3_bind_int64(st, 2, until);	/* BF_NEVER: after every end */
+	sqlite3_bind_int64(st, 3, uid);
+	sqlite3_bind_int64(st, 4, after_end == BF_NEVER ? INT64_MIN : after_end);
+	sqlite3_bind_int64(st, 5, after_end == BF_NEVER ? 0 : (sqlite3_int64)after_id);
+	sqlite3_bind_int64(st, 6, max);
+	return visit_rows(s, S_HISTORY, visit, arg);
 }
 
 int64_t store_log_count(struct store *s, uint64_t id)

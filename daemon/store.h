@@ -96,6 +96,12 @@ typedef int (*store_visit)(const struct store_job *j, void *arg);
 int  store_load_live(struct store *st, store_visit visit, void *arg);
 int  store_get_job(struct store *st, uint64_t id, store_visit visit, void *arg);
 int  store_load_final(struct store *st, uint32_t limit, int64_t uid, store_visit visit, void *arg);
+/* Ended jobs, ended in [since, until) (BF_NEVER: unbounded), of one uid
+ * (or all: uid < 0), in (end, id) order after (after_end, after_id)
+ * (after_end BF_NEVER: from the first), at most max. 0 or -1. */
+int  store_load_history(struct store *st, bf_time since, bf_time until, int64_t uid,
+                        bf_time after_end, uint64_t after_id, uint32_t max, store_visit visit,
+                        void *arg);
 /* How many state changes a job has logged (for tests and bq -l). */
 int64_t store_log_count(struct store *st, uint64_t id);
 /* keep_ended: remove at most max ended jobs whose end is before `before`,

@@ -1,0 +1,61 @@
+#!/bin/sh
+# bq -d and bq --swf (bq(1), HISTORY): ended jobs from the store, filtered
+# by time and user, the details the owner's only; and a live run's export
+# replays through backfilld --replay to the same schedule.
+. "$BF_TOP/tests/lib.sh"
+cd "$TMP" || exit 1
+AS_NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+chmod 755 "$TMP"
+
+start_daemon --nodes 4 --policy conservative --kill-grace 1 || exit 1
+
+# A schedule with a wait, a compression and a backfill, all decided by the
+# jobs' ends: 1 (2 nodes, 3 s), 2 (4 nodes: after 1), 3 (2 nodes, 1 s:
+# beside 1, done before 2's guarantee), 4 cancelled while queued.
+"$BSUB" -n 2 -t 1:00 -o /dev/null sleep 3 >/dev/null
+"$BSUB" -n 4 -t 1:00 -o /dev/null sleep 2 >/dev/null
+"$BSUB" -n 2 -t 0:30 -o /dev/null sleep 1 >/dev/null
+"$BSUB" -n 4 -t 1:00 -o /dev/null true >/dev/null
+"$BKILL" 4 >/dev/null
+wait_state 2 done 30
+ok $? "the jobs ran"
+
+"$BQ" -d >out
+[ "$(sed -n 's/^ *\([0-9][0-9]*\) .*/\1/p' out | tr '\n' ' ')" = "4 3 1 2 " ]
+ok $? "bq -d: the ended jobs in the order they ended"
+grep -q "^ *2 .* done .*exit code 0 .* 4 " out && grep -q "^ *4 .* cancelled " out
+ok $? "with state, exit status and nodes"
+"$BQ" -d --since 2099-01-01 | grep -q "^No ended jobs in that time"
+ok $? "--since in the future: none, said so"
+[ "$("$BQ" -d --until 1h | grep -c '^ *[0-9]')" -eq 0 ] && [ "$("$BQ" -d --since 1h | grep -c '^ *[0-9]')" -eq 4 ]
+ok $? "--until 1h (an hour ago): none; --since 1h: all four"
+"$BQ" -d --since tomorrow >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q "needs a time" "$TMP/err"
+ok $? "a time that does not read: usage error"
+$AS_NOBODY "$BQ" -d | grep -q "^No ended jobs"
+ok $? "nobody's bq -d: nobody's jobs, none"
+$AS_NOBODY "$BQ" -d -a --json | grep -q '"id":2,.*"node_list":null.*"cpu_us":null' &&
+	"$BQ" -d --json | grep -q '"id":2,.*"node_list":"node\[001-004\]".*"cpu_us":[0-9]'
+ok $? "another user sees the public fields; the owner also nodes and CPU time"
+
+"$BQ" --swf >export.swf
+grep -q "^; MaxNodes: 4$" export.swf && [ "$(grep -c '^[0-9]' export.swf)" -eq 4 ]
+ok $? "bq --swf: a header with the partition's size and a line per ended job"
+grep -q "^4 [0-9]* -1 -1 -1 .* 5 0 " export.swf
+ok $? "the cancelled job: never ran, status 5"
+grep -q "^; Guarantee: 2 " export.swf
+ok $? "the guarantees are kept (as comments)"
+
+# The export replays to the live schedule (starts to the second: the live
+# run's times are microseconds, the trace's whole seconds).
+"$BFD" --replay export.swf --policy conservative --jobs-out replayed.swf >/dev/null 2>"$TMP/err"
+ok $? "backfilld --replay reads the export"
+same=0
+for id in 1 2 3; do
+	live=$(awk -v j="$id" '$1 == j { print $2 + $3 }' export.swf)
+	sim=$(awk -v j="$id" '$1 == j { print $2 + $3 }' replayed.swf)
+	d=$((live - sim))
+	[ "$d" -ge -1 ] && [ "$d" -le 1 ] || { echo "# job $id: live start $live, replayed $sim"; same=1; }
+done
+ok $same "each job starts in the replay when it started live (within a second)"
+done_testing

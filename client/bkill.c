@@ -6,6 +6,7 @@
 #include <string.h>
 #include "client.h"
 #include "proto.h"
+#include "render.h"
 
 static void usage(FILE *f)
 {
@@ -64,7 +65,7 @@ static int add_unfinished(const char *socket, const char *user, uint64_t *ids, u
 		bool seen = false;
 
 		snprintf(uid, sizeof uid, "%u", j->uid);
-		if (!j->state || (strcmp(j->state, "queued") != 0 && strcmp(j->state, "running") != 0))
+		if (render_job_ended(j))
 			continue;
 		if (user && strcmp(user, "all") != 0 && strcmp(uid, user) != 0 &&
 		    !(j->user && strcmp(j->user, user) == 0))

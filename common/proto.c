@@ -828,9 +828,10 @@ static const struct spec result_spec[] = {
 	{ CR_CODE, PK_INT, true, false, 0, 0 },
 };
 
-int proto_enc_cancelled(struct proto_buf *b, const struct proto_cancelled *m)
+/* PT_CANCELLED and PT_JOBCTLED: a result per job. */
+static int enc_results(struct proto_buf *b, enum proto_type type, const struct proto_cancelled *m)
 {
-	proto_start(b, PT_CANCELLED);
+	proto_start(b, type);
 	for (uint32_t k = 0; k < m->count; k++) {
 		size_t g = proto_group_open(b, CD_RESULT);
 
@@ -873,17 +874,97 @@ static int take_result(const struct field *f, void *vctx, char *err, size_t errl
 	return walk(f->data, f->data + f->len, result_spec, 2, take_result_field, c, err, errlen);
 }
 
-int proto_dec_cancelled(const uint8_t *frame, size_t len, struct proto_cancelled *m,
-                        struct proto_arena *a, char *err, size_t errlen)
+static int dec_results(const uint8_t *frame, size_t len, enum proto_type type,
+                       struct proto_cancelled *m, struct proto_arena *a, char *err, size_t errlen)
 {
 	struct cancelled_ctx c = { .m = m, .a = a };
 
 	*m = (struct proto_cancelled){ 0 };
-	if (walk_frame(frame, len, PT_CANCELLED, cancelled_spec, 1, take_result, &c, err, errlen) < 0)
+	if (walk_frame(frame, len, type, cancelled_spec, 1, take_result, &c, err, errlen) < 0)
 		return -1;
 	m->ids = c.ids;
 	m->codes = c.codes;
 	m->count = c.nids;
+	return 0;
+}
+
+int proto_enc_cancelled(struct proto_buf *b, const struct proto_cancelled *m)
+{
+	return enc_results(b, PT_CANCELLED, m);
+}
+
+int proto_dec_cancelled(const uint8_t *frame, size_t len, struct proto_cancelled *m,
+                        struct proto_arena *a, char *err, size_t errlen)
+{
+	return dec_results(frame, len, PT_CANCELLED, m, a, err, errlen);
+}
+
+int proto_enc_jobctled(struct proto_buf *b, const struct proto_cancelled *m)
+{
+	return enc_results(b, PT_JOBCTLED, m);
+}
+
+int proto_dec_jobctled(const uint8_t *frame, size_t len, struct proto_cancelled *m,
+                       struct proto_arena *a, char *err, size_t errlen)
+{
+	return dec_results(frame, len, PT_JOBCTLED, m, a, err, errlen);
+}
+
+/* ---- JOBCTL ---- */
+
+enum { JC_OP = 1, JC_ADMIN, JC_ID };
+static const struct spec jobctl_spec[] = {
+	{ JC_OP, PK_INT, true, false, 0, 0 },
+	{ JC_ADMIN, PK_INT, false, false, 0, 0 },
+	{ JC_ID, PK_INT, true, true, 0, 0 },
+};
+
+int proto_enc_jobctl(struct proto_buf *b, const struct proto_jobctl *m)
+{
+	proto_start(b, PT_JOBCTL);
+	proto_put_int(b, JC_OP, m->op);
+	if (m->admin)
+		proto_put_int(b, JC_ADMIN, 1);
+	for (uint32_t k = 0; k < m->count; k++)
+		proto_put_int(b, JC_ID, (int64_t)m->ids[k]);
+	return proto_finish(b);
+}
+
+struct jobctl_ctx {
+	struct proto_jobctl *m;
+	struct proto_arena *a;
+	uint64_t *ids;
+};
+
+static int take_jobctl(const struct field *f, void *vctx, char *err, size_t errlen)
+{
+	struct jobctl_ctx *c = vctx;
+
+	switch (f->tag) {
+	case JC_OP:
+		if (f->i < PJ_HOLD || f->i > PJ_LAST)
+			return errf(err, errlen, "unknown job operation %lld", (long long)f->i);
+		c->m->op = (enum proto_jobop)f->i;
+		break;
+	case JC_ADMIN: c->m->admin = f->i != 0; break;
+	case JC_ID:
+		if (!arena_push(c->a, (void **)&c->ids, &c->m->count, sizeof *c->ids))
+			return NOMEM(err, errlen);
+		c->ids[c->m->count - 1] = (uint64_t)f->i;
+		break;
+	}
+	return 0;
+}
+
+int proto_dec_jobctl(const uint8_t *frame, size_t len, struct proto_jobctl *m,
+                     struct proto_arena *a, char *err, size_t errlen)
+{
+	struct jobctl_ctx c = { m, a, NULL };
+
+	*m = (struct proto_jobctl){ 0 };
+	if (walk_frame(frame, len, PT_JOBCTL, jobctl_spec, 3, take_jobctl, &c, err, errlen) < 0)
+		return -1;
+	m->ids = c.ids;
 	return 0;
 }
 

@@ -44,9 +44,7 @@ enum proto_type {
 	PT_NODES = 6,		/* which job holds which node: no fields */
 	PT_NODECTL = 7,		/* bctl drain/resume/down/up: struct proto_nodectl */
 	PT_NODELIST = 8,	/* bctl nodes, each node's state: no fields */
-	/* Reserved for job control (issue 9), defined with its message once
-	 * it exists. */
-	PT_JOBCTL = 9,		/* bctl hold/release/requeue/limit/top, bstop/bresume */
+	PT_JOBCTL = 9,		/* bctl hold/release, bstop/bresume: struct proto_jobctl */
 	PT_STATUS = 10,		/* bctl status: no fields */
 	PT_HISTORY = 11,	/* bq -d, bq --swf, ended jobs: struct proto_history */
 	/* replies */
@@ -57,7 +55,7 @@ enum proto_type {
 	PT_STEPS = 68,		/* struct proto_steps */
 	PT_NODEMAP = 69,	/* struct proto_nodemap */
 	PT_NODESTATES = 70,	/* struct proto_nodestates: to PT_NODECTL, PT_NODELIST */
-	PT_JOBCTLED = 71,	/* reserved: reply to PT_JOBCTL, per job */
+	PT_JOBCTLED = 71,	/* struct proto_cancelled (a result per job): to PT_JOBCTL */
 	PT_STATUSINFO = 72,	/* struct proto_statusinfo: to PT_STATUS */
 };
 
@@ -223,6 +221,20 @@ struct proto_nodemap {
 	uint32_t count;
 };
 
+/* Hold and release queued jobs (bstop, bresume; bctl hold, release). */
+enum proto_jobop {
+	PJ_HOLD = 1,			/* a queued job leaves the queue, kept */
+	PJ_RELEASE = 2,			/* a held job queues again */
+};
+#define PJ_LAST PJ_RELEASE
+
+struct proto_jobctl {
+	enum proto_jobop op;
+	bool admin;			/* from bctl: refused unless the caller is an admin */
+	const uint64_t *ids;
+	uint32_t count;
+};
+
 /* Ended jobs from the store (bq -d, bq --swf), in the order of their end
  * (then id), one page at a time: a page starts after the cursor (the
  * last job of the previous one). Another user's jobs are shown with
@@ -299,6 +311,8 @@ int proto_enc_steps(struct proto_buf *b, const struct proto_steps *m);
 int proto_enc_nodes(struct proto_buf *b);
 int proto_enc_nodemap(struct proto_buf *b, const struct proto_nodemap *m);
 int proto_enc_history(struct proto_buf *b, const struct proto_history *m);
+int proto_enc_jobctl(struct proto_buf *b, const struct proto_jobctl *m);
+int proto_enc_jobctled(struct proto_buf *b, const struct proto_cancelled *m);
 /* A request with no fields (PT_NODELIST, PT_STATUS, ...). */
 int proto_enc_empty(struct proto_buf *b, enum proto_type type);
 int proto_enc_nodectl(struct proto_buf *b, const struct proto_nodectl *m);
@@ -333,6 +347,10 @@ int proto_dec_steps(const uint8_t *frame, size_t len, struct proto_steps *m,
                     struct proto_arena *a, char *err, size_t errlen);
 int proto_dec_nodemap(const uint8_t *frame, size_t len, struct proto_nodemap *m,
                       struct proto_arena *a, char *err, size_t errlen);
+int proto_dec_jobctl(const uint8_t *frame, size_t len, struct proto_jobctl *m,
+                     struct proto_arena *a, char *err, size_t errlen);
+int proto_dec_jobctled(const uint8_t *frame, size_t len, struct proto_cancelled *m,
+                       struct proto_arena *a, char *err, size_t errlen);
 int proto_dec_history(const uint8_t *frame, size_t len, struct proto_history *m, char *err,
                       size_t errlen);
 int proto_dec_nodectl(const uint8_t *frame, size_t len, struct proto_nodectl *m,

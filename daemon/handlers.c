@@ -439,6 +439,12 @@ static void answer_list(struct conn *c)
 	}
 	l.pred = d->pred.t;	/* in queue order, as add_queued walks it */
 	sched_foreach_queued(d->sched, add_queued, &l);
+	for (uint32_t k = 0; k < d->njobs; k++) {	/* held: out of the queue */
+		struct djob *j = d->jobs[k];
+
+		if (j->rec.held && j->rec.state == ST_QUEUED && (l.all || j->rec.uid == conn_uid(c)))
+			jobs_to_proto(&j->rec, false, BF_NEVER, &l.jobs[l.n++]);
+	}
 	if (store_load_final(d->store, FINAL_IN_LIST, l.all ? -1 : (int64_t)conn_uid(c), add_final,
 	                     &l) < 0)
 		log_warnx("listing ended jobs: %s", store_error(d->store));
@@ -568,7 +574,7 @@ static void answer_cancelled(struct conn *c)
 	proto_buf_free(&b);
 }
 
-static int final_owner(const struct store_job *r, void *arg)
+int handlers_final_owner(const struct store_job *r, void *arg)
 {
 	*(int64_t *)arg = r->uid;
 	return 1;
@@ -583,7 +589,7 @@ static enum proto_err cancel_one(struct conn *c, uint64_t id, bool *changed)
 	char detail[64];
 
 	if (!j) {
-		if (store_get_job(d->store, id, final_owner, &owner) < 0 || owner < 0)
+		if (store_get_job(d->store, id, handlers_final_owner, &owner) < 0 || owner < 0)
 			return PE_NOJOB;
 		return may_see(c, (uint32_t)owner) ? PE_DONE : PE_DENIED;
 	}
@@ -594,8 +600,10 @@ static enum proto_err cancel_one(struct conn *c, uint64_t id, bool *changed)
 	snprintf(detail, sizeof detail, "cancelled by uid %u", (unsigned)conn_uid(c));
 	d->pred.valid = false;	/* the plan changes: see predictions() */
 	if (j->rec.state == ST_QUEUED) {
-		if (sched_cancel(d->sched, now, id) < 0)
+		/* A held job is not in the plan: only the store knows it. */
+		if (!j->rec.held && sched_cancel(d->sched, now, id) < 0)
 			return PE_INTERNAL;
+		j->rec.held = false;
 		j->rec.state = ST_CANCELLED;
 		j->rec.end = now;
 		j->rec.guarantee = BF_NEVER;
@@ -739,6 +747,7 @@ static const struct command {
 	{ PT_NODELIST, nodectl_list },
 	{ PT_STATUS, nodectl_status },
 	{ PT_HISTORY, history_request },
+	{ PT_JOBCTL, jobctl_request },
 };
 
 void handle_request(struct conn *c, enum proto_type type, const uint8_t *frame, size_t len)

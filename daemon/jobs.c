@@ -181,7 +181,8 @@ void jobs_to_proto(const struct store_job *r, bool detail, bf_time predicted,
 {
 	*o = (struct proto_job){
 		.id = r->id, .uid = r->uid, .user = r->user, .name = r->name,
-		.state = store_state_name(r->state), .nodes = r->nodes, .estimate = r->estimate,
+		.state = r->held && r->state == ST_QUEUED ? "held" : store_state_name(r->state),
+		.nodes = r->nodes, .estimate = r->estimate,
 		.submit = r->submit, .has_exit = r->has_exit, .exit_status = r->exit_status,
 		.broken = r->broken, .first_guarantee = r->first_guarantee,
 	};

@@ -393,12 +393,20 @@ out:
 
 /* ---- status ---- */
 
+static const char *held_text(uint32_t held, char *buf, size_t len)
+{
+	if (!held)
+		return "";
+	snprintf(buf, len, ", %u held", held);
+	return buf;
+}
+
 static void answer_status(struct conn *c)
 {
 	struct daemon *d = conn_daemon(c);
 	const struct serve_limits *L = &d->o.lim;
-	uint32_t count[4] = { 0 };
-	char v[8][200], lim[5][40];
+	uint32_t count[4] = { 0 }, held = 0;
+	char v[8][200], lim[5][40], held_buf[40];
 	struct proto_kv items[8];
 	struct proto_buf b;
 	uint32_t n = 0;
@@ -412,8 +420,10 @@ static void answer_status(struct conn *c)
 	ITEM("policy", "%s", sched_policy_name(sched_get_params(d->sched)->policy));
 	ITEM("nodes", "%u: %u idle, %u busy, %u drained, %u down", d->nnodes, count[PNS_IDLE],
 	     count[PNS_BUSY], count[PNS_DRAIN], count[PNS_DOWN]);
-	ITEM("jobs", "%u running, %u queued", sched_running_len(d->sched),
-	     sched_queue_len(d->sched));
+	for (uint32_t k = 0; k < d->njobs; k++)
+		held += d->jobs[k]->rec.held && d->jobs[k]->rec.state == ST_QUEUED;
+	ITEM("jobs", "%u running, %u queued%s", sched_running_len(d->sched),
+	     sched_queue_len(d->sched), held_text(held, held_buf, sizeof held_buf));
 	duration_format(d->o.kill_grace, lim[0], sizeof lim[0]);
 	ITEM("kill grace", "%s", lim[0]);
 	if (L->default_limit)

@@ -292,7 +292,7 @@ static int restore_spool(struct daemon *d, bool *replaced, char *err, size_t err
 int restore_state(struct daemon *d, char *err, size_t errlen)
 {
 	bf_time now = server_now(d);
-	uint32_t running = 0, queued = 0, total;
+	uint32_t running = 0, queued = 0, held = 0, total;
 	bool replaced;
 	int rc;
 
@@ -324,6 +324,10 @@ int restore_state(struct daemon *d, char *err, size_t errlen)
 			       "replaced); it cannot run");
 			continue;
 		}
+		if (j->rec.held) {
+			held++;		/* not in the plan until released */
+			continue;
+		}
 		rc = sched_restore_queued_as(d->sched, now, j->rec.id, j->rec.submit, j->rec.nodes,
 		                             j->rec.estimate, j->rec.guarantee, j->rec.uid);
 		if (rc < 0) {
@@ -339,6 +343,7 @@ int restore_state(struct daemon *d, char *err, size_t errlen)
 	 * forked). */
 	contain_sweep(d);
 	if (total)
-		log_info("restored %u jobs: %u running, %u queued", total, running, queued);
+		log_info("restored %u jobs: %u running, %u queued, %u held", total, running, queued,
+		         held);
 	return 0;
 }

@@ -233,6 +233,12 @@ const char *handlers_human_time(bf_time t, char *buf, size_t len);
 /* "alice (uid 1000)", for the log. */
 void handlers_who(const struct conn *c, char *buf, size_t len);
 
+/* A store_visit that puts the job's owner into *(int64_t *)arg. */
+int handlers_final_owner(const struct store_job *r, void *arg);
+
+/* ---- jobctl.c: hold and release (PT_JOBCTL) ---- */
+void jobctl_request(struct conn *c, const uint8_t *frame, size_t len);
+
 /* ---- history.c: ended jobs from the store (PT_HISTORY) ---- */
 void history_request(struct conn *c, const uint8_t *frame, size_t len);
 

@@ -56,6 +56,7 @@ struct store_job {
 	/* Its guarantee moved later: when, from, to and why, as the last
 	 * announcement said it (bq -l); NULL if never. */
 	const char *broken;
+	bool held;		/* queued, but held (bstop, bctl hold): not in the plan */
 };
 
 struct store;

@@ -1,0 +1,152 @@
+/* Holding and releasing queued jobs (PT_JOBCTL): bstop and bresume for a
+ * job's owner, bctl hold and release for the admins. See bstop(1).
+ *
+ * A held job leaves the plan (the core forgets it, as for a cancel: under
+ * conservative backfilling the room it had goes to others, whose
+ * guarantees only move earlier) and stays the daemon's, queued and held,
+ * in the store. Released, it queues again as a new arrival behind the
+ * jobs waiting then, with a new guarantee: it gave up its place, and no
+ * other job's promise moves for it. A running job is not held. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include "log.h"
+#include "server.h"
+
+struct jobctl_result {
+	enum proto_jobop op;
+	uint32_t n;
+	uint64_t *ids;
+	enum proto_err *codes;
+	char by[300];
+};
+
+static void result_free(void *p)
+{
+	struct jobctl_result *r = p;
+
+	free(r->ids);
+	free(r->codes);
+	free(r);
+}
+
+/* Once durable: one log line per job changed, then the answer. */
+static void answer(struct conn *c)
+{
+	struct jobctl_result *r = conn_ctx(c);
+	struct daemon *d = conn_daemon(c);
+	struct proto_buf b;
+
+	for (uint32_t k = 0; k < r->n; k++) {
+		struct djob *j;
+
+		if (r->codes[k] != PE_OK || !(j = jobs_get(d, r->ids[k])))
+			continue;
+		log_job(LOG_NOTICE, r->ids[k], j->rec.user, "%s by %s",
+		        r->op == PJ_HOLD ? "held" : "released", r->by);
+	}
+	proto_buf_init(&b);
+	proto_enc_jobctled(&b, &(struct proto_cancelled){ r->ids, r->codes, r->n });
+	conn_reply(c, &b);
+	proto_buf_free(&b);
+}
+
+static enum proto_err hold(struct daemon *d, struct djob *j, const char *by)
+{
+	char detail[400];
+
+	if (j->rec.state != ST_QUEUED || j->rec.held)
+		return PE_INVALID;	/* running (not held), or held already */
+	if (sched_cancel(d->sched, server_now(d), j->rec.id) != SCHED_OK)
+		return PE_INTERNAL;
+	j->rec.held = true;
+	j->rec.guarantee = BF_NEVER;
+	d->pred.valid = false;
+	snprintf(detail, sizeof detail, "held by %s", by);
+	drive_store(d, j, detail);
+	return PE_OK;
+}
+
+static enum proto_err release(struct daemon *d, struct djob *j, const char *by)
+{
+	struct sched_job_info info;
+	bf_time now = server_now(d);
+	char detail[400];
+	int rc;
+
+	if (j->rec.state != ST_QUEUED || !j->rec.held)
+		return PE_INVALID;
+	/* A new arrival now: behind every job waiting. */
+	if ((rc = sched_submit_as(d->sched, now, j->rec.id, j->rec.nodes, j->rec.estimate,
+	                          j->rec.uid)) < 0)
+		return rc == SCHED_E_TOOBIG || rc == SCHED_E_INVAL ? PE_TOOBIG : PE_INTERNAL;
+	j->rec.held = false;
+	if (sched_job_info(d->sched, j->rec.id, &info) == SCHED_OK)
+		j->rec.guarantee = j->rec.first_guarantee = info.guarantee;
+	d->pred.valid = false;
+	snprintf(detail, sizeof detail, "released by %s", by);
+	drive_store(d, j, detail);
+	return PE_OK;
+}
+
+static enum proto_err one(struct conn *c, struct jobctl_result *r, uint64_t id, bool admin)
+{
+	struct daemon *d = conn_daemon(c);
+	struct djob *j = jobs_get(d, id);
+	int64_t owner = -1;
+
+	if (!j) {
+		if (store_get_job(d->store, id, handlers_final_owner, &owner) < 0 || owner < 0)
+			return PE_NOJOB;
+		return admin || owner == conn_uid(c) ? PE_DONE : PE_DENIED;
+	}
+	if (!admin && j->rec.uid != conn_uid(c))
+		return PE_DENIED;
+	return r->op == PJ_HOLD ? hold(d, j, r->by) : release(d, j, r->by);
+}
+
+void jobctl_request(struct conn *c, const uint8_t *frame, size_t len)
+{
+	struct daemon *d = conn_daemon(c);
+	struct proto_jobctl m;
+	struct proto_arena a = { 0 };
+	struct jobctl_result *r;
+	bool admin, changed = false;
+	char err[200];
+
+	if (proto_dec_jobctl(frame, len, &m, &a, err, sizeof err) < 0) {
+		conn_error(c, PE_MALFORMED, "%s", err);
+		goto out;
+	}
+	admin = handlers_is_admin(c);
+	if (m.admin && !admin) {
+		conn_error(c, PE_DENIED, "bctl is for root and the admin group; your own queued jobs "
+		           "you may hold and release with bstop and bresume");
+		goto out;
+	}
+	if (!(r = calloc(1, sizeof *r)) || !(r->ids = calloc(m.count, sizeof *r->ids)) ||
+	    !(r->codes = calloc(m.count, sizeof *r->codes)) || conn_set_ctx(c, r, result_free) < 0) {
+		if (r)
+			result_free(r);
+		conn_error(c, PE_INTERNAL, "out of memory");
+		goto out;
+	}
+	r->op = m.op;
+	r->n = m.count;
+	handlers_who(c, r->by, sizeof r->by);
+	for (uint32_t k = 0; k < m.count; k++) {
+		r->ids[k] = m.ids[k];
+		r->codes[k] = one(c, r, m.ids[k], admin);
+		changed |= r->codes[k] == PE_OK;
+	}
+	if (changed) {
+		conn_wait_commit(c, answer, 0);
+		drive_want_commit(d);
+	} else {
+		answer(c);
+	}
+out:
+	proto_arena_free(&a);
+}

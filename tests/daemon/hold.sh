@@ -1,0 +1,70 @@
+#!/bin/sh
+# Holding and releasing queued jobs (bstop(1), bctl(8)): a held job leaves
+# the plan and stays held across a restart; released, it queues again
+# behind the jobs waiting then; owners hold their own, admins any; no
+# other job's guarantee moves later.
+. "$BF_TOP/tests/lib.sh"
+cd "$TMP" || exit 1
+BSTOP="$BF_BUILD/bstop"; BRESUME="$BF_BUILD/bresume"; BCTL="$BF_BUILD/bctl"
+AS_NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+chmod 755 "$TMP"
+printf '#!/bin/sh\nsleep 300\n' >long.sh
+chmod 644 long.sh
+
+"$BSTOP" >/dev/null 2>&1
+[ $? -eq 2 ]
+ok $? "bstop without ids: usage error"
+"$BSTOP" x >/dev/null 2>&1
+[ $? -eq 2 ]
+ok $? "bstop x: usage error"
+
+start_daemon --nodes 4 --policy conservative --kill-grace 1 || exit 1
+# guarantee ID: the job's guaranteed start as bq --json gives it (µs).
+guarantee() { "$BQ" -l "$1" --json | sed -n 's/.*"start_us":\([0-9]*\).*"start_kind":"guaranteed".*/\1/p'; }
+
+"$BSUB" -n 4 -t 1:00 -o /dev/null long.sh >/dev/null		# 1: runs
+"$BSUB" -n 4 -t 1:00 -o /dev/null long.sh >/dev/null		# 2: after 1
+"$BSUB" -n 4 -t 1:00 -o /dev/null long.sh >/dev/null		# 3: after 2
+wait_state 1 running
+g3=$(guarantee 3)
+"$BSTOP" 2 >out
+[ $? -eq 0 ] && grep -q "^Job 2: held$" out
+ok $? "bstop 2: held"
+"$BQ" | grep -q "^ *2 .* held "
+ok $? "bq shows it held"
+g3b=$(guarantee 3)
+[ -n "$g3" ] && [ -n "$g3b" ] && [ "$g3b" -lt "$g3" ]
+ok $? "job 3's guarantee moved earlier into the room job 2 left ($g3 -> $g3b)"
+"$BSTOP" 1 >out
+[ $? -eq 1 ] && grep -q "^Job 1: not held: it is running" out
+ok $? "a running job is not held (exit 1)"
+$AS_NOBODY "$BSTOP" 3 >out
+[ $? -eq 1 ] && grep -q "^Job 3: not your job" out
+ok $? "another user's job: not yours"
+$AS_NOBODY "$BCTL" hold 3 >/dev/null 2>"$TMP/err"
+[ $? -eq 1 ] && grep -q "bctl is for root" "$TMP/err"
+ok $? "bctl hold by a user who is not an admin: refused"
+grep -q "job 2: held by root (uid 0)" daemon.log
+ok $? "the log says who held it"
+
+stop_daemon
+start_daemon --nodes 4 --policy conservative --kill-grace 1 || exit 1
+"$BQ" | grep -q "^ *2 .* held "
+ok $? "after a restart job 2 is still held"
+
+"$BRESUME" 2 >out
+[ $? -eq 0 ] && grep -q "^Job 2: released: queued again" out
+ok $? "bresume 2: queued again"
+g2=$(guarantee 2); g3c=$(guarantee 3)
+[ -n "$g2" ] && [ "$g2" -gt "$g3c" ] && [ "$g3c" -le "$g3b" ]
+ok $? "it queues behind job 3, whose guarantee does not move ($g3c <= $g3b < $g2)"
+"$BRESUME" 2 >out
+[ $? -eq 1 ] && grep -q "not released: it is not held" out
+ok $? "releasing a job that is not held: said so"
+"$BCTL" hold 3 >out && grep -q "^Job 3: held$" out && "$BCTL" release 3 | grep -q "^Job 3: released"
+ok $? "bctl hold and release: an admin"
+"$BSTOP" 2 >/dev/null && "$BKILL" 2 | grep -q "^Job 2: cancelled"
+ok $? "a held job can be cancelled"
+"$BCTL" status | grep -q "^jobs: *1 running, 1 queued$"
+ok $? "bctl status counts the jobs"
+done_testing

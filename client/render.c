@@ -360,6 +360,8 @@ void render_info(FILE *f, const struct proto_job *j, bf_time now)
 	kv_text(f, "Error", j->err);
 	if (j->reason)
 		kv_text(f, "Reason", j->reason);
+	if (j->pending)
+		kv_text(f, "Pending reason", j->pending);
 	if (j->broken)
 		kv_text(f, "Guarantee broken", j->broken);
 	if (ended)
@@ -435,6 +437,8 @@ static void json_job(FILE *f, const struct proto_job *j)
 	client_put_json_str(f, j->reason);
 	fputs(",\"guarantee_broken\":", f);
 	client_put_json_str(f, j->broken);
+	fputs(",\"pending_reason\":", f);
+	client_put_json_str(f, j->pending);
 	if (j->cpu_src != PU_NONE)
 		fprintf(f, ",\"cpu_us\":%" PRId64 ",\"cpu_source\":\"%s\"", j->cpu_us,
 		        j->cpu_src == PU_CGROUP ? "cgroup" : "rusage");

@@ -628,7 +628,7 @@ int proto_dec_submitted(const uint8_t *frame, size_t len, struct proto_submitted
 enum {
 	JO_ID = 1, JO_UID, JO_USER, JO_NAME, JO_STATE, JO_NODES, JO_ESTIMATE, JO_SUBMIT,
 	JO_START, JO_END, JO_START_KIND, JO_EXIT, JO_NODE_LIST, JO_CWD, JO_OUT, JO_ERR, JO_REASON,
-	JO_CPU_US, JO_CPU_SRC, JO_MEM_KB, JO_MEM_SRC, JO_BROKEN, JO_FIRST_GUARANTEE,
+	JO_CPU_US, JO_CPU_SRC, JO_MEM_KB, JO_MEM_SRC, JO_BROKEN, JO_FIRST_GUARANTEE, JO_PENDING,
 };
 enum { JS_JOB = 1, JS_TOTAL };
 
@@ -660,6 +660,7 @@ static const struct spec job_spec[] = {
 	{ JO_MEM_SRC, PK_INT, false, false, 0, 0 },
 	{ JO_BROKEN, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
 	{ JO_FIRST_GUARANTEE, PK_INT, false, false, 0, 0 },
+	{ JO_PENDING, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
 };
 
 int proto_enc_jobs(struct proto_buf *b, const struct proto_jobs *m)
@@ -695,6 +696,8 @@ int proto_enc_jobs(struct proto_buf *b, const struct proto_jobs *m)
 			proto_put_bytes(b, JO_REASON, j->reason, strnlen(j->reason, PROTO_MAX_STRING));
 		if (j->broken)
 			proto_put_bytes(b, JO_BROKEN, j->broken, strnlen(j->broken, PROTO_MAX_STRING));
+		if (j->pending)
+			proto_put_bytes(b, JO_PENDING, j->pending, strnlen(j->pending, PROTO_MAX_STRING));
 		if (j->first_guarantee != BF_NEVER && j->first_guarantee != 0)
 			proto_put_int(b, JO_FIRST_GUARANTEE, j->first_guarantee);
 		/* A usage with a known source and a value, or nothing. */
@@ -761,6 +764,7 @@ static int take_job_field(const struct field *f, void *vctx, char *err, size_t e
 	case JO_ERR: j->err = s; break;
 	case JO_REASON: j->reason = s; break;
 	case JO_BROKEN: j->broken = s; break;
+	case JO_PENDING: j->pending = s; break;
 	case JO_FIRST_GUARANTEE:
 		if (f->i < 0 || f->i >= BF_NEVER)
 			return errf(err, errlen, "bad guarantee");

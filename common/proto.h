@@ -180,6 +180,9 @@ struct proto_job {
 	/* PT_HISTORY: the first start it was promised (conservative: at its
 	 * submission), BF_NEVER if none. */
 	bf_time first_guarantee;
+	/* PT_INFO, a queued or held job: why it does not run yet, in words;
+	 * else NULL. */
+	const char *pending;
 };
 
 struct proto_jobs {

@@ -470,7 +470,8 @@ struct one {
 	enum proto_err code;
 };
 
-static void reply_one(struct one *o, const struct store_job *r, bf_time predicted)
+static void reply_one(struct one *o, const struct store_job *r, bf_time predicted,
+                      const char *pending)
 {
 	struct proto_job pj;
 	char out[PROTO_MAX_STRING];
@@ -481,6 +482,7 @@ static void reply_one(struct one *o, const struct store_job *r, bf_time predicte
 		return;
 	}
 	jobs_to_proto(r, true, predicted, &pj);
+	pj.pending = pending;
 	pj.out = jobs_out_path(r, out, sizeof out);	/* where it really goes */
 	if (!pj.err)
 		pj.err = pj.out;
@@ -489,7 +491,7 @@ static void reply_one(struct one *o, const struct store_job *r, bf_time predicte
 
 static int info_final(const struct store_job *r, void *arg)
 {
-	reply_one(arg, r, BF_NEVER);
+	reply_one(arg, r, BF_NEVER, NULL);
 	return 1;
 }
 
@@ -510,10 +512,12 @@ static void answer_info(struct conn *c)
 	if ((j = jobs_get(d, m.job))) {
 		struct sched_job_info info;
 		struct store_job shown = j->rec;	/* a copy: see add_queued */
+		char why[300];
 
 		if (sched_job_info(d->sched, j->rec.id, &info) == SCHED_OK && info.state == JOB_QUEUED)
 			shown.guarantee = info.guarantee;
-		reply_one(&o, &shown, j->rec.state == ST_QUEUED ? predicted_start(d, m.job) : BF_NEVER);
+		reply_one(&o, &shown, j->rec.state == ST_QUEUED ? predicted_start(d, m.job) : BF_NEVER,
+		          pending_reason(d, j, shown.guarantee, why, sizeof why));
 	} else if (store_get_job(d->store, m.job, info_final, &o) < 0) {
 		o.code = PE_INTERNAL;
 	}

@@ -236,6 +236,12 @@ void handlers_who(const struct conn *c, char *buf, size_t len);
 /* A store_visit that puts the job's owner into *(int64_t *)arg. */
 int handlers_final_owner(const struct store_job *r, void *arg);
 
+/* ---- pending.c ---- */
+/* Why a queued (or held) job does not run yet, in words, into buf; NULL
+ * for a job that is not queued. guarantee: the core's. */
+const char *pending_reason(struct daemon *d, const struct djob *j, bf_time guarantee, char *buf,
+                           size_t len);
+
 /* ---- jobctl.c: hold and release (PT_JOBCTL) ---- */
 void jobctl_request(struct conn *c, const uint8_t *frame, size_t len);
 

@@ -64,6 +64,8 @@ ok $? "job 1 was not signalled"
 ok $? "bq marks job 2, whose guarantee moved later"
 "$BQ" -l 2 | grep -q "^Guarantee broken: *at .*: start moved from .* to none until nodes return (nodes drained)$"
 ok $? "bq -l 2 says when, from what, to what and why"
+"$BQ" -l 2 | grep -q "^Pending reason: *nodes drained or down: 3 of the partition's 4 nodes are in service, it needs 4$"
+ok $? "and its pending reason: nodes drained"
 grep -q "job 2: guarantee broken: .*(nodes drained)" daemon.log &&
 	grep -q "node node001: drained by root (uid 0): fan failing; its job finishes first" daemon.log
 ok $? "the log has the drain and the broken guarantee, one line each"

@@ -32,6 +32,9 @@ g3=$(guarantee 3)
 ok $? "bstop 2: held"
 "$BQ" | grep -q "^ *2 .* held "
 ok $? "bq shows it held"
+"$BQ" -l 2 | grep -q "^Pending reason: *held (bresume 2 releases it)$" &&
+	"$BQ" -l 3 | grep -q "^Pending reason: *waiting for its guaranteed start$"
+ok $? "bq -l gives the pending reason: held; waiting for its guaranteed start"
 g3b=$(guarantee 3)
 [ -n "$g3" ] && [ -n "$g3b" ] && [ "$g3b" -lt "$g3" ]
 ok $? "job 3's guarantee moved earlier into the room job 2 left ($g3 -> $g3b)"

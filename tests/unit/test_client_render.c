@@ -441,7 +441,7 @@ static void json_out(void)
 		"\"end\":\"2026-11-21T13:01:00Z\",\"end_us\":1795266060000000,\"end_kind\":\"actual\","
 		"\"exit_status\":9,\"exit_code\":null,\"exit_signal\":9,"
 		"\"node_list\":null,\"cwd\":null,\"out\":null,\"err\":null,\"reason\":null,"
-		"\"guarantee_broken\":null,"
+		"\"guarantee_broken\":null,\"pending_reason\":null,"
 		"\"cpu_us\":null,\"cpu_source\":null,\"max_memory_kb\":null,\"memory_source\":null}";
 	char want[2048];
 

@@ -1,0 +1,44 @@
+/* Why a queued job is not running yet, for bq -l (issue: LSF's pending
+ * reasons). The first that applies, most specific first. */
+#include <stdio.h>
+#include "server.h"
+
+const char *pending_reason(struct daemon *d, const struct djob *j, bf_time guarantee, char *buf,
+                           size_t len)
+{
+	const struct sched_params *prm = sched_get_params(d->sched);
+	uint32_t out = 0, running = 0;
+
+	if (j->rec.state != ST_QUEUED)
+		return NULL;
+	if (j->rec.held) {
+		snprintf(buf, len, "held (bresume %llu releases it)", (unsigned long long)j->rec.id);
+		return buf;
+	}
+	for (uint32_t k = 0; k < d->nnodes; k++)
+		out += d->nadmin[k].state != NA_UP;
+	if (out && j->rec.nodes > d->nnodes - out) {
+		snprintf(buf, len, "nodes drained or down: %u of the partition's %u nodes are in "
+		         "service, it needs %u", d->nnodes - out, d->nnodes, j->rec.nodes);
+		return buf;
+	}
+	if (prm->max_running_per_user) {
+		for (uint32_t k = 0; k < d->njobs; k++)
+			running += d->jobs[k]->rec.state == ST_RUNNING &&
+			           d->jobs[k]->rec.uid == j->rec.uid;
+		if (running >= prm->max_running_per_user) {
+			snprintf(buf, len, "over a user cap: its user runs %u jobs, the most at once "
+			         "(max_running_per_user)", running);
+			return buf;
+		}
+	}
+	if (prm->policy == SCHED_CONSERVATIVE && guarantee != BF_NEVER)
+		snprintf(buf, len, "waiting for its guaranteed start");
+	else if (guarantee != BF_NEVER)
+		snprintf(buf, len, "waiting for nodes (first in the queue: its start is reserved)");
+	else if (out)
+		snprintf(buf, len, "waiting for nodes (%u drained or down)", out);
+	else
+		snprintf(buf, len, "waiting for nodes, behind the jobs queued before it");
+	return buf;
+}

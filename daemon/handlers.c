@@ -396,15 +396,12 @@ static int add_final(const struct store_job *r, void *arg)
 
 /* A read (list, info) waits for the pass's commit with its request kept
  * here: see conn_wait_durable. */
-static void wait_read(struct conn *c, const uint8_t *frame, size_t len,
-                      void (*answer)(struct conn *c))
+void handlers_wait_read(struct conn *c, void *m, int decoded, const char *err,
+                        void (*answer)(struct conn *c))
 {
-	struct proto_list *m = malloc(sizeof *m);
-	char err[200];
-
 	if (!m) {
 		conn_error(c, PE_INTERNAL, "out of memory");
-	} else if (proto_dec_list(frame, len, m, err, sizeof err) < 0) {
+	} else if (decoded < 0) {
 		free(m);
 		conn_error(c, PE_MALFORMED, "%s", err);
 	} else if (conn_set_ctx(c, m, free) < 0) {
@@ -413,6 +410,16 @@ static void wait_read(struct conn *c, const uint8_t *frame, size_t len,
 	} else {
 		conn_wait_durable(c, answer);
 	}
+}
+
+static void wait_read(struct conn *c, const uint8_t *frame, size_t len,
+                      void (*answer)(struct conn *c))
+{
+	struct proto_list *m = malloc(sizeof *m);
+	char err[200] = "";
+
+	handlers_wait_read(c, m, m ? proto_dec_list(frame, len, m, err, sizeof err) : -1, err,
+	                   answer);
 }
 
 static void answer_list(struct conn *c)

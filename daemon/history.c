@@ -96,17 +96,8 @@ out:
 void history_request(struct conn *c, const uint8_t *frame, size_t len)
 {
 	struct proto_history *m = malloc(sizeof *m);
-	char err[200];
+	char err[200] = "";
 
-	if (!m) {
-		conn_error(c, PE_INTERNAL, "out of memory");
-	} else if (proto_dec_history(frame, len, m, err, sizeof err) < 0) {
-		free(m);
-		conn_error(c, PE_MALFORMED, "%s", err);
-	} else if (conn_set_ctx(c, m, free) < 0) {
-		free(m);
-		conn_error(c, PE_INTERNAL, "a second request on one connection");
-	} else {
-		conn_wait_durable(c, answer_history);
-	}
+	handlers_wait_read(c, m, m ? proto_dec_history(frame, len, m, err, sizeof err) : -1, err,
+	                   answer_history);
 }

@@ -233,6 +233,11 @@ const char *handlers_human_time(bf_time t, char *buf, size_t len);
 /* "alice (uid 1000)", for the log. */
 void handlers_who(const struct conn *c, char *buf, size_t len);
 
+/* A read request decoded into m (malloc'ed; decoded: the decoder's 0 or
+ * -1, with err): kept as the connection's context and answered after
+ * the pass's commit (conn_wait_durable), or refused. m NULL: no memory. */
+void handlers_wait_read(struct conn *c, void *m, int decoded, const char *err,
+                        void (*answer)(struct conn *c));
 /* A store_visit that puts the job's owner into *(int64_t *)arg. */
 int handlers_final_owner(const struct store_job *r, void *arg);
 

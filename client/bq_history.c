@@ -177,7 +177,8 @@ static void print_swf(struct hist *h, uint32_t nodes)
 	int64_t t0;
 	char line[SWF_MAX_LINE];
 
-	qsort(h->jobs, h->n, sizeof *h->jobs, by_submit);
+	if (h->n)
+		qsort(h->jobs, h->n, sizeof *h->jobs, by_submit);
 	t0 = h->n ? h->jobs[0].submit / BF_SEC : 0;	/* whole seconds: the zero */
 	printf("; Version: 2.2\n; Computer: backfilld partition\n");
 	printf("; Note: exported by bq --swf from backfilld's store; times are seconds, rounded\n");

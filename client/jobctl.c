@@ -73,7 +73,7 @@ int jobctl_run(const char *prog, const char *socket, enum proto_jobop op, bool a
 		fprintf(stderr, "%s: unreadable reply from backfilld: %s\n", prog, err);
 		rc = CLIENT_EXIT_UNREACHABLE;
 	}
-	for (uint32_t k = 0; rc == 0 && k < n; k++) {
+	for (uint32_t k = 0, answered = rc == 0; answered && k < n; k++) {
 		uint32_t r = 0;
 
 		while (r < res.count && res.ids[r] != ids[k])

@@ -38,9 +38,9 @@ ok $? "bq -l gives the pending reason: held; waiting for its guaranteed start"
 g3b=$(guarantee 3)
 [ -n "$g3" ] && [ -n "$g3b" ] && [ "$g3b" -lt "$g3" ]
 ok $? "job 3's guarantee moved earlier into the room job 2 left ($g3 -> $g3b)"
-"$BSTOP" 1 >out
-[ $? -eq 1 ] && grep -q "^Job 1: not held: it is running" out
-ok $? "a running job is not held (exit 1)"
+"$BSTOP" 1 99 >out
+[ $? -eq 1 ] && grep -q "^Job 1: not held: it is running" out && grep -q "^Job 99: no such job" out
+ok $? "a running job is not held, a missing one is said (exit 1)"
 $AS_NOBODY "$BSTOP" 3 >out
 [ $? -eq 1 ] && grep -q "^Job 3: not your job" out
 ok $? "another user's job: not yours"

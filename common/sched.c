@@ -659,6 +659,96 @@ int sched_node_drain(struct sched *s, bf_time now, uint32_t node)
 	return node_out(s, now, node, false);
 }
 
+/* A queued job's new limit (see sched_set_limit). */
+static void limit_queued(struct sched *s, uint32_t slot, bf_time now, bf_time estimate)
+{
+	struct job *j = &s->jobs[slot];
+	bf_time was = j->resv;
+
+	if (s->prm.policy == SCHED_CONSERVATIVE)
+		cons_forget(s, slot);
+	j->hold += estimate - j->estimate;
+	j->estimate = estimate;
+	if (j->hold < 1)
+		j->hold = 1;
+	if (s->prm.policy != SCHED_CONSERVATIVE)
+		return;
+	/* Placed again from now, in arrival order with the others: the
+	 * compression places it (unreserved) where its turn comes, and moves
+	 * the others up into what it left. One that runs out of memory is
+	 * finished by the pass; the job is then placed as an arrival. */
+	if (s->need_compress)
+		(void)cons_compress(s, now);
+	if (!(j->flags & JF_RESERVED))
+		cons_arrive(s, slot, now);
+	s->st.replans++;
+	if (was != BF_NEVER && j->resv > was && was >= now) {
+		s->st.broken++;
+		j->first_guarantee = j->resv;
+		sched_emit(s, SA_BROKEN, BROKEN_LIMIT, j->id, j->resv);
+	}
+}
+
+/* A running job's new limit (see sched_set_limit). */
+static int limit_running(struct sched *s, uint32_t slot, bf_time now, bf_time estimate)
+{
+	struct job *j = &s->jobs[slot];
+	bf_time end = j->start + j->hold, hold;
+
+	if (j->flags & JF_KILL_SENT)
+		return SCHED_E_INVAL;	/* on its way out */
+	if (j->start + estimate < now)
+		estimate = now - j->start;	/* passed: signalled at the next pass */
+	hold = j->hold + (estimate - j->estimate);
+	if (hold < 1)
+		hold = 1;
+	heap_remove(s, slot);
+	if (j->start + hold < end) {
+		/* Nodes that went down under it are out from its new end. */
+		for (uint32_t i = j->first_node; s->ns.ndown && i != NODESET_NONE; i = s->ns.next[i]) {
+			if (s->ns.down[i] && s->down_since[i] == end) {
+				profile_release(&s->prof, end, 1, BF_NEVER - end);
+				profile_reserve(&s->prof, j->start + hold, 1, BF_NEVER - (j->start + hold));
+				s->down_since[i] = j->start + hold;
+			}
+		}
+		plan_release(s, j, j->start + hold, end - (j->start + hold));
+		j->hold = hold;
+		s->need_compress = true;
+		if (s->prm.policy == SCHED_CONSERVATIVE)
+			cons_freed(s, j->start + hold, end);
+	} else if (j->start + hold > end) {
+		extend_hold(s, slot, j->start + hold, BROKEN_LIMIT);
+	}
+	j->estimate = estimate;
+	heap_push(s, slot);
+	if (s->prm.policy == SCHED_CONSERVATIVE && s->hold_extended)
+		return cons_repair(s, now, BROKEN_LIMIT);
+	return SCHED_OK;
+}
+
+int sched_set_limit(struct sched *s, bf_time now, uint64_t id, bf_time estimate)
+{
+	uint32_t slot = idmap_get(&s->ids, id);
+	int rc;
+
+	if ((rc = sched_advance(s, now)) < 0)
+		return rc;
+	if (slot == IDMAP_NONE)
+		return SCHED_E_NOJOB;
+	if (estimate <= 0 || estimate > BF_MAX_DURATION)
+		return SCHED_E_INVAL;
+	/* Room to place it again, or to repair what a longer hold overlaps. */
+	if (profile_prepare(&s->prof, 4 * s->qlen + 4 * s->ns.ndown + 8) < 0 ||
+	    sched_need_actions(s, 1 + s->qlen) < 0)
+		return SCHED_E_NOMEM;
+	s->dirty = true;
+	if (s->jobs[slot].state == SLOT_RUNNING)
+		return limit_running(s, slot, now, estimate);
+	limit_queued(s, slot, now, estimate);
+	return SCHED_OK;
+}
+
 int sched_node_up(struct sched *s, bf_time now, uint32_t node)
 {
 	int rc;

@@ -146,10 +146,11 @@ enum sched_kill_why { KILL_OVERRUN, KILL_CANCELLED, KILL_NODE_FAILED };
  * to one that promises that job nothing (sched_set_policy; t = BF_NEVER);
  * or the cap on running jobs per user was lowered (sched_set_user_cap),
  * also while the daemon was down (sched_restore_queued_as); or an operator
- * drained a node (sched_node_drain).
+ * drained a node (sched_node_drain) or raised a time limit
+ * (sched_set_limit).
  * New reasons go at the end: drivers store and print these numbers. */
 enum sched_broken_why { BROKEN_NODE_LOST, BROKEN_OVERRUN, BROKEN_LATE, BROKEN_POLICY,
-                        BROKEN_USER_CAP, BROKEN_NODE_DRAINED };
+                        BROKEN_USER_CAP, BROKEN_NODE_DRAINED, BROKEN_LIMIT };
 
 struct sched_action {
 	enum sched_action_kind kind;
@@ -299,6 +300,22 @@ int  sched_add_nodes(struct sched *s, bf_time now, uint32_t count);
  * each announcement in st.broken. SCHED_E_NOMEM leaves the state
  * unchanged. */
 int  sched_set_user_cap(struct sched *s, bf_time now, uint32_t cap);
+/* A job's time limit becomes `estimate` (an operator's bctl limit, or its
+ * owner shortening it). Its hold keeps its grace (estimate + what its
+ * hold had past its old limit).
+ *  - Queued: conservative places it again from now; a shorter limit finds
+ *    its old place or an earlier one (that place still fits it), and what
+ *    it leaves is compressed into; a longer one may land later, and the
+ *    job is told (SA_BROKEN, BROKEN_LIMIT). EASY and FCFS plan with it
+ *    from the next pass.
+ *  - Running: it is signalled at start + estimate (at the next pass if
+ *    that has passed: the limit is then the time it has run). Shorter:
+ *    its hold ends earlier and the plan compresses. Longer: its hold grows
+ *    and, as for a job that overruns, every promise it now overlaps is
+ *    placed again and announced (BROKEN_LIMIT).
+ * SCHED_E_NOJOB for no such job, SCHED_E_INVAL for a bad estimate or a
+ * job already signalled; SCHED_E_NOMEM leaves the state unchanged. */
+int  sched_set_limit(struct sched *s, bf_time now, uint64_t id, bf_time estimate);
 /* The scheduling pass: compress if needed, start what can start, signal
  * jobs at their limit. Cheap when nothing changed. */
 int  sched_run(struct sched *s, bf_time now);

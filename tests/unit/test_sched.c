@@ -453,6 +453,54 @@ static void node_drain(enum sched_policy p)
 	sched_free(d.s);
 }
 
+/* A new time limit (bctl limit), conservative: shorter moves promises
+ * earlier, longer moves those it overlaps later and tells them; a queued
+ * job's own place follows its limit. */
+static void limits(void)
+{
+	struct drv d;
+	struct sched_job_info i;
+
+	drv_init(&d, SCHED_CONSERVATIVE, 4, 0);
+	submit(&d, S(0), 1, 4, S(100));		/* runs [0,100) */
+	submit(&d, S(1), 2, 4, S(100));		/* [100,200) */
+	submit(&d, S(2), 3, 4, S(100));		/* [200,300) */
+	ok_eq(sched_set_limit(d.s, S(10), 1, S(50)), SCHED_OK, "limit: job 1 (running) to 50 s");
+	run(&d, S(10));
+	ok(guarantee(&d, 2) == S(50) && guarantee(&d, 3) == S(150) && d.broken[2] + d.broken[3] == 0,
+	   "limit: shorter: jobs 2 and 3 move earlier (%lld, %lld), nobody is told",
+	   (long long)guarantee(&d, 2), (long long)guarantee(&d, 3));
+	ok_eq(sched_set_limit(d.s, S(20), 1, S(80)), SCHED_OK, "limit: job 1 to 80 s");
+	run(&d, S(20));
+	/* As for any longer hold: the reservation it overlaps (job 2's) is
+	 * placed again, after job 3's, and told; job 3 then moves up. */
+	ok(guarantee(&d, 2) == S(250) && d.broken[2] == 1 && d.broken_why[2] == BROKEN_LIMIT &&
+	   guarantee(&d, 3) == S(80) && d.broken[3] == 0,
+	   "limit: longer: job 2, which it now overlaps, is placed again and told why (%lld); "
+	   "job 3 moves up (%lld)", (long long)guarantee(&d, 2), (long long)guarantee(&d, 3));
+	ok_eq(sched_set_limit(d.s, S(21), 2, S(10)), SCHED_OK, "limit: job 2 (queued) to 10 s");
+	run(&d, S(21));
+	ok(guarantee(&d, 2) == S(180) && guarantee(&d, 3) == S(80) && d.broken[2] == 1,
+	   "limit: a queued job made shorter finds an earlier place (%lld)",
+	   (long long)guarantee(&d, 2));
+	ok_eq(sched_set_limit(d.s, S(22), 3, S(150)), SCHED_OK, "limit: job 3 (queued) to 150 s");
+	run(&d, S(22));
+	ok(guarantee(&d, 2) == S(80) && guarantee(&d, 3) == S(90) && d.broken[3] == 1 &&
+	   d.broken_why[3] == BROKEN_LIMIT && d.broken_t[3] == S(90),
+	   "limit: a queued job made longer: job 2 moves up into its place first (%lld), then it "
+	   "is placed after it (%lld) and told", (long long)guarantee(&d, 2),
+	   (long long)guarantee(&d, 3));
+	ok_eq(sched_set_limit(d.s, S(30), 1, S(25)), SCHED_OK, "limit: job 1 to 25 s, already past");
+	run(&d, S(30));
+	ok_eq(d.kills[1], 1, "limit: a limit already past: killed at the next pass");
+	ok_eq(sched_set_limit(d.s, S(31), 1, S(60)), SCHED_E_INVAL, "limit: not for a job being killed");
+	ok_eq(sched_set_limit(d.s, S(31), 9, S(60)), SCHED_E_NOJOB, "limit: no such job");
+	ok_eq(sched_set_limit(d.s, S(31), 3, 0), SCHED_E_INVAL, "limit: 0 is no limit");
+	ok(sched_job_info(d.s, 3, &i) == SCHED_OK && i.estimate == S(150), "limit: job 3's limit is 150 s");
+	ok_eq(d.checks_failed, 0, "limit: invariants held");
+	sched_free(d.s);
+}
+
 /* Restart: a scheduler rebuilt from what the old one would have stored
  * (running jobs with their nodes and starts, queued jobs in order with their
  * guarantees) has the same nodes, the same guarantees, and goes on to the
@@ -631,7 +679,7 @@ static uint64_t stress(enum sched_policy pol, bf_time grace, unsigned seed, bool
 	uint64_t trace;
 	struct stress *t = calloc(1, sizeof *t);
 	char msg[300];
-	int bad_check = 0, later = 0, events = 0, node_events = 0;
+	int bad_check = 0, later = 0, events = 0, node_events = 0, limits = 0;
 	bf_time now = 0;
 	uint64_t next = 0;
 
@@ -696,6 +744,17 @@ static uint64_t stress(enum sched_policy pol, bf_time grace, unsigned seed, bool
 		} else if (r < 58) {
 			sched_node_up(t->s, now, (uint32_t)((seed >> 12) % SN));
 			node_events++;
+		} else if (r < 62 && next > 0) {
+			/* A new limit, shorter or longer, queued or running (a
+			 * running job with no natural end runs until killed). */
+			uint64_t v = (seed >> 12) % next;
+			bf_time est = S(1 + (seed >> 24) % 500);
+
+			if ((t->state[v] == 1 || t->state[v] == 2) &&
+			    sched_set_limit(t->s, now, v, est) == SCHED_OK) {
+				t->est[v] = est;
+				limits++;
+			}
 		}
 		stress_pass(t, now);
 		if (pol == SCHED_CONSERVATIVE) {
@@ -715,9 +774,9 @@ static uint64_t stress(enum sched_policy pol, bf_time grace, unsigned seed, bool
 		events++;
 	}
 	ok_eq(bad_check, 0, "stress %s, grace %llds: invariants after every one of %d events "
-	      "(%d node changes, %d slow deaths, %llu longer holds)", sched_policy_name(pol),
-	      (long long)(grace / BF_SEC), events, node_events, t->slow_deaths,
-	      (unsigned long long)sched_get_stats(t->s)->hold_extensions);
+	      "(%d node changes, %d new limits, %d slow deaths, %llu longer holds)",
+	      sched_policy_name(pol), (long long)(grace / BF_SEC), events, node_events, limits,
+	      t->slow_deaths, (unsigned long long)sched_get_stats(t->s)->hold_extensions);
 	ok_eq(t->stuck, 0, "stress %s: the driver never got stuck on a wake-up", sched_policy_name(pol));
 	if (pol == SCHED_CONSERVATIVE) {
 		ok_eq(later, 0, "stress conservative: no guarantee moved later unless announced");
@@ -813,6 +872,7 @@ int main(void)
 	node_failure();
 	node_drain(SCHED_CONSERVATIVE);
 	node_drain(SCHED_EASY);
+	limits();
 	restart();
 	late_passes();
 	for (unsigned seed = 1; seed <= 3; seed++) {

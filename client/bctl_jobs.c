@@ -1,18 +1,44 @@
 /* bctl's job commands: hold and release any user's queued jobs (admins;
- * their owners use bstop and bresume). See bctl_jobs.h and bctl(8). */
+ * their owners use bstop and bresume), and a job's time limit (admins;
+ * owners may shorten theirs). See bctl_jobs.h and bctl(8). */
+#include <stdio.h>
 #include <string.h>
 #include "bctl_jobs.h"
+#include "client.h"
+#include "duration.h"
 #include "jobctl.h"
 
 const char bctl_jobs_usage[] =
 "  hold ID...                    the queued jobs leave the queue, kept\n"
-"  release ID...                 held jobs queue again (as new arrivals)\n";
+"  release ID...                 held jobs queue again (as new arrivals)\n"
+"  limit ID TIME                 a new time limit (a job's owner: shorter only)\n";
+
+/* bctl limit ID TIME */
+static int limit(const char *socket_opt, int argc, char **argv)
+{
+	bf_time t;
+	char why[200];
+
+	if (argc != 3) {
+		fprintf(stderr, "bctl: limit takes a job ID and a time, as in bctl limit 12 1:30:00\n"
+		        "Try 'bctl --help' for more information.\n");
+		return CLIENT_EXIT_USAGE;
+	}
+	if (duration_parse(argv[2], &t, why, sizeof why) < 0 || t <= 0) {
+		fprintf(stderr, "bctl: limit: bad time limit '%s': %s\n", argv[2],
+		        t <= 0 ? "it must be more than 0" : why);
+		return CLIENT_EXIT_USAGE;
+	}
+	return jobctl_run("bctl", socket_opt, PJ_LIMIT, false, t, 1, argv + 1);
+}
 
 int bctl_jobs(const char *socket_opt, int argc, char **argv)
 {
 	if (strcmp(argv[0], "hold") == 0)
-		return jobctl_run("bctl", socket_opt, PJ_HOLD, true, argc - 1, argv + 1);
+		return jobctl_run("bctl", socket_opt, PJ_HOLD, true, 0, argc - 1, argv + 1);
 	if (strcmp(argv[0], "release") == 0)
-		return jobctl_run("bctl", socket_opt, PJ_RELEASE, true, argc - 1, argv + 1);
+		return jobctl_run("bctl", socket_opt, PJ_RELEASE, true, 0, argc - 1, argv + 1);
+	if (strcmp(argv[0], "limit") == 0)
+		return limit(socket_opt, argc, argv);
 	return -1;
 }

@@ -8,6 +8,15 @@
 
 static const char *result(enum proto_jobop op, enum proto_err code)
 {
+	if (op == PJ_LIMIT) {
+		switch (code) {
+		case PE_OK: return "time limit changed";
+		case PE_DENIED: return "not changed: a user may only shorten the limit of a job of "
+		                       "theirs (an admin may change any)";
+		case PE_INVALID: return "not changed: it is being killed";
+		default: break;
+		}
+	}
 	switch (code) {
 	case PE_OK: return op == PJ_HOLD ? "held" : "released: queued again";
 	case PE_NOJOB: return "no such job";
@@ -20,8 +29,8 @@ static const char *result(enum proto_jobop op, enum proto_err code)
 	}
 }
 
-int jobctl_run(const char *prog, const char *socket, enum proto_jobop op, bool admin, int nargs,
-               char **args)
+int jobctl_run(const char *prog, const char *socket, enum proto_jobop op, bool admin,
+               bf_time limit, int nargs, char **args)
 {
 	uint64_t *ids = calloc((size_t)nargs + 1, sizeof *ids);
 	struct proto_arena a = { 0 };
@@ -64,7 +73,8 @@ int jobctl_run(const char *prog, const char *socket, enum proto_jobop op, bool a
 		return CLIENT_EXIT_USAGE;
 	}
 	proto_buf_init(&req);
-	if (proto_enc_jobctl(&req, &(struct proto_jobctl){ op, admin, ids, n }) < 0)
+	if (proto_enc_jobctl(&req, &(struct proto_jobctl){ .op = op, .admin = admin, .limit = limit,
+	                                                  .ids = ids, .count = n }) < 0)
 		rc = CLIENT_EXIT_UNREACHABLE;
 	else
 		rc = client_call(prog, socket, &req, PT_JOBCTLED, &reply, &len);
@@ -143,5 +153,5 @@ int jobctl_main(const char *prog, enum proto_jobop op, int argc, char **argv)
 			return CLIENT_EXIT_USAGE;
 		}
 	}
-	return jobctl_run(prog, socket, op, false, argc - i, argv + i);
+	return jobctl_run(prog, socket, op, false, 0, argc - i, argv + i);
 }

@@ -3,13 +3,15 @@
 #ifndef BF_JOBCTL_H
 #define BF_JOBCTL_H
 #include <stdbool.h>
+#include "bf_time.h"
 #include "proto.h"
 
-/* The job ids in args[0..nargs) (usage errors are PROG's), sent as op;
- * admin: bctl's (refused unless the caller is an admin). Prints one line
- * per job ("Job 12: held") and returns the exit code (enum client_exit). */
-int jobctl_run(const char *prog, const char *socket, enum proto_jobop op, bool admin, int nargs,
-               char **args);
+/* The job ids in args[0..nargs) (usage errors are PROG's), sent as op
+ * (PJ_LIMIT: with limit); admin: bctl's (refused unless the caller is an
+ * admin). Prints one line per job ("Job 12: held") and returns the exit
+ * code (enum client_exit). */
+int jobctl_run(const char *prog, const char *socket, enum proto_jobop op, bool admin,
+               bf_time limit, int nargs, char **args);
 
 /* The whole of bstop (PJ_HOLD) and bresume (PJ_RELEASE): options, then
  * jobctl_run. */

@@ -916,11 +916,12 @@ int proto_dec_jobctled(const uint8_t *frame, size_t len, struct proto_cancelled 
 
 /* ---- JOBCTL ---- */
 
-enum { JC_OP = 1, JC_ADMIN, JC_ID };
+enum { JC_OP = 1, JC_ADMIN, JC_ID, JC_LIMIT };
 static const struct spec jobctl_spec[] = {
 	{ JC_OP, PK_INT, true, false, 0, 0 },
 	{ JC_ADMIN, PK_INT, false, false, 0, 0 },
 	{ JC_ID, PK_INT, true, true, 0, 0 },
+	{ JC_LIMIT, PK_INT, false, false, 0, 0 },
 };
 
 int proto_enc_jobctl(struct proto_buf *b, const struct proto_jobctl *m)
@@ -931,6 +932,8 @@ int proto_enc_jobctl(struct proto_buf *b, const struct proto_jobctl *m)
 		proto_put_int(b, JC_ADMIN, 1);
 	for (uint32_t k = 0; k < m->count; k++)
 		proto_put_int(b, JC_ID, (int64_t)m->ids[k]);
+	if (m->op == PJ_LIMIT)
+		proto_put_int(b, JC_LIMIT, m->limit);
 	return proto_finish(b);
 }
 
@@ -951,6 +954,11 @@ static int take_jobctl(const struct field *f, void *vctx, char *err, size_t errl
 		c->m->op = (enum proto_jobop)f->i;
 		break;
 	case JC_ADMIN: c->m->admin = f->i != 0; break;
+	case JC_LIMIT:
+		if (f->i <= 0 || f->i > BF_MAX_DURATION)
+			return errf(err, errlen, "bad time limit");
+		c->m->limit = f->i;
+		break;
 	case JC_ID:
 		if (!arena_push(c->a, (void **)&c->ids, &c->m->count, sizeof *c->ids))
 			return NOMEM(err, errlen);
@@ -966,8 +974,10 @@ int proto_dec_jobctl(const uint8_t *frame, size_t len, struct proto_jobctl *m,
 	struct jobctl_ctx c = { m, a, NULL };
 
 	*m = (struct proto_jobctl){ 0 };
-	if (walk_frame(frame, len, PT_JOBCTL, jobctl_spec, 3, take_jobctl, &c, err, errlen) < 0)
+	if (walk_frame(frame, len, PT_JOBCTL, jobctl_spec, 4, take_jobctl, &c, err, errlen) < 0)
 		return -1;
+	if ((m->op == PJ_LIMIT) != (m->limit > 0))
+		return errf(err, errlen, "a time limit goes with, and only with, a limit request");
 	m->ids = c.ids;
 	return 0;
 }

@@ -228,12 +228,14 @@ struct proto_nodemap {
 enum proto_jobop {
 	PJ_HOLD = 1,			/* a queued job leaves the queue, kept */
 	PJ_RELEASE = 2,			/* a held job queues again */
+	PJ_LIMIT = 3,			/* a new time limit (owners: shorter only) */
 };
-#define PJ_LAST PJ_RELEASE
+#define PJ_LAST PJ_LIMIT
 
 struct proto_jobctl {
 	enum proto_jobop op;
 	bool admin;			/* from bctl: refused unless the caller is an admin */
+	bf_time limit;			/* PJ_LIMIT: > 0 */
 	const uint64_t *ids;
 	uint32_t count;
 };

@@ -12,11 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include "duration.h"
 #include "log.h"
 #include "server.h"
 
 struct jobctl_result {
 	enum proto_jobop op;
+	bf_time limit;
 	uint32_t n;
 	uint64_t *ids;
 	enum proto_err *codes;
@@ -44,8 +46,16 @@ static void answer(struct conn *c)
 
 		if (r->codes[k] != PE_OK || !(j = jobs_get(d, r->ids[k])))
 			continue;
-		log_job(LOG_NOTICE, r->ids[k], j->rec.user, "%s by %s",
-		        r->op == PJ_HOLD ? "held" : "released", r->by);
+		if (r->op == PJ_LIMIT) {
+			char t[64];
+
+			duration_format(r->limit, t, sizeof t);
+			log_job(LOG_NOTICE, r->ids[k], j->rec.user, "time limit set to %s by %s", t,
+			        r->by);
+		} else {
+			log_job(LOG_NOTICE, r->ids[k], j->rec.user, "%s by %s",
+			        r->op == PJ_HOLD ? "held" : "released", r->by);
+		}
 	}
 	proto_buf_init(&b);
 	proto_enc_jobctled(&b, &(struct proto_cancelled){ r->ids, r->codes, r->n });
@@ -91,6 +101,35 @@ static enum proto_err release(struct daemon *d, struct djob *j, const char *by)
 	return PE_OK;
 }
 
+/* A new time limit: an admin any, an owner shorter only. */
+static enum proto_err limit(struct daemon *d, struct djob *j, bf_time est, bool admin,
+                            const char *by)
+{
+	struct sched_job_info info;
+	char was[64], now[64], detail[500];
+	int rc;
+
+	if (!admin && est >= j->rec.estimate)
+		return PE_DENIED;
+	if (!store_state_live(j->rec.state))
+		return PE_DONE;
+	if (!j->rec.held && (rc = sched_set_limit(d->sched, server_now(d), j->rec.id, est)) < 0)
+		return rc == SCHED_E_INVAL ? PE_INVALID : PE_INTERNAL;
+	duration_format(j->rec.estimate, was, sizeof was);
+	duration_format(est, now, sizeof now);
+	j->rec.estimate = est;
+	if (!j->rec.held && sched_job_info(d->sched, j->rec.id, &info) == SCHED_OK) {
+		if (info.state == JOB_RUNNING)
+			j->rec.hold_end = info.hold_end;	/* a restart plans with it */
+		else
+			j->rec.guarantee = info.guarantee;
+	}
+	d->pred.valid = false;
+	snprintf(detail, sizeof detail, "time limit %s -> %s by %s", was, now, by);
+	drive_store(d, j, detail);
+	return PE_OK;
+}
+
 static enum proto_err one(struct conn *c, struct jobctl_result *r, uint64_t id, bool admin)
 {
 	struct daemon *d = conn_daemon(c);
@@ -104,7 +143,11 @@ static enum proto_err one(struct conn *c, struct jobctl_result *r, uint64_t id, 
 	}
 	if (!admin && j->rec.uid != conn_uid(c))
 		return PE_DENIED;
-	return r->op == PJ_HOLD ? hold(d, j, r->by) : release(d, j, r->by);
+	switch (r->op) {
+	case PJ_HOLD: return hold(d, j, r->by);
+	case PJ_RELEASE: return release(d, j, r->by);
+	default: return limit(d, j, r->limit, admin, r->by);
+	}
 }
 
 void jobctl_request(struct conn *c, const uint8_t *frame, size_t len)
@@ -134,6 +177,7 @@ void jobctl_request(struct conn *c, const uint8_t *frame, size_t len)
 		goto out;
 	}
 	r->op = m.op;
+	r->limit = m.limit;
 	r->n = m.count;
 	handlers_who(c, r->by, sizeof r->by);
 	for (uint32_t k = 0; k < m.count; k++) {

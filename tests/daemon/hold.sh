@@ -70,4 +70,29 @@ ok $? "bctl hold and release: an admin"
 ok $? "a held job can be cancelled"
 "$BCTL" status | grep -q "^jobs: *1 running, 1 queued$"
 ok $? "bctl status counts the jobs"
+
+# bctl limit: an owner shortens, an admin sets any; a shorter running
+# limit kills the job and the queue moves up.
+$AS_NOBODY "$BCTL" limit 3 30 >out
+[ $? -eq 1 ] && grep -q "^Job 3: not changed: a user may only shorten" out
+ok $? "bctl limit on another user's job, not an admin: refused"
+"$BCTL" limit 3 2h >out && grep -q "^Job 3: time limit changed$" out &&
+	"$BQ" -l 3 | grep -q "^Time limit: *2:00:00$"
+ok $? "bctl limit 3 2h (admin, queued, longer): done, bq -l shows it"
+grep -q "job 3: time limit set to 2:00:00 by root (uid 0)" daemon.log
+ok $? "the log says who changed it"
+"$BCTL" limit 3 x >/dev/null 2>&1
+[ $? -eq 2 ]
+ok $? "bctl limit 3 x: usage error"
+(cd / && $AS_NOBODY "$BSUB" -n 4 -t 1:00 -cwd /tmp sleep 300 >/dev/null)	# job 4, nobody's
+$AS_NOBODY "$BCTL" limit 4 30 | grep -q "^Job 4: time limit changed$" &&
+	"$BQ" -l 4 | grep -q "^Time limit: *0:30:00$"
+ok $? "an owner shortens their own job's limit with bctl limit"
+$AS_NOBODY "$BCTL" limit 4 2:00 >out
+[ $? -eq 1 ] && grep -q "only shorten" out
+ok $? "but may not lengthen it"
+"$BCTL" limit 1 1s >out && grep -q "^Job 1: time limit changed$" out
+ok $? "bctl limit 1 1s: the running job's limit is already past"
+wait_state 1 killed 10 && wait_state 3 running 10
+ok $? "so job 1 is killed at once, and job 3 starts"
 done_testing

@@ -242,7 +242,7 @@ static const char *const broken_words[] = {
 	[BROKEN_POLICY] = "the policy changed",
 	[BROKEN_USER_CAP] = "its user may not run that many jobs at once (max_running_per_user)",
 	[BROKEN_NODE_DRAINED] = "nodes drained",
-	[BROKEN_LIMIT] = "its time limit was raised",
+	[BROKEN_LIMIT] = "a time limit was raised (bctl limit)",
 };
 
 static const char *const kill_words[] = {

@@ -381,7 +381,7 @@ static int cancel(const char *sock, const uint64_t *ids, uint32_t n)
 	int rc = -1;
 
 	proto_buf_init(&b);
-	if (proto_enc_cancel(&b, &(struct proto_cancel){ ids, n }) == 0 &&
+	if (proto_enc_cancel(&b, &(struct proto_cancel){ ids, n, 0 }) == 0 &&
 	    rpc(sock, &b, &rep, &len, &type) == 0 && type == PT_CANCELLED &&
 	    proto_dec_cancelled(rep, len, &m, &a, err, sizeof err) == 0 && m.count == n) {
 		rc = 0;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "client.h"
 #include "proto.h"
 #include "render.h"
@@ -11,13 +12,14 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: bkill [--socket PATH] [-u USER|all] ID... | 0\n"
+"usage: bkill [--socket PATH] [-s SIGNAL] [-u USER|all] ID... | 0\n"
 "       bkill --help | --version\n"
 "\n"
 "Cancel the jobs ID...: a queued job leaves the queue; a running job gets\n"
 "SIGTERM, then SIGKILL after the site's grace time. Prints one line per job.\n"
 "ID 0 is every unfinished job of yours; -u USER every one of USER's (root\n"
-"and the admin group; 'all': everyone's).\n"
+"and the admin group; 'all': everyone's). -s SIGNAL sends SIGNAL (TERM, KILL,\n"
+"USR1, STOP, CONT, ... or a number) to each running job instead.\n"
 "\n"
 "  --socket PATH   the daemon's socket (default: $BACKFILLD_SOCKET, else the\n"
 "                  socket key of $BACKFILLD_CONFIG or /etc/backfilld/backfilld.yaml,\n"
@@ -32,6 +34,25 @@ static int usage_error(const char *what, const char *arg, const char *why)
 {
 	fprintf(stderr, "bkill: %s%s%s\nTry 'bkill --help' for more information.\n", what, arg, why);
 	return CLIENT_EXIT_USAGE;
+}
+
+/* A signal as bkill -s takes it: KILL, SIGKILL, kill or 9. 0 if none. */
+static int parse_signal(const char *s)
+{
+	char *end;
+	long n = strtol(s, &end, 10);
+
+	if (*s >= '0' && *s <= '9')
+		return *end == 0 && n >= 1 && n <= 64 ? (int)n : 0;
+	if (strncasecmp(s, "SIG", 3) == 0)
+		s += 3;
+	for (int k = 1; k < 65; k++) {
+		const char *name = client_signal_name(k);
+
+		if (name && strcasecmp(name, s) == 0)
+			return k;
+	}
+	return 0;
 }
 
 /* bkill 0 and bkill -u USER: add every queued or running job of mine (or
@@ -86,6 +107,7 @@ int main(int argc, char **argv)
 	uint64_t *ids = calloc(PROTO_MAX_LIST + 1, sizeof *ids);	/* at most that many */
 	uint32_t n = 0;
 	bool opts = true, every = false;
+	int sig = 0;		/* -s: a signal to send instead of cancelling */
 	const char *user = NULL;	/* -u USER: that user's unfinished jobs ("all": everyone's) */
 	struct proto_buf req;
 	struct proto_arena arena = { 0 };
@@ -136,6 +158,15 @@ int main(int argc, char **argv)
 			user = argv[++i];
 			continue;
 		}
+		if (opts && strcmp(a, "-s") == 0) {
+			if (i + 1 >= argc || (sig = parse_signal(argv[i + 1])) <= 0) {
+				rc = usage_error("-s needs a signal: a name (TERM, KILL, USR1, STOP, "
+				                 "CONT, ...) or a number from 1 to 64", "", "");
+				goto out;
+			}
+			i++;
+			continue;
+		}
 		if (opts && a[0] == '-' && !(a[1] >= '0' && a[1] <= '9')) {
 			rc = usage_error("unknown option '", a, "'");
 			goto out;
@@ -172,7 +203,7 @@ int main(int argc, char **argv)
 	}
 
 	proto_buf_init(&req);
-	if (proto_enc_cancel(&req, &(struct proto_cancel){ ids, n }) < 0) {
+	if (proto_enc_cancel(&req, &(struct proto_cancel){ ids, n, sig }) < 0) {
 		proto_buf_free(&req);
 		fprintf(stderr, "bkill: out of memory\n");
 		rc = CLIENT_EXIT_UNREACHABLE;
@@ -198,7 +229,14 @@ int main(int argc, char **argv)
 			rc = CLIENT_EXIT_UNREACHABLE;
 			continue;
 		}
-		printf("Job %" PRIu64 ": %s\n", ids[k], client_cancel_result(cd.codes[r]));
+		if (sig && cd.codes[r] == PE_OK)
+			printf("Job %" PRIu64 ": signal %s sent\n", ids[k], client_signal_name(sig) ?
+			       client_signal_name(sig) : "");
+		else if (sig && cd.codes[r] == PE_INVALID)
+			printf("Job %" PRIu64 ": not running (a signal goes to a running job; bkill "
+			       "without -s cancels it)\n", ids[k]);
+		else
+			printf("Job %" PRIu64 ": %s\n", ids[k], client_cancel_result(cd.codes[r]));
 		if (cd.codes[r] != PE_OK && rc == CLIENT_EXIT_OK)
 			rc = CLIENT_EXIT_REFUSED;
 	}

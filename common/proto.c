@@ -495,14 +495,19 @@ int proto_enc_profile(struct proto_buf *b)
 
 /* ---- CANCEL ---- */
 
-enum { CA_ID = 1 };
-static const struct spec cancel_spec[] = { { CA_ID, PK_INT, true, true, 0, 0 } };
+enum { CA_ID = 1, CA_SIGNAL };
+static const struct spec cancel_spec[] = {
+	{ CA_ID, PK_INT, true, true, 0, 0 },
+	{ CA_SIGNAL, PK_INT, false, false, 0, 0 },
+};
 
 int proto_enc_cancel(struct proto_buf *b, const struct proto_cancel *m)
 {
 	proto_start(b, PT_CANCEL);
 	for (uint32_t k = 0; k < m->count; k++)
 		proto_put_int(b, CA_ID, (int64_t)m->ids[k]);
+	if (m->signal)
+		proto_put_int(b, CA_SIGNAL, m->signal);
 	return proto_finish(b);
 }
 
@@ -514,9 +519,15 @@ struct cancel_ctx {
 static int take_cancel(const struct field *f, void *vctx, char *err, size_t errlen)
 {
 	struct cancel_ctx *c = vctx;
-	uint64_t *slot = arena_push(c->a, (void **)&c->m->ids, &c->m->count, sizeof *slot);
+	uint64_t *slot;
 
-	if (!slot)
+	if (f->tag == CA_SIGNAL) {
+		if (f->i < 1 || f->i > 64)
+			return errf(err, errlen, "bad signal %lld", (long long)f->i);
+		c->m->signal = (int32_t)f->i;
+		return 0;
+	}
+	if (!(slot = arena_push(c->a, (void **)&c->m->ids, &c->m->count, sizeof *slot)))
 		return NOMEM(err, errlen);
 	*slot = (uint64_t)f->i;
 	return 0;
@@ -528,7 +539,7 @@ int proto_dec_cancel(const uint8_t *frame, size_t len, struct proto_cancel *m,
 	struct cancel_ctx c = { m, a };
 
 	*m = (struct proto_cancel){ 0 };
-	return walk_frame(frame, len, PT_CANCEL, cancel_spec, 1, take_cancel, &c, err, errlen);
+	return walk_frame(frame, len, PT_CANCEL, cancel_spec, 2, take_cancel, &c, err, errlen);
 }
 
 /* ---- ERROR ---- */

@@ -127,6 +127,9 @@ struct proto_list {
 struct proto_cancel {
 	const uint64_t *ids;
 	uint32_t count;
+	/* bkill -s: send this signal (1 to 64) to each running job instead of
+	 * cancelling it; 0: cancel. A queued job gets PE_INVALID. */
+	int32_t signal;
 };
 
 struct proto_error {

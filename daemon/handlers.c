@@ -591,7 +591,21 @@ int handlers_final_owner(const struct store_job *r, void *arg)
 	return 1;
 }
 
-static enum proto_err cancel_one(struct conn *c, uint64_t id, bool *changed)
+/* bkill -s: pass a signal on to a running job (nothing to store: the job
+ * goes on, or ends as any job does). */
+static enum proto_err signal_one(struct conn *c, struct djob *j, int sig, const char *by)
+{
+	if (j->rec.state != ST_RUNNING || j->rec.kill_why || j->sup.pidfd < 0)
+		return PE_INVALID;	/* queued, or being killed already */
+	if (runner_signal(&j->sup, sig) < 0)
+		return PE_INVALID;
+	(void)c;
+	log_job(LOG_NOTICE, j->rec.id, j->rec.user, "signal %d sent by %s", sig, by);
+	return PE_OK;
+}
+
+static enum proto_err cancel_one(struct conn *c, uint64_t id, int sig, const char *by,
+                                 bool *changed)
 {
 	struct daemon *d = conn_daemon(c);
 	struct djob *j = jobs_get(d, id);
@@ -608,6 +622,8 @@ static enum proto_err cancel_one(struct conn *c, uint64_t id, bool *changed)
 		return PE_DENIED;
 	if (!store_state_live(j->rec.state))
 		return PE_DONE;
+	if (sig)
+		return signal_one(c, j, sig, by);
 	snprintf(detail, sizeof detail, "cancelled by uid %u", (unsigned)conn_uid(c));
 	d->pred.valid = false;	/* the plan changes: see predictions() */
 	if (j->rec.state == ST_QUEUED) {
@@ -663,7 +679,7 @@ static void h_cancel(struct conn *c, const uint8_t *frame, size_t len)
 		bool this_one = false;
 
 		r->ids[k] = m.ids[k];
-		r->codes[k] = cancel_one(c, m.ids[k], &this_one);
+		r->codes[k] = cancel_one(c, m.ids[k], m.signal, r->by, &this_one);
 		r->done[k] = this_one;
 		changed |= this_one;
 	}

@@ -253,6 +253,17 @@ static void sup_signal_job(int to)
 		kill(-sup_job, to);
 }
 
+/* bkill -s: the daemon queues SIGUSR2 with the signal to pass on. */
+static void sup_pass_on(int sig, siginfo_t *si, void *ctx)
+{
+	int to = si->si_code == SI_QUEUE ? si->si_value.sival_int : 0;
+
+	(void)sig;
+	(void)ctx;
+	if (to > 0 && to < NSIG && sup_job > 0)
+		sup_signal_job(to);
+}
+
 static void sup_forward(int sig)
 {
 	int to = sig == SIGUSR1 ? SIGKILL : SIGTERM;
@@ -502,6 +513,7 @@ static void sup_cgroup_end(const struct runner_job *j, struct runner_usage *u)
 	sigemptyset(&fwd);
 	sigaddset(&fwd, SIGTERM);
 	sigaddset(&fwd, SIGUSR1);
+	sigaddset(&fwd, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &fwd, &old);
 	sup_cg = -1;
 	sigprocmask(SIG_SETMASK, &old, NULL);
@@ -582,6 +594,10 @@ static void supervise(const struct runner_job *j, int intent)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGUSR1, &sa, NULL);
+	sa.sa_handler = NULL;
+	sa.sa_sigaction = sup_pass_on;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGUSR2, &sa, NULL);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
@@ -681,6 +697,7 @@ int runner_start(const struct runner_job *j, struct runner_proc *p, char *err, s
 	sigemptyset(&fwd);
 	sigaddset(&fwd, SIGTERM);
 	sigaddset(&fwd, SIGUSR1);
+	sigaddset(&fwd, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &fwd, &old);
 	pid = fork();
 	if (pid == 0)
@@ -745,6 +762,41 @@ int runner_terminate(const struct runner_proc *p)
 int runner_kill(const struct runner_proc *p)
 {
 	return pidfd_signal(p->pidfd, SIGUSR1);
+}
+
+/* Does the supervisor catch SIGUSR2 (/proc/PID/status, SigCgt)? One
+ * started by a backfilld before bkill -s would die of it. */
+static bool catches_usr2(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long long mask = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	while (!found && fgets(line, sizeof line, f))
+		found = sscanf(line, "SigCgt: %llx", &mask) == 1;
+	fclose(f);
+	return found && (mask >> (SIGUSR2 - 1) & 1);
+}
+
+int runner_signal(const struct runner_proc *p, int sig)
+{
+	siginfo_t si;
+
+	if (sig <= 0 || sig >= NSIG || !catches_usr2(p->pid)) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(&si, 0, sizeof si);
+	si.si_signo = SIGUSR2;
+	si.si_code = SI_QUEUE;
+	si.si_pid = getpid();
+	si.si_uid = getuid();
+	si.si_value.sival_int = sig;
+	return (int)syscall(SYS_pidfd_send_signal, p->pidfd, SIGUSR2, &si, 0);
 }
 
 void runner_reap(struct runner_proc *p)

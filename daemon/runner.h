@@ -87,6 +87,9 @@ int  runner_find(pid_t pid, int64_t start_ticks, struct runner_proc *p);
 /* Ask the supervisor to send SIGTERM / SIGKILL to the job's process group. */
 int  runner_terminate(const struct runner_proc *p);
 int  runner_kill(const struct runner_proc *p);
+/* bkill -s: the supervisor passes `sig` on to the whole job. -1 (EINVAL)
+ * for a bad signal or a supervisor too old to pass one on. */
+int  runner_signal(const struct runner_proc *p, int sig);
 /* After the pidfd turned readable: reap the supervisor if it is our child
  * and close the pidfd. */
 void runner_reap(struct runner_proc *p);

@@ -58,6 +58,27 @@ ok $? "bq -w: names are not cut"
 $AS_NOBODY "$BKILL" -u root 4 >out 2>&1
 [ $? -eq 1 ] && grep -q "^Job 4: " out && ! grep -q "^Job 4: cancelled" out
 ok $? "bkill -u root by nobody: refused per job (not an admin)"
+# bkill -s: a signal to the running job, which goes on (a trap in it).
+printf '#!/bin/sh\ntrap "echo got USR1 >>trap.out" USR1\nwhile :; do sleep 0.1; done\n' >trap.sh
+chmod 644 trap.sh
+"$BSUB" -n 1 -t 1:00 -o /dev/null trap.sh >/dev/null		# job 7
+wait_state 7 running && sleep 0.5
+"$BKILL" -s USR1 7 >out
+[ $? -eq 0 ] && grep -q "^Job 7: signal USR1 sent$" out
+ok $? "bkill -s USR1 7: sent"
+i=0; while [ $i -lt 50 ] && ! grep -q "got USR1" trap.out 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+grep -q "got USR1" trap.out && "$BQ" -l 7 | grep -q "^State: *running"
+ok $? "the job caught it and runs on"
+"$BSUB" -n 4 -t 1:00 -o /dev/null long.sh >/dev/null		# job 8: waits
+"$BKILL" -s 10 8 >out
+[ $? -eq 1 ] && grep -q "^Job 8: not running" out
+ok $? "bkill -s to a queued job: not running (exit 1)"
+"$BKILL" -s BOGUS 7 >/dev/null 2>&1
+[ $? -eq 2 ]
+ok $? "bkill -s BOGUS: usage error"
+$AS_NOBODY "$BKILL" -s KILL 7 >out
+[ $? -eq 1 ] && grep -q "^Job 7: " out && "$BQ" -l 7 | grep -q "^State: *running"
+ok $? "another user's -s: refused, the job runs on"
 "$BKILL" 0 >out
 [ $? -eq 0 ] && grep -q "^Job 4: cancelled" out && grep -q "^Job 5: cancelled" out && ! grep -q "Job 6" out
 ok $? "bkill 0: every unfinished job of mine, not nobody's"

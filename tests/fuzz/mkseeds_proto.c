@@ -150,7 +150,7 @@ int main(int argc, char **argv)
 	proto_enc_list(&b, PT_INFO, &(struct proto_list){ .has_job = true, .job = 42 });
 	put_buf("ok-info", &b);
 	put_sel("sel-info", 2, &b);
-	proto_enc_cancel(&b, &(struct proto_cancel){ ids, 3 });
+	proto_enc_cancel(&b, &(struct proto_cancel){ ids, 3, 0 });
 	put_buf("ok-cancel", &b);
 	put_sel("sel-cancel", 3, &b);
 	proto_enc_profile(&b);
@@ -291,7 +291,7 @@ int main(int argc, char **argv)
 	}
 	proto_put_str(&b, 1, "n[1-2]");
 	raw_put("bad-nodemap-holder", &b);	/* a holder without its nodes */
-	proto_enc_cancel(&b, &(struct proto_cancel){ ids, 1 });
+	proto_enc_cancel(&b, &(struct proto_cancel){ ids, 1, 0 });
 	b.p[5] = PT_JOBS;		/* a request's body under a reply's type */
 	put_buf("bad-wrong-type", &b);
 

@@ -141,6 +141,7 @@ static const struct mtag m_list_t[] = { M_INT(1, false, 0, 1), M_INT(2, false, A
 static const struct mtag m_info_t[] = { M_INT(1, false, 0, 1), M_INT(2, true, ANY_LO, ANY_HI) };
 static const struct mtag m_cancel_t[] = {
 	{ 1, MK_INT, true, true, ANY_LO, ANY_HI, 0, false, RULE_NONE, PROTO_MAX_LIST, NULL },
+	M_INT(2, false, 1, 64),		/* bkill -s: the signal */
 };
 static const struct mtag m_error_t[] = { M_INT(1, true, ANY_LO, ANY_HI), M_STR(2, false, STR) };
 static const struct mtag m_submitted_t[] = {
@@ -170,6 +171,9 @@ static const struct mtag m_job_t[] = {
 	M_INT(19, false, 1, 2),
 	M_INT(20, false, 0, ANY_HI),
 	M_INT(21, false, 1, 2),
+	M_STR(22, false, STR),			/* broken */
+	M_INT(23, false, 0, BF_NEVER - 1),	/* first_guarantee */
+	M_STR(24, false, STR),			/* pending */
 };
 static const struct mspec m_job = MSPEC(m_job_t);
 static const uint8_t m_job_pairs[][2] = { { 18, 19 }, { 20, 21 } };
@@ -448,15 +452,23 @@ static bool eq_list(const struct proto_list *x, const struct proto_list *y)
 
 static void model_cancel(const struct where *w, const struct mp *mp, const struct proto_cancel *m)
 {
-	OCHECK(m->count >= 1 && m->count <= PROTO_MAX_LIST && m->count == mp->n);
+	uint32_t n = 0;
+
+	OCHECK(m->count >= 1 && m->count <= PROTO_MAX_LIST);
 	OCHECK(inside(w, m->ids, m->count * sizeof *m->ids));
-	for (uint32_t k = 0; k < m->count; k++)
-		OCHECK(m->ids[k] == (uint64_t)mp->f[k].i);
+	for (size_t k = 0; k < mp->n; k++) {
+		if (mp->f[k].tag != 1)
+			continue;
+		OCHECK(n < m->count && m->ids[n] == (uint64_t)mp->f[k].i);
+		n++;
+	}
+	OCHECK(n == m->count);
+	OCHECK(m->signal == int_or(TOP(mp, 2), 0));
 }
 
 static bool eq_cancel(const struct proto_cancel *x, const struct proto_cancel *y)
 {
-	return x->count == y->count &&
+	return x->count == y->count && x->signal == y->signal &&
 	       (x->count == 0 || memcmp(x->ids, y->ids, x->count * sizeof *x->ids) == 0);
 }
 
@@ -524,6 +536,9 @@ static void model_jobs(const struct where *w, const struct mp *mp, const struct 
 		OCHECK((int64_t)j->cpu_src == int_or(IN(mp, g, 19), PU_NONE));
 		OCHECK(j->mem_kb == int_or(IN(mp, g, 20), -1));
 		OCHECK((int64_t)j->mem_src == int_or(IN(mp, g, 21), PU_NONE));
+		same_str(w, j->broken, IN(mp, g, 22));
+		OCHECK(j->first_guarantee == int_or(IN(mp, g, 23), BF_NEVER));
+		same_str(w, j->pending, IN(mp, g, 24));
 		short_str(j->user);
 		short_str(j->name);
 		short_str(j->state);
@@ -532,8 +547,9 @@ static void model_jobs(const struct where *w, const struct mp *mp, const struct 
 	OCHECK(n == m->count && m->count <= PROTO_MAX_RECORDS);
 }
 
-/* What the encoder keeps: start and end only with a start kind, the exit
- * status only when there is one, the total only over the count. */
+/* What the encoder keeps: start only with a start kind, end when it is
+ * not 0, the exit status only when there is one, the first guarantee when
+ * there is one, the total only over the count. */
 static bool eq_jobs(const struct proto_jobs *x, const struct proto_jobs *y)
 {
 	if (x->count != y->count ||
@@ -546,7 +562,10 @@ static bool eq_jobs(const struct proto_jobs *x, const struct proto_jobs *y)
 		    !str_eq(a->name, b->name) || !str_eq(a->state, b->state) ||
 		    a->nodes != b->nodes || a->estimate != b->estimate || a->submit != b->submit ||
 		    a->start_kind != b->start_kind ||
-		    (a->start_kind != PS_NONE && (a->start != b->start || a->end != b->end)) ||
+		    (a->start_kind != PS_NONE && a->start != b->start) || a->end != b->end ||
+		    !str_eq(a->broken, b->broken) || !str_eq(a->pending, b->pending) ||
+		    (a->first_guarantee > 0 ? a->first_guarantee : BF_NEVER) !=
+		    (b->first_guarantee > 0 ? b->first_guarantee : BF_NEVER) ||
 		    a->has_exit != b->has_exit || (a->has_exit && a->exit_status != b->exit_status) ||
 		    !str_eq(a->node_list, b->node_list) || !str_eq(a->cwd, b->cwd) ||
 		    !str_eq(a->out, b->out) || !str_eq(a->err, b->err) ||

@@ -1214,7 +1214,7 @@ static void slot_start(struct ctx *C, struct slot *sl, enum op op, bool burst)
 		sl->id = rnd(C, 5) ? pick_live(C, rnd(C, 2)) : 1 + rnd(C, C->max_id + 3);
 		if (!sl->id)
 			sl->id = 1 + rnd(C, C->max_id + 1);
-		proto_enc_cancel(&sl->req, &(struct proto_cancel){ &sl->id, 1 });
+		proto_enc_cancel(&sl->req, &(struct proto_cancel){ &sl->id, 1, 0 });
 		break;
 	}
 	if (sl->req.failed)
@@ -1676,7 +1676,7 @@ static void drain(struct ctx *C)
 			enum proto_type type;
 
 			proto_buf_init(&b);
-			if (proto_enc_cancel(&b, &(struct proto_cancel){ ids, n }) == 0)
+			if (proto_enc_cancel(&b, &(struct proto_cancel){ ids, n, 0 }) == 0)
 				rpc(C, &b, &rep, &len, &type);
 			free(rep);
 			proto_buf_free(&b);

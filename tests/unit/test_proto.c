@@ -34,7 +34,7 @@ static void round_trips(void)
 	struct proto_list l = { .all_users = true }, l2;
 	uint64_t ids[] = { 1, 5, UINT64_MAX };
 	enum proto_err codes[] = { PE_OK, PE_DENIED, PE_NOJOB };
-	struct proto_cancel c = { ids, 3 }, c2;
+	struct proto_cancel c = { ids, 3, 0 }, c2;
 	struct proto_cancelled cd = { ids, codes, 3 }, cd2;
 	struct proto_job jobs[2] = {
 		{ .id = 7, .uid = 1000, .user = "alice", .name = "a", .state = "running", .nodes = 4,

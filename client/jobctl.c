@@ -8,6 +8,13 @@
 
 static const char *result(enum proto_jobop op, enum proto_err code)
 {
+	if (op == PJ_TOP) {
+		switch (code) {
+		case PE_OK: return "first in the queue";
+		case PE_INVALID: return "not moved: it is not queued (running or held)";
+		default: break;
+		}
+	}
 	if (op == PJ_LIMIT) {
 		switch (code) {
 		case PE_OK: return "time limit changed";

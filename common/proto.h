@@ -232,8 +232,9 @@ enum proto_jobop {
 	PJ_HOLD = 1,			/* a queued job leaves the queue, kept */
 	PJ_RELEASE = 2,			/* a held job queues again */
 	PJ_LIMIT = 3,			/* a new time limit (owners: shorter only) */
+	PJ_TOP = 4,			/* first in the queue (admins) */
 };
-#define PJ_LAST PJ_LIMIT
+#define PJ_LAST PJ_TOP
 
 struct proto_jobctl {
 	enum proto_jobop op;

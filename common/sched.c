@@ -269,6 +269,20 @@ static void queue_append(struct sched *s, uint32_t slot)
 		s->st.max_queue = s->qlen;
 }
 
+static void queue_prepend(struct sched *s, uint32_t slot)
+{
+	struct job *j = &s->jobs[slot];
+
+	j->prev = NONE;
+	j->next = s->qhead;
+	if (s->qhead == NONE)
+		s->qtail = slot;
+	else
+		s->jobs[s->qhead].prev = slot;
+	s->qhead = slot;
+	s->qlen++;
+}
+
 static void queue_remove(struct sched *s, uint32_t slot)
 {
 	struct job *j = &s->jobs[slot];
@@ -746,6 +760,45 @@ int sched_set_limit(struct sched *s, bf_time now, uint64_t id, bf_time estimate)
 	if (s->jobs[slot].state == SLOT_RUNNING)
 		return limit_running(s, slot, now, estimate);
 	limit_queued(s, slot, now, estimate);
+	return SCHED_OK;
+}
+
+int sched_top(struct sched *s, bf_time now, uint64_t id)
+{
+	uint32_t slot = lookup(s, id, SLOT_QUEUED);
+	int rc;
+
+	if ((rc = sched_advance(s, now)) < 0)
+		return rc;
+	if (slot == NONE)
+		return SCHED_E_NOJOB;
+	if (s->qhead == slot)
+		return SCHED_OK;
+	if (profile_prepare(&s->prof, 4 * s->qlen + 2 * s->ns.ndown + 6) < 0 ||
+	    sched_need_actions(s, 1 + s->qlen) < 0)
+		return SCHED_E_NOMEM;
+	queue_remove(s, slot);
+	queue_prepend(s, slot);
+	s->dirty = true;
+	if (s->prm.policy == SCHED_CONSERVATIVE) {
+		/* Every reservation taken back (each keeps its promise in
+		 * resv, to compare), then placed again in the new order. */
+		for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
+			cons_forget(s, i);
+			s->jobs[i].flags |= JF_EVICTED;
+		}
+		cons_replace(s, now, BROKEN_TOP);
+	} else if (s->has_last_head) {
+		uint32_t old = idmap_get(&s->ids, s->last_head);
+
+		if (old != IDMAP_NONE && old != slot && s->jobs[old].resv != BF_NEVER) {
+			s->jobs[old].resv = BF_NEVER;
+			s->jobs[old].first_guarantee = BF_NEVER;
+			s->st.broken++;
+			sched_emit(s, SA_BROKEN, BROKEN_TOP, s->last_head, BF_NEVER);
+		}
+		s->has_last_head = false;
+	}
 	return SCHED_OK;
 }
 

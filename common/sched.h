@@ -146,11 +146,11 @@ enum sched_kill_why { KILL_OVERRUN, KILL_CANCELLED, KILL_NODE_FAILED };
  * to one that promises that job nothing (sched_set_policy; t = BF_NEVER);
  * or the cap on running jobs per user was lowered (sched_set_user_cap),
  * also while the daemon was down (sched_restore_queued_as); or an operator
- * drained a node (sched_node_drain) or raised a time limit
- * (sched_set_limit).
+ * drained a node (sched_node_drain), raised a time limit
+ * (sched_set_limit) or put a job first (sched_top).
  * New reasons go at the end: drivers store and print these numbers. */
 enum sched_broken_why { BROKEN_NODE_LOST, BROKEN_OVERRUN, BROKEN_LATE, BROKEN_POLICY,
-                        BROKEN_USER_CAP, BROKEN_NODE_DRAINED, BROKEN_LIMIT };
+                        BROKEN_USER_CAP, BROKEN_NODE_DRAINED, BROKEN_LIMIT, BROKEN_TOP };
 
 struct sched_action {
 	enum sched_action_kind kind;
@@ -316,6 +316,18 @@ int  sched_set_user_cap(struct sched *s, bf_time now, uint32_t cap);
  * SCHED_E_NOJOB for no such job, SCHED_E_INVAL for a bad estimate or a
  * job already signalled; SCHED_E_NOMEM leaves the state unchanged. */
 int  sched_set_limit(struct sched *s, bf_time now, uint64_t id, bf_time estimate);
+/* An operator puts a queued job first in the queue (bctl top).
+ *  - Conservative: the plan is made again in the new queue order, the job
+ *    first: it gets the earliest start the running jobs allow, and every
+ *    other queued job is placed after it in order; each that lands later
+ *    than promised is told (SA_BROKEN, BROKEN_TOP), the others may move
+ *    earlier.
+ *  - EASY and FCFS: it is the head from the next pass, promised its
+ *    shadow time; the head before it loses its promise and is told
+ *    (SA_BROKEN, BROKEN_TOP, t = BF_NEVER).
+ * Already first: nothing changes. SCHED_E_NOJOB if it is not queued;
+ * SCHED_E_NOMEM leaves the state unchanged. */
+int  sched_top(struct sched *s, bf_time now, uint64_t id);
 /* The scheduling pass: compress if needed, start what can start, signal
  * jobs at their limit. Cheap when nothing changed. */
 int  sched_run(struct sched *s, bf_time now);

@@ -243,6 +243,7 @@ static const char *const broken_words[] = {
 	[BROKEN_USER_CAP] = "its user may not run that many jobs at once (max_running_per_user)",
 	[BROKEN_NODE_DRAINED] = "nodes drained",
 	[BROKEN_LIMIT] = "a time limit was raised (bctl limit)",
+	[BROKEN_TOP] = "an admin put another job first (bctl top)",
 };
 
 static const char *const kill_words[] = {

@@ -52,6 +52,9 @@ static void answer(struct conn *c)
 			duration_format(r->limit, t, sizeof t);
 			log_job(LOG_NOTICE, r->ids[k], j->rec.user, "time limit set to %s by %s", t,
 			        r->by);
+		} else if (r->op == PJ_TOP) {
+			log_job(LOG_NOTICE, r->ids[k], j->rec.user, "moved to the front of the queue "
+			        "by %s", r->by);
 		} else {
 			log_job(LOG_NOTICE, r->ids[k], j->rec.user, "%s by %s",
 			        r->op == PJ_HOLD ? "held" : "released", r->by);
@@ -130,6 +133,27 @@ static enum proto_err limit(struct daemon *d, struct djob *j, bf_time est, bool 
 	return PE_OK;
 }
 
+/* First in the queue (admins): see sched_top for the guarantees. */
+static enum proto_err top(struct daemon *d, struct djob *j, bool admin, const char *by)
+{
+	struct sched_job_info info;
+	char detail[400];
+	int rc;
+
+	if (!admin)
+		return PE_DENIED;
+	if (j->rec.state != ST_QUEUED || j->rec.held)
+		return PE_INVALID;
+	if ((rc = sched_top(d->sched, server_now(d), j->rec.id)) < 0)
+		return rc == SCHED_E_NOJOB ? PE_INVALID : PE_INTERNAL;
+	if (sched_job_info(d->sched, j->rec.id, &info) == SCHED_OK && info.guarantee != BF_NEVER)
+		j->rec.guarantee = info.guarantee;
+	d->pred.valid = false;
+	snprintf(detail, sizeof detail, "moved to the front of the queue by %s", by);
+	drive_store(d, j, detail);
+	return PE_OK;
+}
+
 static enum proto_err one(struct conn *c, struct jobctl_result *r, uint64_t id, bool admin)
 {
 	struct daemon *d = conn_daemon(c);
@@ -146,6 +170,7 @@ static enum proto_err one(struct conn *c, struct jobctl_result *r, uint64_t id, 
 	switch (r->op) {
 	case PJ_HOLD: return hold(d, j, r->by);
 	case PJ_RELEASE: return release(d, j, r->by);
+	case PJ_TOP: return top(d, j, admin, r->by);
 	default: return limit(d, j, r->limit, admin, r->by);
 	}
 }

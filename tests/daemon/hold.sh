@@ -95,4 +95,23 @@ ok $? "but may not lengthen it"
 ok $? "bctl limit 1 1s: the running job's limit is already past"
 wait_state 1 killed 10 && wait_state 3 running 10
 ok $? "so job 1 is killed at once, and job 3 starts"
+
+# bctl top: first in the queue; the job it passes is told.
+"$BSUB" -n 4 -t 1:00 -o /dev/null long.sh >/dev/null		# job 5
+"$BSUB" -n 4 -t 1:00 -o /dev/null long.sh >/dev/null		# job 6
+wait_state 6 queued
+"$BCTL" top 6 >out && grep -q "^Job 6: first in the queue$" out
+ok $? "bctl top 6"
+"$BQ" -l 5 | grep -q "^Guarantee broken: .*(an admin put another job first (bctl top))$" &&
+	grep -q "job 6: moved to the front of the queue by root (uid 0)" daemon.log
+ok $? "job 5, now behind it, is told; the log says who"
+g5=$(guarantee 5); g6=$(guarantee 6)
+[ -n "$g5" ] && [ -n "$g6" ] && [ "$g6" -lt "$g5" ]
+ok $? "job 6 is now guaranteed before job 5"
+$AS_NOBODY "$BCTL" top 5 >/dev/null 2>&1
+[ $? -eq 1 ]
+ok $? "bctl top by a user who is not an admin: refused"
+"$BCTL" top 3 >out
+[ $? -eq 1 ] && grep -q "^Job 3: not moved: it is not queued" out
+ok $? "bctl top on a running job: not moved"
 done_testing

@@ -501,6 +501,46 @@ static void limits(void)
 	sched_free(d.s);
 }
 
+/* An operator puts a job first (bctl top): conservative plans again in
+ * the new order and tells those that move later; EASY's old head loses
+ * its promise and is told. */
+static void top(void)
+{
+	struct drv d;
+
+	drv_init(&d, SCHED_CONSERVATIVE, 4, 0);
+	submit(&d, S(0), 1, 4, S(100));		/* runs [0,100) */
+	submit(&d, S(1), 2, 2, S(100));		/* [100,200) */
+	submit(&d, S(2), 3, 4, S(100));		/* [200,300) */
+	submit(&d, S(3), 4, 2, S(100));		/* [100,200), beside 2 */
+	ok_eq(sched_top(d.s, S(10), 3), SCHED_OK, "top: job 3 first (conservative)");
+	run(&d, S(10));
+	ok(guarantee(&d, 3) == S(100) && guarantee(&d, 2) == S(200) && guarantee(&d, 4) == S(200),
+	   "top: job 3 at 100, jobs 2 and 4 after it (%lld %lld %lld)", (long long)guarantee(&d, 3),
+	   (long long)guarantee(&d, 2), (long long)guarantee(&d, 4));
+	ok(d.broken[2] == 1 && d.broken_why[2] == BROKEN_TOP && d.broken[4] == 1 && d.broken[3] == 0,
+	   "top: the two that moved later are told why; job 3 is not");
+	ok_eq(sched_top(d.s, S(11), 3), SCHED_OK, "top: already first: nothing changes");
+	run(&d, S(11));
+	ok_eq(d.broken[2] + d.broken[4], 2, "top: again: nobody told anything");
+	ok_eq(sched_top(d.s, S(12), 1), SCHED_E_NOJOB, "top: a running job is not queued");
+	ok_eq(d.checks_failed, 0, "top: invariants held (conservative)");
+	sched_free(d.s);
+
+	drv_init(&d, SCHED_EASY, 4, 0);
+	submit(&d, S(0), 1, 4, S(100));
+	submit(&d, S(1), 2, 4, S(100));		/* the head: 100 */
+	submit(&d, S(2), 3, 1, S(500));		/* too long to backfill */
+	ok(guarantee(&d, 2) == S(100), "top: EASY head promised 100");
+	ok_eq(sched_top(d.s, S(10), 3), SCHED_OK, "top: job 3 first (EASY)");
+	run(&d, S(10));
+	ok(d.broken[2] == 1 && d.broken_why[2] == BROKEN_TOP && d.broken_t[2] == BF_NEVER &&
+	   guarantee(&d, 3) == S(100),
+	   "top: the old head loses its promise and is told; job 3 is promised 100");
+	ok_eq(d.checks_failed, 0, "top: invariants held (EASY)");
+	sched_free(d.s);
+}
+
 /* Restart: a scheduler rebuilt from what the old one would have stored
  * (running jobs with their nodes and starts, queued jobs in order with their
  * guarantees) has the same nodes, the same guarantees, and goes on to the
@@ -755,6 +795,11 @@ static uint64_t stress(enum sched_policy pol, bf_time grace, unsigned seed, bool
 				t->est[v] = est;
 				limits++;
 			}
+		} else if (r < 63 && next > 0) {
+			uint64_t v = (seed >> 12) % next;
+
+			if (t->state[v] == 1)
+				sched_top(t->s, now, v);
 		}
 		stress_pass(t, now);
 		if (pol == SCHED_CONSERVATIVE) {
@@ -873,6 +918,7 @@ int main(void)
 	node_drain(SCHED_CONSERVATIVE);
 	node_drain(SCHED_EASY);
 	limits();
+	top();
 	restart();
 	late_passes();
 	for (unsigned seed = 1; seed <= 3; seed++) {

@@ -12,7 +12,8 @@ const char bctl_jobs_usage[] =
 "  hold ID...                    the queued jobs leave the queue, kept\n"
 "  release ID...                 held jobs queue again (as new arrivals)\n"
 "  limit ID TIME                 a new time limit (a job's owner: shorter only)\n"
-"  top ID                        the queued job goes first in the queue\n";
+"  top ID                        the queued job goes first in the queue\n"
+"  requeue ID...                 running jobs are ended and queued again\n";
 
 /* bctl limit ID TIME */
 static int limit(const char *socket_opt, int argc, char **argv)
@@ -41,6 +42,8 @@ int bctl_jobs(const char *socket_opt, int argc, char **argv)
 		return jobctl_run("bctl", socket_opt, PJ_RELEASE, true, 0, argc - 1, argv + 1);
 	if (strcmp(argv[0], "limit") == 0)
 		return limit(socket_opt, argc, argv);
+	if (strcmp(argv[0], "requeue") == 0)
+		return jobctl_run("bctl", socket_opt, PJ_REQUEUE, true, 0, argc - 1, argv + 1);
 	if (strcmp(argv[0], "top") == 0) {
 		if (argc != 2) {
 			fprintf(stderr, "bctl: top takes one job ID, as in bctl top 12\n"

@@ -8,6 +8,13 @@
 
 static const char *result(enum proto_jobop op, enum proto_err code)
 {
+	if (op == PJ_REQUEUE) {
+		switch (code) {
+		case PE_OK: return "being terminated, to queue again";
+		case PE_INVALID: return "not requeued: it is not running, or is being killed";
+		default: break;
+		}
+	}
 	if (op == PJ_TOP) {
 		switch (code) {
 		case PE_OK: return "first in the queue";

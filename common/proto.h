@@ -233,8 +233,9 @@ enum proto_jobop {
 	PJ_RELEASE = 2,			/* a held job queues again */
 	PJ_LIMIT = 3,			/* a new time limit (owners: shorter only) */
 	PJ_TOP = 4,			/* first in the queue (admins) */
+	PJ_REQUEUE = 5,			/* a running job ended and queued again (admins) */
 };
-#define PJ_LAST PJ_TOP
+#define PJ_LAST PJ_REQUEUE
 
 struct proto_jobctl {
 	enum proto_jobop op;

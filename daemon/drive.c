@@ -554,6 +554,35 @@ static void log_end(const struct djob *j)
 		        store_state_name(j->rec.state), WEXITSTATUS(w), ran, why);
 }
 
+/* bctl requeue: the run the operator ended is over; the job queues again
+ * (see jobs_requeue_reset). */
+static void requeue(struct daemon *d, struct djob *j, bf_time now, enum sched_end_how how,
+                    int wstatus)
+{
+	struct sched_job_info info;
+	char st[64];
+	int rc;
+
+	if ((rc = sched_end(d->sched, now, j->rec.id, how)) < 0)
+		log_warnx("job %" PRIu64 ": end: %s", j->rec.id, sched_strerror(rc));
+	if (WIFSIGNALED(wstatus))
+		snprintf(st, sizeof st, "killed by signal %d", WTERMSIG(wstatus));
+	else
+		snprintf(st, sizeof st, "exit %d", WEXITSTATUS(wstatus));
+	jobs_requeue_reset(d, j);
+	if ((rc = sched_submit_as(d->sched, now, j->rec.id, j->rec.nodes, j->rec.estimate,
+	                          j->rec.uid)) < 0) {
+		job_failed(d, j, "requeued, but it could not be queued again");
+		return;
+	}
+	if (sched_job_info(d->sched, j->rec.id, &info) == SCHED_OK)
+		j->rec.guarantee = j->rec.first_guarantee = info.guarantee;
+	log_job(LOG_NOTICE, j->rec.id, j->rec.user, "ended (%s) and queued again (bctl requeue)",
+	        st);
+	drive_store(d, j, "queued again (requeued)");
+	drive_want_commit(d);
+}
+
 /* The supervisor ended: the job is over. */
 static void sup_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -563,6 +592,7 @@ static void sup_cb(evutil_socket_t fd, short what, void *arg)
 	int wstatus = 0, rc;
 	bf_time end = BF_NEVER, now;
 	enum sched_end_how how = END_EXITED;
+	bool recorded;
 
 	(void)fd;
 	(void)what;
@@ -571,6 +601,7 @@ static void sup_cb(evutil_socket_t fd, short what, void *arg)
 	if (j->grace_ev)
 		evtimer_del(j->grace_ev);
 	rc = runner_collect(d->spool.status_dir, j->rec.id, &wstatus, &end, reason, sizeof reason);
+	recorded = rc == 1;
 	if (rc != 1)	/* before the reap: the zombie keeps its pid ours */
 		drive_kill_orphans(d, j, j->sup.pid, j->sup.start_ticks);
 	runner_reap(&j->sup);
@@ -593,6 +624,10 @@ static void sup_cb(evutil_socket_t fd, short what, void *arg)
 		j->rec.state = ST_FAILED;	/* it could not start */
 	}
 	d->pred.valid = false;	/* the plan changes: see predictions() */
+	if (j->rec.requeue && recorded && !reason[0]) {
+		requeue(d, j, now, how, wstatus);
+		return;
+	}
 	if ((rc = sched_end(d->sched, now, j->rec.id, how)) < 0)
 		log_warnx("job %" PRIu64 ": end: %s", j->rec.id, sched_strerror(rc));
 	j->rec.end = end != BF_NEVER ? end : now;

@@ -6,7 +6,9 @@
  * guarantees only move earlier) and stays the daemon's, queued and held,
  * in the store. Released, it queues again as a new arrival behind the
  * jobs waiting then, with a new guarantee: it gave up its place, and no
- * other job's promise moves for it. A running job is not held. */
+ * other job's promise moves for it. A running job is not held.
+ * Also a new time limit (bctl limit), first in the queue (bctl top) and a
+ * running job queued again (bctl requeue). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +54,9 @@ static void answer(struct conn *c)
 			duration_format(r->limit, t, sizeof t);
 			log_job(LOG_NOTICE, r->ids[k], j->rec.user, "time limit set to %s by %s", t,
 			        r->by);
+		} else if (r->op == PJ_REQUEUE) {
+			log_job(LOG_NOTICE, r->ids[k], j->rec.user, "requeue asked by %s: terminating "
+			        "it, to queue it again", r->by);
 		} else if (r->op == PJ_TOP) {
 			log_job(LOG_NOTICE, r->ids[k], j->rec.user, "moved to the front of the queue "
 			        "by %s", r->by);
@@ -96,6 +101,7 @@ static enum proto_err release(struct daemon *d, struct djob *j, const char *by)
 	                          j->rec.uid)) < 0)
 		return rc == SCHED_E_TOOBIG || rc == SCHED_E_INVAL ? PE_TOOBIG : PE_INTERNAL;
 	j->rec.held = false;
+	j->rec.seq = d->next_seq++;	/* its new place, also after a restart */
 	if (sched_job_info(d->sched, j->rec.id, &info) == SCHED_OK)
 		j->rec.guarantee = j->rec.first_guarantee = info.guarantee;
 	d->pred.valid = false;
@@ -129,6 +135,24 @@ static enum proto_err limit(struct daemon *d, struct djob *j, bf_time est, bool 
 	}
 	d->pred.valid = false;
 	snprintf(detail, sizeof detail, "time limit %s -> %s by %s", was, now, by);
+	drive_store(d, j, detail);
+	return PE_OK;
+}
+
+/* bctl requeue (admins): a running job is terminated as for a cancel and,
+ * once it has ended, queues again (drive.c, requeue). */
+static enum proto_err requeue(struct daemon *d, struct djob *j, bool admin, const char *by)
+{
+	char detail[400];
+
+	if (!admin)
+		return PE_DENIED;
+	if (j->rec.state != ST_RUNNING || j->rec.kill_why || j->rec.requeue)
+		return PE_INVALID;	/* queued, or on its way out already */
+	if (sched_cancel(d->sched, server_now(d), j->rec.id) < 0)
+		return PE_INTERNAL;
+	j->rec.requeue = true;
+	snprintf(detail, sizeof detail, "requeue asked by %s: terminating it", by);
 	drive_store(d, j, detail);
 	return PE_OK;
 }
@@ -171,6 +195,7 @@ static enum proto_err one(struct conn *c, struct jobctl_result *r, uint64_t id, 
 	case PJ_HOLD: return hold(d, j, r->by);
 	case PJ_RELEASE: return release(d, j, r->by);
 	case PJ_TOP: return top(d, j, admin, r->by);
+	case PJ_REQUEUE: return requeue(d, j, admin, r->by);
 	default: return limit(d, j, r->limit, admin, r->by);
 	}
 }

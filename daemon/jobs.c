@@ -140,6 +140,24 @@ char *jobs_node_list(struct daemon *d, uint64_t id)
 	return out;
 }
 
+void jobs_requeue_reset(struct daemon *d, struct djob *j)
+{
+	runner_forget(d->spool.status_dir, j->rec.id);	/* the last run's record */
+	j->rec.state = ST_QUEUED;
+	j->rec.requeue = false;
+	j->rec.seq = d->next_seq++;	/* behind every job queued now */
+	j->rec.start = j->rec.end = j->rec.hold_end = BF_NEVER;
+	j->rec.guarantee = j->rec.first_guarantee = BF_NEVER;
+	j->rec.has_exit = false;
+	j->rec.exit_status = 0;
+	j->rec.sup_pid = j->rec.sup_start = 0;
+	j->rec.kill_why = 0;
+	j->rec.cpu_us = j->rec.mem_kb = -1;
+	j->rec.cpu_src = j->rec.mem_src = 0;
+	jobs_set_str(j, JS_NODES, NULL, 0);
+	jobs_set_str(j, JS_REASON, NULL, 0);
+}
+
 char *jobs_expand_id(const char *tmpl, uint64_t id)
 {
 	char num[24];

@@ -120,6 +120,14 @@ static bool collect_end(struct daemon *d, struct djob *j)
 	     j->rec.kill_why == 1 + KILL_OVERRUN ? ST_KILLED :
 	     j->rec.kill_why == 1 + KILL_CANCELLED ? ST_CANCELLED :
 	     j->rec.kill_why ? ST_FAILED : ST_DONE;
+	if (j->rec.requeue && !reason[0]) {
+		/* bctl requeue: it ended while the daemon was down; it joins
+		 * the queue with the queued jobs below. */
+		plan_freed(d, j);
+		jobs_requeue_reset(d, j);
+		drive_store(d, j, "ended while the daemon was down; queued again (requeued)");
+		return true;
+	}
 	j->rec.end = end;
 	j->rec.has_exit = true;
 	j->rec.exit_status = wstatus;

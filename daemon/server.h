@@ -162,6 +162,10 @@ enum { JS_USER, JS_NAME, JS_CWD, JS_OUT, JS_ERR, JS_ARGV, JS_ENV, JS_NODES, JS_R
 /* Fill a protocol record for bq; `detail` adds the owner-only fields. */
 void jobs_to_proto(const struct store_job *r, bool detail, bf_time predicted,
                    struct proto_job *out);
+/* A job that ran is queued again (bctl requeue, once it has ended): its
+ * run forgotten (fields and the supervisor's record), a new place in
+ * arrival order. The caller gives it to the core and stores it. */
+void jobs_requeue_reset(struct daemon *d, struct djob *j);
 /* An -o or -e path with LSF's %J (the job id), %I (the array index: 0,
  * there are no arrays) and %% (a %) replaced; malloc'ed, NULL for NULL or
  * no memory. */

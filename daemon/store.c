@@ -13,8 +13,9 @@
  * 4: the node_admin table (nodes drained or down by an operator; the
  * schema creates it in an older database, which has none) and
  * jobs.broken (the last announcement that the job's guarantee moved
- * later; NULL: none, as for every job of an older database) and jobs.held
- * (a queued job held: bstop, bctl hold; 0 in an older database). */
+ * later; NULL: none, as for every job of an older database), jobs.held
+ * (a queued job held: bstop, bctl hold) and jobs.requeue (a running job to
+ * queue again when it has ended: bctl requeue); 0 in an older database. */
 #define SCHEMA_VERSION "4"
 
 static const char *const state_names[ST_NSTATES] = {
@@ -36,7 +37,7 @@ enum stmt {
 #define JOB_COLUMNS "id, seq, uid, gid, user, name, nodes, estimate, submit, state, " \
 	"guarantee, first_guarantee, start, end_time, exit_status, node_list, cwd, out, err, " \
 	"argv, env, sup_pid, sup_start, kill_why, reason, hold_end, cpu_us, mem_kb, cpu_src, mem_src, " \
-	"broken, held"
+	"broken, held, requeue"
 
 static const char *const sql[S_NSTMTS] = {
 	[S_BEGIN] = "BEGIN IMMEDIATE",
@@ -46,7 +47,7 @@ static const char *const sql[S_NSTMTS] = {
 	[S_META_GET] = "SELECT value FROM meta WHERE key = ?1",
 	[S_PUT] = "INSERT OR REPLACE INTO jobs (" JOB_COLUMNS ") VALUES "
 	          "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-	          "?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32)",
+	          "?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33)",
 	[S_LOG] = "INSERT INTO job_log (job, t, state, detail) VALUES (?1, ?2, ?3, ?4)",
 	[S_LIVE] = "SELECT " JOB_COLUMNS " FROM jobs WHERE state <= 1 ORDER BY seq",
 	[S_ONE] = "SELECT " JOB_COLUMNS " FROM jobs WHERE id = ?1",
@@ -82,7 +83,8 @@ static const char schema[] =
 	"  argv BLOB, env BLOB, sup_pid INTEGER NOT NULL DEFAULT 0,"
 	"  sup_start INTEGER NOT NULL DEFAULT 0, kill_why INTEGER NOT NULL DEFAULT 0,"
 	"  reason TEXT, hold_end INTEGER, cpu_us INTEGER, mem_kb INTEGER, cpu_src INTEGER,"
-	"  mem_src INTEGER, broken TEXT, held INTEGER NOT NULL DEFAULT 0);"
+	"  mem_src INTEGER, broken TEXT, held INTEGER NOT NULL DEFAULT 0,"
+	"  requeue INTEGER NOT NULL DEFAULT 0);"
 	"CREATE INDEX IF NOT EXISTS jobs_live ON jobs (state, seq);"
 	"CREATE TABLE IF NOT EXISTS job_log ("
 	"  job INTEGER NOT NULL, t INTEGER NOT NULL, state INTEGER NOT NULL, detail TEXT);"
@@ -145,7 +147,8 @@ static int migrate(struct store *s)
 		"ALTER TABLE jobs ADD COLUMN cpu_src INTEGER; "
 		"ALTER TABLE jobs ADD COLUMN mem_src INTEGER; ";
 	static const char v4[] = "ALTER TABLE jobs ADD COLUMN broken TEXT; "
-		"ALTER TABLE jobs ADD COLUMN held INTEGER NOT NULL DEFAULT 0; ";
+		"ALTER TABLE jobs ADD COLUMN held INTEGER NOT NULL DEFAULT 0; "
+		"ALTER TABLE jobs ADD COLUMN requeue INTEGER NOT NULL DEFAULT 0; ";
 	char q[800], what[64];
 	sqlite3_stmt *st;
 	int from = 0;
@@ -439,6 +442,7 @@ int store_put_job(struct store *s, const struct store_job *j)
 	}
 	bind_str(st, 31, j->broken);
 	sqlite3_bind_int(st, 32, j->held);
+	sqlite3_bind_int(st, 33, j->requeue);
 	return step_done(s, S_PUT, "storing a job");
 }
 
@@ -509,6 +513,7 @@ static void read_job(sqlite3_stmt *st, struct store_job *j)
 		.mem_kb = sqlite3_column_type(st, 27) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 27),
 		.cpu_src = sqlite3_column_int(st, 28), .mem_src = sqlite3_column_int(st, 29),
 		.broken = col_str(st, 30), .held = sqlite3_column_int(st, 31) != 0,
+		.requeue = sqlite3_column_int(st, 32) != 0,
 	};
 	/* A figure and its source together, or neither. */
 	if (j->cpu_us < 0 || j->cpu_src <= 0) {

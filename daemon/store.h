@@ -57,6 +57,7 @@ struct store_job {
 	 * announcement said it (bq -l); NULL if never. */
 	const char *broken;
 	bool held;		/* queued, but held (bstop, bctl hold): not in the plan */
+	bool requeue;		/* running: queued again once it has ended (bctl requeue) */
 };
 
 struct store;

@@ -114,4 +114,19 @@ ok $? "bctl top by a user who is not an admin: refused"
 "$BCTL" top 3 >out
 [ $? -eq 1 ] && grep -q "^Job 3: not moved: it is not queued" out
 ok $? "bctl top on a running job: not moved"
+
+# bctl requeue: the running job is ended and queued again, behind the rest.
+"$BCTL" requeue 3 >out && grep -q "^Job 3: being terminated, to queue again$" out
+ok $? "bctl requeue 3"
+wait_state 3 queued 10 && grep -q "job 3: ended (killed by signal 15) and queued again (bctl requeue)" daemon.log
+ok $? "job 3 ended and is queued again, said in the log"
+"$BQ" -l 3 | grep -q "^Start: *.*guaranteed" && "$BQ" -l 3 | grep -q "^Exit status: *-$"
+ok $? "with a new guarantee and no trace of its last run's end"
+"$BCTL" requeue 5 >out
+[ $? -eq 1 ] && grep -q "not requeued: it is not running" out
+ok $? "a queued job is not requeued"
+stop_daemon
+start_daemon --nodes 4 --policy conservative --kill-grace 1 || exit 1
+"$BQ" -l 3 | grep -q "^State: *queued$"
+ok $? "after a restart job 3 is queued"
 done_testing

@@ -18,7 +18,7 @@ static void usage(FILE *f)
 "usage: bctl [--socket PATH] COMMAND [ARGUMENT...]\n"
 "       bctl --help | --version\n"
 "\n"
-"Administer backfilld (root and the admin_group only).\n"
+"Administer backfilld (root and the admin_group; limit also a job's owner).\n"
 "\n"
 "  nodes                         every node: idle, busy, drain or down, with\n"
 "                                its job, since when, by whom and why\n"

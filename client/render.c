@@ -362,7 +362,7 @@ void render_info(FILE *f, const struct proto_job *j, bf_time now)
 		kv_text(f, "Reason", j->reason);
 	if (j->pending)
 		kv_text(f, "Pending reason", j->pending);
-	if (j->broken)
+	if (j->broken && *j->broken)
 		kv_text(f, "Guarantee broken", j->broken);
 	if (ended)
 		usage_lines(f, j);

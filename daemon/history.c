@@ -51,6 +51,7 @@ static int add(const struct store_job *r, void *arg)
 	o->user = keep(p, r->user);
 	o->name = keep(p, r->name);
 	o->broken = keep(p, r->broken);
+	o->first_guarantee = r->first_guarantee;	/* bq --swf keeps it */
 	o->node_list = detail ? keep(p, r->node_list) : NULL;
 	o->reason = detail ? keep(p, r->reason) : NULL;
 	return 0;

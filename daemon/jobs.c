@@ -202,7 +202,9 @@ void jobs_to_proto(const struct store_job *r, bool detail, bf_time predicted,
 		.state = r->held && r->state == ST_QUEUED ? "held" : store_state_name(r->state),
 		.nodes = r->nodes, .estimate = r->estimate,
 		.submit = r->submit, .has_exit = r->has_exit, .exit_status = r->exit_status,
-		.broken = r->broken, .first_guarantee = r->first_guarantee,
+		/* A listing says only that the guarantee moved (bq's mark);
+		 * bq -l has the words. */
+		.broken = r->broken && !detail ? "" : r->broken, .first_guarantee = BF_NEVER,
 	};
 	if (r->start != BF_NEVER) {
 		o->start_kind = PS_ACTUAL;

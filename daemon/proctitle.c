@@ -56,6 +56,10 @@ void proctitle_set(const char *title, const char *comm)
 			prctl(PR_SET_MM, PR_SET_MM_ARG_START, (unsigned long)area, 0, 0);
 		}
 	}
+	if (n > area_len - 1 && strlen(comm) <= area_len - 1) {
+		title = comm;		/* a cut title could name another job */
+		n = strlen(comm);
+	}
 	if (n > area_len - 1)
 		n = area_len - 1;
 	memcpy(area, title, n);

@@ -9,7 +9,8 @@
 void proctitle_init(int argc, char **argv);
 
 /* Set the title (ps's args) and the short name (ps's comm, 15 bytes).
- * Without proctitle_init (tests): nothing. */
+ * Where the command line's room is too short for the title, the short
+ * name is the title. Without proctitle_init (tests): nothing. */
 void proctitle_set(const char *title, const char *comm);
 
 #endif

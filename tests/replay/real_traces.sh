@@ -1,15 +1,17 @@
 # Full replays of real traces under every policy with --check, determinism
-# of --jobs-out, and the shape of the jobs-out file.
+# of --jobs-out, and the shape of the jobs-out file. KTH and NASA come with
+# the project (traces/); CTC is read from ../shared/traces, and skipped,
+# saying so, when that is absent.
 . "$BF_TOP/tests/lib.sh"
 
-traces="KTH-SP2-1996-2.1-cln CTC-SP2-1996-3.1-cln"
+traces="KTH-SP2-1996-2.1-cln NASA-iPSC-1993-3.1-cln CTC-SP2-1996-3.1-cln"
 # Under the sanitizers the CTC runs are slow; KTH alone covers the code.
 [ -n "${BACKFILLD_TEST_QUICK:-}" ] && traces="KTH-SP2-1996-2.1-cln"
 
 for t in $traces; do
-	f="$BF_TRACES/$t.swf.gz"
+	f=$(trace "$t.swf.gz")
 	if ! have_trace "$t.swf.gz"; then
-		echo "not ok - $f is missing (the traces must be in ../shared beside the checkout)"
+		skip_check "$t: replays under every policy" "$f is not here (the large traces are in ../shared/traces beside the checkout)"
 		continue
 	fi
 	for p in fcfs easy conservative; do
@@ -30,7 +32,7 @@ for t in $traces; do
 done
 
 # Every line of the trace is either simulated or skipped with a reason.
-f="$BF_TRACES/KTH-SP2-1996-2.1-cln.swf.gz"
+f=$(trace KTH-SP2-1996-2.1-cln.swf.gz)	# shipped in traces/
 "$BFD" --replay "$f" --format json >"$TMP/k.json"
 read_=$(json_num "$TMP/k.json" jobs_read); sim=$(json_num "$TMP/k.json" jobs_simulated)
 skip=$(sed -n 's/^ *"total": *\([0-9]*\).*/\1/p' "$TMP/k.json")

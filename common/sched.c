@@ -928,9 +928,9 @@ static int run_pass(struct sched *s, bf_time now)
 	    (rc = cons_repair(s, now, (enum sched_broken_why)s->extend_why)) < 0)
 		return rc;
 	/* Conservative: a reservation can fall due at an instant no event
-	 * marks (compression is one pass in arrival order, so a later job that
-	 * moved up can leave an earlier one anchored at the moved job's old
-	 * end); sched_next_wakeup() names that instant. */
+	 * marks (a later job that moved up in a compression can leave an
+	 * earlier one anchored at the moved job's old end); sched_next_wakeup()
+	 * names that instant. */
 	if (!s->dirty && s->next_due > now) {
 		s->hold_extended = false;
 		return SCHED_OK;

@@ -161,26 +161,23 @@ void cons_restore(struct sched *s, uint32_t slot, bf_time now, bf_time promised)
 	s->need_compress = true;	/* the restored plan may have room to close */
 }
 
-int cons_compress(struct sched *s, bf_time now)
+/* One pass of compression in arrival order; *moved: a job moved. */
+static int compress_pass(struct sched *s, bf_time now, bf_time *due, uint64_t *oldest,
+                         bool *moved)
 {
-	bf_time due = BF_NEVER;
-	uint64_t oldest = s->epoch;
-
-	s->st.compressions++;
+	*due = BF_NEVER;
+	*moved = false;
 	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
 		struct job *j = &s->jobs[i];
 		bf_time a;
 
 		/* A release can re-create two breakpoints that had merged
 		 * with neighbours, and the reserve adds two. */
-		if (profile_prepare(&s->prof, 4) < 0) {
-			/* The rest keep their places; keep what is known of due. */
-			s->next_due = due < s->next_due ? due : s->next_due;
+		if (profile_prepare(&s->prof, 4) < 0)
 			return SCHED_E_NOMEM;
-		}
 		if (!(j->flags & JF_RESERVED)) {
 			if (place(s, i, now))	/* unplaced: nodes may be back */
-				settle(s, i, now, &due);
+				settle(s, i, now, due);
 			continue;
 		}
 		/* Re-anchor from now. The earliest start before the current
@@ -209,13 +206,37 @@ int cons_compress(struct sched *s, bf_time now)
 				cons_freed(s, from, j->resv + j->hold);
 				s->st.reanchors++;
 				j->resv = a;
+				*moved = true;
 			}
 			j->settled = s->epoch;
 		}
-		if (j->settled < oldest)
-			oldest = j->settled;
-		settle(s, i, now, &due);
+		if (j->settled < *oldest)
+			*oldest = j->settled;
+		settle(s, i, now, due);
 	}
+	return SCHED_OK;
+}
+
+/* Compression is settled: passes in arrival order until one moves no job.
+ * A single pass is not a fixed point: a later job that moves up frees its
+ * old place, which an earlier job already visited could use. The bounded
+ * search of each pass looks only where something was freed since a job
+ * settled, so a pass after the first costs little where nothing moved. */
+int cons_compress(struct sched *s, bf_time now)
+{
+	bf_time due = BF_NEVER;
+	uint64_t oldest = s->epoch;
+	bool moved;
+	int rc;
+
+	s->st.compressions++;
+	do {
+		if ((rc = compress_pass(s, now, &due, &oldest, &moved)) < 0) {
+			/* The rest keep their places; keep what is known of due. */
+			s->next_due = due < s->next_due ? due : s->next_due;
+			return rc;
+		}
+	} while (moved);
 	s->next_due = due;
 	s->need_compress = false;
 	xlog_forget(&s->freed_start, oldest);

@@ -473,8 +473,9 @@ static void limits(void)
 	ok_eq(sched_set_limit(d.s, S(20), 1, S(80)), SCHED_OK, "limit: job 1 to 80 s");
 	run(&d, S(20));
 	/* As for any longer hold: the reservation it overlaps (job 2's) is
-	 * placed again, after job 3's, and told; job 3 then moves up. */
-	ok(guarantee(&d, 2) == S(250) && d.broken[2] == 1 && d.broken_why[2] == BROKEN_LIMIT &&
+	 * placed again, after job 3's (250), and told; job 3 then moves up
+	 * to 80, and the settled compression moves job 2 up behind it. */
+	ok(guarantee(&d, 2) == S(180) && d.broken[2] == 1 && d.broken_why[2] == BROKEN_LIMIT &&
 	   guarantee(&d, 3) == S(80) && d.broken[3] == 0,
 	   "limit: longer: job 2, which it now overlaps, is placed again and told why (%lld); "
 	   "job 3 moves up (%lld)", (long long)guarantee(&d, 2), (long long)guarantee(&d, 3));
@@ -498,6 +499,32 @@ static void limits(void)
 	ok_eq(sched_set_limit(d.s, S(31), 3, 0), SCHED_E_INVAL, "limit: 0 is no limit");
 	ok(sched_job_info(d.s, 3, &i) == SCHED_OK && i.estimate == S(150), "limit: job 3's limit is 150 s");
 	ok_eq(d.checks_failed, 0, "limit: invariants held");
+	sched_free(d.s);
+}
+
+/* Settled compression (the what-if issue's smallest case), 2 nodes:
+ * 1 (1 node, 100), 2 (1 node, estimate 1000, runs 10), 3 (2 nodes, 100),
+ * 4 (1 node, 100). At 10 job 2 ends: job 3 moves to 200 and job 4 to 10,
+ * which frees [110, 200); a second pass moves job 3 to 110. */
+static void settled_compression(void)
+{
+	struct drv d;
+
+	drv_init(&d, SCHED_CONSERVATIVE, 2, 0);
+	submit(&d, S(0), 1, 1, S(100));
+	submit(&d, S(0), 2, 1, S(1000));
+	submit(&d, S(1), 3, 2, S(100));
+	submit(&d, S(2), 4, 1, S(100));
+	ok(guarantee(&d, 3) == S(1000) && guarantee(&d, 4) == S(100),
+	   "settled: before: job 3 at 1000, job 4 at 100 (beside job 2)");
+	end(&d, S(10), 2);
+	ok(d.start[4] == S(10), "settled: job 4 starts at 10");
+	ok_eq(guarantee(&d, 3), S(110), "settled: job 3 is guaranteed 110, not 200 (a second pass)");
+	end(&d, S(100), 1);
+	sched_end(d.s, S(110), 4, END_EXITED);
+	run(&d, S(110));
+	ok_eq(d.start[3], S(110), "settled: job 3 starts at 110");
+	ok_eq(d.checks_failed, 0, "settled: invariants held");
 	sched_free(d.s);
 }
 
@@ -919,6 +946,7 @@ int main(void)
 	node_drain(SCHED_EASY);
 	limits();
 	top();
+	settled_compression();
 	restart();
 	late_passes();
 	for (unsigned seed = 1; seed <= 3; seed++) {

@@ -12,6 +12,7 @@
 
 struct page {
 	struct conn *c;
+	bool admin;		/* asked once a page: it may look the user's groups up */
 	struct proto_job *jobs;
 	uint32_t n, cap;
 	char **strs;		/* copies of the rows' strings (alive only in the visit) */
@@ -38,7 +39,7 @@ static const char *keep(struct page *p, const char *s)
 static int add(const struct store_job *r, void *arg)
 {
 	struct page *p = arg;
-	bool detail = conn_uid(p->c) == r->uid || handlers_is_admin(p->c);
+	bool detail = p->admin || conn_uid(p->c) == r->uid;
 	struct proto_job *o;
 
 	if (p->n == p->cap)
@@ -61,7 +62,7 @@ static void answer_history(struct conn *c)
 {
 	struct daemon *d = conn_daemon(c);
 	const struct proto_history *m = conn_ctx(c);
-	struct page p = { .c = c, .cap = m->max };
+	struct page p = { .c = c, .cap = m->max, .admin = handlers_is_admin(c) };
 	struct proto_buf b;
 
 	p.jobs = calloc(p.cap, sizeof *p.jobs);

@@ -82,14 +82,11 @@ static int add_unfinished(const char *socket, const char *user, uint64_t *ids, u
 	}
 	for (uint32_t k = 0; rc == 0 && k < js.count; k++) {
 		const struct proto_job *j = &js.jobs[k];
-		char uid[16];
 		bool seen = false;
 
-		snprintf(uid, sizeof uid, "%u", j->uid);
 		if (render_job_ended(j))
 			continue;
-		if (user && strcmp(user, "all") != 0 && strcmp(uid, user) != 0 &&
-		    !(j->user && strcmp(j->user, user) == 0))
+		if (user && strcmp(user, "all") != 0 && !client_job_of(j, user))
 			continue;
 		for (uint32_t i = 0; i < *n && !seen; i++)
 			seen = ids[i] == j->id;

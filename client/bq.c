@@ -84,14 +84,9 @@ static void only_user(struct proto_jobs *js, const char *user)
 {
 	uint32_t n = 0;
 
-	for (uint32_t k = 0; k < js->count; k++) {
-		const struct proto_job *j = &js->jobs[k];
-		char uid[16];
-
-		snprintf(uid, sizeof uid, "%u", j->uid);
-		if ((j->user && strcmp(j->user, user) == 0) || strcmp(uid, user) == 0)
-			js->jobs[n++] = *j;
-	}
+	for (uint32_t k = 0; k < js->count; k++)
+		if (client_job_of(&js->jobs[k], user))
+			js->jobs[n++] = js->jobs[k];
 	js->count = n;
 	js->total = 0;
 }

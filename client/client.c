@@ -653,3 +653,11 @@ const char *client_cancel_result(enum proto_err code)
 	default: return proto_err_name(code);
 	}
 }
+
+bool client_job_of(const struct proto_job *j, const char *user)
+{
+	char uid[16];
+
+	snprintf(uid, sizeof uid, "%u", j->uid);
+	return (j->user && strcmp(j->user, user) == 0) || strcmp(uid, user) == 0;
+}

@@ -96,6 +96,10 @@ void client_put_json_str(FILE *f, const char *s);
  * digits only. 0 or -1. */
 int client_parse_id(const char *s, uint64_t *out);
 
+/* Is the job USER's (bq -u, bkill -u): its user name, or its uid in
+ * digits, is USER. */
+bool client_job_of(const struct proto_job *j, const char *user);
+
 /* What bkill says for one job: "cancelled", "no such job", ... */
 const char *client_cancel_result(enum proto_err code);
 

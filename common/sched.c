@@ -579,6 +579,8 @@ int sched_end(struct sched *s, bf_time now, uint64_t id, enum sched_end_how how)
 		s->need_compress = true;
 		if (s->prm.policy == SCHED_CONSERVATIVE)
 			cons_freed(s, now, j->start + j->hold);
+	} else if (s->prm.compress_per_end) {
+		s->need_compress = true;	/* a pass, for what earlier ones left */
 	}
 	s->nrunning--;
 	s->st.ended++;

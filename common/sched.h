@@ -114,6 +114,12 @@ struct sched_params {
 	 * since it settled. Same schedule, slower; the reference to check the
 	 * bound against. */
 	bool compress_unbounded;
+	/* The event order of the literature's simulators (pyss and those built
+	 * on it; replay --per-event): conservative compresses after every end,
+	 * also one exactly at the planned end, and each compression is one
+	 * pass in arrival order, not settled. The driver runs a pass after
+	 * every single event. */
+	bool compress_per_end;
 	/* Jobs one user may have running at once; 0: no cap. Changed live
 	 * with sched_set_user_cap(). */
 	uint32_t max_running_per_user;

@@ -217,7 +217,8 @@ static int compress_pass(struct sched *s, bf_time now, bf_time *due, uint64_t *o
 	return SCHED_OK;
 }
 
-/* Compression is settled: passes in arrival order until one moves no job.
+/* Compression is settled: passes in arrival order until one moves no job
+ * (one pass only with compress_per_end, as the literature's simulators do).
  * A single pass is not a fixed point: a later job that moves up frees its
  * old place, which an earlier job already visited could use. The bounded
  * search of each pass looks only where something was freed since a job
@@ -236,7 +237,7 @@ int cons_compress(struct sched *s, bf_time now)
 			s->next_due = due < s->next_due ? due : s->next_due;
 			return rc;
 		}
-	} while (moved);
+	} while (moved && !s->prm.compress_per_end);
 	s->next_due = due;
 	s->need_compress = false;
 	xlog_forget(&s->freed_start, oldest);

@@ -29,8 +29,7 @@ static void usage(FILE *f)
 "                 [--nodes N|LIST] [--policy fcfs|easy|conservative]\n"
 "                 [--kill-grace TIME] [--launch PREFIX] [--foreground] [--cgroup DIR|none]\n"
 "       backfilld --check-config [FILE]\n"
-"       backfilld --replay FILE [--policy P] [--nodes N] [--format text|json]\n"
-"                 [--jobs-out FILE] [--check] [--lenient]\n"
+"       backfilld --replay FILE [--policy P[,P..]] [--estimates M[,M..]] [...]\n"
 "       backfilld --help | --version\n"
 "\n"
 "Serve: run the batch scheduler on a Unix socket (bsub, bq, bkill talk to it).\n"
@@ -56,26 +55,10 @@ static void usage(FILE *f)
 "  --cgroup DIR|none run each job in a cgroup under this cgroup2 directory (default:\n"
 "                    the daemon's own, if delegated); none: process groups only\n"
 "\n"
-"Replay: an SWF trace (plain or gzip, - for stdin) through the same scheduler\n"
-"under a virtual clock, with the usual metrics.\n"
-"  --replay FILE     the trace to replay\n"
-"  --nodes N         machine size (default: the header's MaxProcs, else MaxNodes)\n"
-"  --format F        report as text (default) or json\n"
-"  --jobs-out FILE   write one SWF line per simulated job, in input order, with\n"
-"                    the simulated wait (field 3) and run time (field 4)\n"
-"  --check           verify the scheduler's invariants after every event\n"
-"  --lenient         skip malformed lines (counted) instead of failing\n"
-"\n"
-"Input rules: size = field 8 if > 0, else field 5; runtime = field 4;\n"
-"estimate = field 9 if > 0, else the runtime; a job running past its estimate\n"
-"is killed at it (runtime cut, counted). Skipped and counted by reason: no\n"
-"usable size, negative runtime, negative submit time, a time beyond 100 years,\n"
-"more nodes than the machine. Same instant: ends first, then arrivals in file\n"
-"order. Queue order is arrival order.\n"
-"\n"
 "Exit status: 0 done, 1 failed (replay failed; the daemon could not start; an\n"
 "invalid configuration),\n"
-"2 usage error, 75 the daemon's store failed while serving. See backfilld(8).\n");
+"2 usage error, 75 the daemon's store failed while serving. See backfilld(8).\n\n");
+	replay_usage(f);
 }
 
 /* A whole decimal number in [lo, hi], nothing else. */
@@ -273,27 +256,27 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct replay_opts o = { .policy = SCHED_EASY, .format = REPORT_TEXT };
 	struct serve_opts so = { .policy = SCHED_EASY, .kill_grace = 30 * BF_SEC, .nodes = "16" };
-	struct replay_result res;
-	const char *nodes = NULL, *replay_only = NULL, *serve_only = NULL;
+	const char *nodes = NULL, *replay_only = NULL;
 	bool checking = false;
 	int c;
 
+	/* Replay mode has its own command line (replay_cli.c). */
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--replay") == 0 || strncmp(argv[i], "--replay=", 9) == 0)
+			return replay_main(argc, argv);
 	proctitle_init(argc, argv);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'r':
-			o.trace = optarg;
+		case 'r':	/* handled above */
 			break;
 		case 'p':
-			if (sched_policy_parse(optarg, &o.policy) < 0) {
+			if (sched_policy_parse(optarg, &so.policy) < 0) {
 				fprintf(stderr, "backfilld: --policy: unknown policy '%s' "
 				        "(fcfs, easy or conservative)\n", optarg);
 				return 2;
 			}
-			so.policy = o.policy;
 			so.flags |= SF_POLICY;
 			break;
 		case 'n':
@@ -301,51 +284,34 @@ int main(int argc, char **argv)
 			break;
 		case 'f':
 			replay_only = "--format";
-			if (strcmp(optarg, "text") == 0) {
-				o.format = REPORT_TEXT;
-			} else if (strcmp(optarg, "json") == 0) {
-				o.format = REPORT_JSON;
-			} else {
-				fprintf(stderr, "backfilld: --format: expected text or json, got '%s'\n",
-				        optarg);
-				return 2;
-			}
 			break;
 		case 'o':
 			replay_only = "--jobs-out";
-			o.jobs_out = optarg;
 			break;
 		case 'c':
 			replay_only = "--check";
-			o.check = true;
 			break;
 		case 'l':
 			replay_only = "--lenient";
-			o.lenient = true;
 			break;
 		case O_SOCKET:
-			serve_only = "--socket";
 			so.socket = optarg;
 			so.flags |= SF_SOCKET;
 			break;
 		case O_DB:
-			serve_only = "--db";
 			so.db = optarg;
 			so.flags |= SF_DB;
 			break;
 		case O_SPOOL:
-			serve_only = "--spool";
 			so.spool = optarg;
 			so.flags |= SF_SPOOL;
 			break;
 		case O_GRACE:
-			serve_only = "--kill-grace";
 			if (parse_grace(optarg, &so.kill_grace) < 0)
 				return 2;
 			so.flags |= SF_GRACE;
 			break;
 		case O_LAUNCH:
-			serve_only = "--launch";
 			if (optarg[0] != '/') {
 				fprintf(stderr, "backfilld: --launch: the command must be an absolute path\n");
 				return 2;
@@ -354,11 +320,9 @@ int main(int argc, char **argv)
 			so.flags |= SF_LAUNCH;
 			break;
 		case O_FOREGROUND:
-			serve_only = "--foreground";
 			so.foreground = true;
 			break;
 		case O_CGROUP:
-			serve_only = "--cgroup";
 			if (strcmp(optarg, "none") != 0 && optarg[0] != '/') {
 				fprintf(stderr, "backfilld: --cgroup: an absolute directory, or none\n");
 				return 2;
@@ -366,7 +330,6 @@ int main(int argc, char **argv)
 			so.cgroup = optarg;
 			break;
 		case O_CONFIG:
-			serve_only = "--config";
 			so.config = optarg;
 			break;
 		case O_CHECK_CONFIG:
@@ -403,47 +366,32 @@ int main(int argc, char **argv)
 		fprintf(stderr, "backfilld: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
-	if (!o.trace) {
-		if (replay_only) {
-			fprintf(stderr, "backfilld: %s goes with --replay\n", replay_only);
-			return 2;
-		}
-		if (nodes) {
-			struct nodelist nl;
-			char err[300];
-			uint32_t n;
+	if (replay_only) {
+		fprintf(stderr, "backfilld: %s goes with --replay\n", replay_only);
+		return 2;
+	}
+	if (nodes) {
+		struct nodelist nl;
+		char err[300];
+		uint32_t n;
 
-			/* A partition: a count, or a node list (checked here, so
-			 * a bad one is a usage error as in replay mode). */
-			if (nodes[0] >= '0' && nodes[0] <= '9' &&
-			    strspn(nodes, "0123456789") == strlen(nodes)) {
-				if (parse_u32(nodes, 1, NODELIST_MAX, &n) < 0) {
-					fprintf(stderr, "backfilld: --nodes %s: from 1 to %u nodes\n",
-					        nodes, NODELIST_MAX);
-					return 2;
-				}
-			} else if (nodelist_parse(nodes, &nl, err, sizeof err) < 0) {
-				fprintf(stderr, "backfilld: --nodes %s: %s\n", nodes, err);
+		/* A partition: a count, or a node list (checked here, so
+		 * a bad one is a usage error as in replay mode). */
+		if (nodes[0] >= '0' && nodes[0] <= '9' &&
+		    strspn(nodes, "0123456789") == strlen(nodes)) {
+			if (parse_u32(nodes, 1, NODELIST_MAX, &n) < 0) {
+				fprintf(stderr, "backfilld: --nodes %s: from 1 to %u nodes\n",
+				        nodes, NODELIST_MAX);
 				return 2;
-			} else {
-				nodelist_free(&nl);
 			}
-			so.nodes = nodes;
-			so.flags |= SF_NODES;
+		} else if (nodelist_parse(nodes, &nl, err, sizeof err) < 0) {
+			fprintf(stderr, "backfilld: --nodes %s: %s\n", nodes, err);
+			return 2;
+		} else {
+			nodelist_free(&nl);
 		}
-		return serve(&so);
+		so.nodes = nodes;
+		so.flags |= SF_NODES;
 	}
-	if (serve_only) {
-		fprintf(stderr, "backfilld: %s is for the daemon, not --replay\n", serve_only);
-		return 2;
-	}
-	if (nodes && parse_u32(nodes, 1, REPLAY_MAX_NODES, &o.nodes) < 0) {
-		fprintf(stderr, "backfilld: --nodes: expected a whole number from 1 to %u, got '%s'\n",
-		        REPLAY_MAX_NODES, nodes);
-		return 2;
-	}
-	if (replay_run(&o, &res) < 0)
-		return 1;
-	report_print(stdout, &res, o.format);
-	return fflush(stdout) == 0 ? 0 : 1;
+	return serve(&so);
 }

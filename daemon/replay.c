@@ -9,17 +9,23 @@
 #include "replay.h"
 #include "swf.h"
 
+/* The trace's own fields, known only here. */
+
 #define MAX_SHOWN_ERRORS 20
 /* Times beyond this many seconds are not real (SKIP_BAD_TIME). */
 #define MAX_SECONDS (BF_MAX_DURATION / BF_SEC)
 
 struct rjob {
-	bf_time submit, run, estimate;	/* run: cut at the estimate */
+	bf_time submit, run, estimate;	/* run: cut at the kill limit */
+	bf_time raw_run, trace_est;	/* as read: field 4, field 9 (<= 0: none) */
+	bf_time limit;			/* history: where the job is killed */
 	bf_time start;
 	int64_t size;			/* as read; checked against the machine later */
 	uint32_t line;			/* input order */
+	uint32_t user, exe;		/* fields 12 and 14; UINT32_MAX: unknown */
 	uint8_t skip;			/* enum replay_skip, or SKIP_NREASONS if simulated */
 	bool killed, backfilled;
+	bool extend;			/* history: its prediction runs out before its end */
 };
 
 struct trace {
@@ -28,7 +34,13 @@ struct trace {
 	size_t n, cap;
 	struct swf_header hdr;		/* a copy; text owned here */
 	uint64_t malformed, reordered;
+	const char *path;
 };
+
+static uint32_t id_field(int64_t v)
+{
+	return v >= 0 && v < UINT32_MAX ? (uint32_t)v : UINT32_MAX;
+}
 
 static int push_job(struct trace *tr, const struct swf_job *rec, bool keep_rec)
 {
@@ -65,32 +77,23 @@ static int push_job(struct trace *tr, const struct swf_job *rec, bool keep_rec)
 	else if (rec->f[SWF_SUBMIT] > MAX_SECONDS || rec->f[SWF_RUN] > MAX_SECONDS ||
 	         rec->f[SWF_REQTIME] > MAX_SECONDS)
 		j->skip = SKIP_BAD_TIME;
+	j->user = id_field(rec->f[SWF_USER]);
+	j->exe = id_field(rec->f[SWF_EXE]);
 	if (j->skip == SKIP_NREASONS) {
-		bf_time run = rec->f[SWF_RUN] * BF_SEC;
-
 		j->submit = rec->f[SWF_SUBMIT] * BF_SEC;
-		/* Estimate: requested time, else the runtime itself. */
-		j->estimate = rec->f[SWF_REQTIME] > 0 ? rec->f[SWF_REQTIME] * BF_SEC : run;
-		j->killed = run > j->estimate;
-		j->run = j->killed ? j->estimate : run;
+		j->raw_run = rec->f[SWF_RUN] * BF_SEC;
+		j->trace_est = rec->f[SWF_REQTIME] > 0 ? rec->f[SWF_REQTIME] * BF_SEC : 0;
 	}
 	tr->n++;
 	return 0;
 }
 
-static void trace_free(struct trace *tr)
-{
-	free(tr->jobs);
-	free(tr->recs);
-	free(tr->hdr.text);
-}
-
 /* Read the whole trace. Malformed lines are errors (the first few shown),
  * or counted and skipped with lenient. Returns 0 or -1. */
-static int read_trace(const struct replay_opts *o, struct trace *tr)
+static int read_trace(const char *path, bool lenient, bool keep, struct trace *tr)
 {
 	char err[512];
-	struct swf_reader *r = swf_open(o->trace, err, sizeof err);
+	struct swf_reader *r = swf_open(path, err, sizeof err);
 	struct swf_job rec;
 	int rc;
 
@@ -98,6 +101,7 @@ static int read_trace(const struct replay_opts *o, struct trace *tr)
 		fprintf(stderr, "backfilld: %s\n", err);
 		return -1;
 	}
+	tr->path = path;
 	while ((rc = swf_next(r, &rec, err, sizeof err)) != 0) {
 		if (rc == -2) {
 			fprintf(stderr, "backfilld: %s\n", err);
@@ -105,13 +109,13 @@ static int read_trace(const struct replay_opts *o, struct trace *tr)
 			return -1;
 		}
 		if (rc == -1) {
-			if (!o->lenient && tr->malformed < MAX_SHOWN_ERRORS)
+			if (!lenient && tr->malformed < MAX_SHOWN_ERRORS)
 				fprintf(stderr, "%s\n", err);
 			tr->malformed++;
 			continue;
 		}
-		if (push_job(tr, &rec, o->jobs_out != NULL) < 0) {
-			fprintf(stderr, "backfilld: %s: out of memory after %zu jobs\n", o->trace, tr->n);
+		if (push_job(tr, &rec, keep) < 0) {
+			fprintf(stderr, "backfilld: %s: out of memory after %zu jobs\n", path, tr->n);
 			swf_close(r);
 			return -1;
 		}
@@ -126,15 +130,45 @@ static int read_trace(const struct replay_opts *o, struct trace *tr)
 			tr->hdr.text_len = 0;
 	}
 	swf_close(r);
-	if (tr->malformed && !o->lenient) {
+	if (tr->malformed && !lenient) {
 		if (tr->malformed > MAX_SHOWN_ERRORS)
-			fprintf(stderr, "backfilld: %s: ... and %llu more malformed lines\n", o->trace,
+			fprintf(stderr, "backfilld: %s: ... and %llu more malformed lines\n", path,
 			        (unsigned long long)(tr->malformed - MAX_SHOWN_ERRORS));
 		fprintf(stderr, "backfilld: %s: %llu malformed lines; nothing simulated "
-		        "(--lenient skips them)\n", o->trace, (unsigned long long)tr->malformed);
+		        "(--lenient skips them)\n", path, (unsigned long long)tr->malformed);
 		return -1;
 	}
 	return 0;
+}
+
+struct trace *replay_load(const char *path, bool lenient, bool keep_records)
+{
+	struct trace *tr = calloc(1, sizeof *tr);
+
+	if (!tr) {
+		fprintf(stderr, "backfilld: out of memory\n");
+		return NULL;
+	}
+	if (read_trace(path, lenient, keep_records, tr) < 0) {
+		replay_trace_free(tr);
+		return NULL;
+	}
+	return tr;
+}
+
+void replay_trace_free(struct trace *tr)
+{
+	if (!tr)
+		return;
+	free(tr->jobs);
+	free(tr->recs);
+	free(tr->hdr.text);
+	free(tr);
+}
+
+int64_t replay_unix_start(const struct trace *tr)
+{
+	return tr->hdr.unix_start;
 }
 
 /* Arrival order: by submit time, file order among equals. */
@@ -148,7 +182,7 @@ static int by_submit(const void *a, const void *b)
 }
 
 /* Keep the simulated jobs, in arrival order; count the skipped ones. */
-static size_t select_jobs(struct trace *tr, uint32_t nodes, struct replay_result *res,
+static size_t select_jobs(const struct trace *tr, uint32_t nodes, struct replay_result *res,
                           struct rjob **out)
 {
 	struct rjob *sim = malloc((tr->n ? tr->n : 1) * sizeof *sim);
@@ -160,16 +194,17 @@ static size_t select_jobs(struct trace *tr, uint32_t nodes, struct replay_result
 	if (!sim)
 		return SIZE_MAX;
 	for (size_t i = 0; i < tr->n; i++) {
-		struct rjob *j = &tr->jobs[i];
+		const struct rjob *j = &tr->jobs[i];
+		uint8_t skip = j->skip;
 
-		if (j->skip == SKIP_NREASONS && j->size > (int64_t)nodes)
-			j->skip = SKIP_TOO_LARGE;
-		if (j->skip != SKIP_NREASONS) {
-			res->skipped[j->skip]++;
+		if (skip == SKIP_NREASONS && j->size > (int64_t)nodes)
+			skip = SKIP_TOO_LARGE;
+		if (skip != SKIP_NREASONS) {
+			res->skipped[skip]++;
 			continue;
 		}
 		if (j->submit < last) {
-			tr->reordered++;
+			res->reordered++;
 			sorted = false;
 		}
 		last = j->submit;
@@ -179,6 +214,54 @@ static size_t select_jobs(struct trace *tr, uint32_t nodes, struct replay_result
 		qsort(sim, k, sizeof *sim, by_submit);
 	*out = sim;
 	return k;
+}
+
+/* The shaping asked for (res->shape), on the selected jobs, in place. */
+static int shape(const struct trace *tr, struct rjob *sim, size_t *n, struct replay_result *res)
+{
+	struct shape_job *sj = malloc((*n ? *n : 1) * sizeof *sj);
+	bool *keep = malloc((*n ? *n : 1) * sizeof *keep);
+	char err[300];
+	size_t k = 0;
+	int rc = -1;
+
+	if (!sj || !keep) {
+		fprintf(stderr, "backfilld: out of memory\n");
+		goto out;
+	}
+	for (size_t i = 0; i < *n; i++)
+		sj[i] = (struct shape_job){ .submit = sim[i].submit, .user = sim[i].user };
+	if (shape_apply(&res->shape, tr->hdr.unix_start, sj, *n, keep, &res->shaped, err,
+	                sizeof err) < 0) {
+		fprintf(stderr, "backfilld: %s\n", err);
+		goto out;
+	}
+	for (size_t i = 0; i < *n; i++)
+		if (keep[i]) {
+			sim[k] = sim[i];
+			sim[k++].submit = sj[i].submit;
+		}
+	*n = k;
+	rc = 0;
+out:
+	free(sj);
+	free(keep);
+	return rc;
+}
+
+/* Each job's estimate and kill limit under the model. */
+static void draw_estimates(const struct replay_settings *set, struct rjob *sim, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct rjob *j = &sim[i];
+		bf_time e = est_draw(&set->est, set->seed, j->line, j->raw_run, j->trace_est);
+
+		/* History: e is the limit; the prediction comes at arrival. */
+		j->limit = e;
+		j->estimate = e;
+		j->killed = j->raw_run > e;
+		j->run = j->killed ? e : j->raw_run;
+	}
 }
 
 /* Ends pending in the simulation: a binary min-heap of (end time, job). */
@@ -231,8 +314,10 @@ struct sim {
 	struct rjob *jobs;
 	size_t n;
 	struct ends ends;
-	bool check;
-	uint64_t events, checks;
+	struct ends ext;		/* history: predictions running out */
+	struct est_history *hist;	/* the history model only */
+	bool check, per_event;
+	uint64_t events, checks, extended, broken;
 };
 
 static int check(struct sim *sm, bf_time now, const char *after)
@@ -249,7 +334,8 @@ static int check(struct sim *sm, bf_time now, const char *after)
 	return -1;
 }
 
-/* Act on what the core decided: a started job ends after its (cut) run. */
+/* Act on what the core decided: a started job ends after its (cut) run,
+ * or, when its history prediction runs out first, is extended then. */
 static int take_actions(struct sim *sm, bf_time now)
 {
 	size_t na;
@@ -259,6 +345,14 @@ static int take_actions(struct sim *sm, bf_time now)
 		struct rjob *j = &sm->jobs[a[i].job];
 		struct sched_job_info info;
 
+		if (a[i].kind == SA_BROKEN) {
+			sm->broken++;	/* an extended prediction overlapped a promise */
+			continue;
+		}
+		/* Per event, a pass between two ends of one instant signals a
+		 * job whose end, at its limit, is still to come at this instant. */
+		if (a[i].kind == SA_KILL && j->start + j->run == now)
+			continue;
 		if (a[i].kind != SA_START) {
 			/* Simulated jobs end at their estimate at the latest, before
 			 * any deadline fires, and no node ever goes down. */
@@ -269,7 +363,11 @@ static int take_actions(struct sim *sm, bf_time now)
 		sched_job_info(sm->s, a[i].job, &info);
 		j->start = now;
 		j->backfilled = info.backfilled;
-		ends_push(&sm->ends, now + j->run, (uint32_t)a[i].job);
+		j->extend = j->run > j->estimate;
+		if (j->extend)
+			ends_push(&sm->ext, now + j->estimate, (uint32_t)a[i].job);
+		else
+			ends_push(&sm->ends, now + j->run, (uint32_t)a[i].job);
 	}
 	sched_clear_actions(sm->s);
 	return 0;
@@ -281,12 +379,80 @@ static int core_error(int rc, const char *what, size_t job)
 	return -1;
 }
 
+/* A pass and what it decided; after every event with per_event. */
+static int pass(struct sim *sm, bf_time now, size_t next)
+{
+	int rc;
+
+	if ((rc = sched_run(sm->s, now)) < 0)
+		return core_error(rc, "scheduling pass after", next);
+	if (take_actions(sm, now) < 0 || check(sm, now, "the scheduling pass") < 0)
+		return -1;
+	return 0;
+}
+
+/* A history prediction ran out with the job still running: it gets its
+ * whole limit (as Tsafrir et al. extend a prediction that proved too
+ * short). Before any end or pass of the instant, so the core never
+ * signals it at the prediction. */
+static int extend_event(struct sim *sm, bf_time now, uint32_t id)
+{
+	struct rjob *j = &sm->jobs[id];
+	int rc;
+
+	j->extend = false;
+	if ((rc = sched_set_limit(sm->s, now, id, j->limit)) < 0)
+		return core_error(rc, "extended prediction", id);
+	j->estimate = j->limit;
+	sm->extended++;
+	ends_push(&sm->ends, j->start + j->run, id);
+	return check(sm, now, "an extended prediction");
+}
+
+static int end_event(struct sim *sm, bf_time now, uint32_t id)
+{
+	struct rjob *j = &sm->jobs[id];
+	int rc;
+
+	rc = sched_end(sm->s, now, id, j->killed ? END_KILLED : END_EXITED);
+	if (rc < 0)
+		return core_error(rc, "end", id);
+	sm->events++;
+	if (sm->hist && est_history_record(sm->hist, now, j->user, j->exe, (uint32_t)j->size,
+	                                   j->run) < 0) {
+		fprintf(stderr, "backfilld: out of memory\n");
+		return -1;
+	}
+	return check(sm, now, "an end");
+}
+
+static int arrival(struct sim *sm, bf_time now, size_t k)
+{
+	struct rjob *j = &sm->jobs[k];
+	int rc;
+
+	if (sm->hist) {
+		bf_time e = est_history_predict(sm->hist, now, j->user, j->exe, (uint32_t)j->size,
+		                                j->limit);
+
+		if (e < 0) {
+			fprintf(stderr, "backfilld: out of memory\n");
+			return -1;
+		}
+		j->estimate = e < j->limit ? e : j->limit;
+	}
+	rc = sched_submit(sm->s, now, k, (uint32_t)j->size, j->estimate);
+	if (rc < 0)
+		return core_error(rc, "arrival", k);
+	sm->events++;
+	return check(sm, now, "an arrival");
+}
+
 static int simulate(struct sim *sm)
 {
 	size_t next = 0;
-	int rc;
 
-	while (next < sm->n || sm->ends.len || sched_queue_len(sm->s)) {
+	while (next < sm->n || sm->ends.len || sm->ext.len || sched_queue_len(sm->s)) {
 		/* The next instant: an end, an arrival, or a time the core
 		 * asked to be woken at (as the live daemon's timer would); a
 		 * queued job can fall due after the last end. */
@@ -294,6 +460,8 @@ static int simulate(struct sim *sm)
 
 		if (sm->ends.len && sm->ends.t[0] < now)
 			now = sm->ends.t[0];
+		if (sm->ext.len && sm->ext.t[0] < now)
+			now = sm->ext.t[0];
 		if (next < sm->n && sm->jobs[next].submit < now)
 			now = sm->jobs[next].submit;
 		if (now == BF_NEVER) {
@@ -301,29 +469,20 @@ static int simulate(struct sim *sm)
 			        sched_queue_len(sm->s));
 			return -1;
 		}
-		/* Same instant: every end first, then every arrival in order. */
+		/* Same instant: predictions extended, every end, then every
+		 * arrival in order. */
+		while (sm->ext.len && sm->ext.t[0] == now)
+			if (extend_event(sm, now, ends_pop(&sm->ext)) < 0)
+				return -1;
 		while (sm->ends.len && sm->ends.t[0] == now) {
-			uint32_t id = ends_pop(&sm->ends);
-
-			rc = sched_end(sm->s, now, id, sm->jobs[id].killed ? END_KILLED : END_EXITED);
-			if (rc < 0)
-				return core_error(rc, "end", id);
-			sm->events++;
-			if (check(sm, now, "an end") < 0)
+			if (end_event(sm, now, ends_pop(&sm->ends)) < 0 ||
+			    (sm->per_event && pass(sm, now, next) < 0))
 				return -1;
 		}
-		for (; next < sm->n && sm->jobs[next].submit == now; next++) {
-			rc = sched_submit(sm->s, now, next, (uint32_t)sm->jobs[next].size,
-			                  sm->jobs[next].estimate);
-			if (rc < 0)
-				return core_error(rc, "arrival", next);
-			sm->events++;
-			if (check(sm, now, "an arrival") < 0)
+		for (; next < sm->n && sm->jobs[next].submit == now; next++)
+			if (arrival(sm, now, next) < 0 || (sm->per_event && pass(sm, now, next) < 0))
 				return -1;
-		}
-		if ((rc = sched_run(sm->s, now)) < 0)
-			return core_error(rc, "scheduling pass after", next);
-		if (take_actions(sm, now) < 0 || check(sm, now, "the scheduling pass") < 0)
+		if (pass(sm, now, next) < 0)
 			return -1;
 	}
 	for (size_t k = 0; k < sm->n; k++) {
@@ -337,16 +496,16 @@ static int simulate(struct sim *sm)
 }
 
 /* One SWF line per simulated job, in input order, with the simulated wait
- * and run time in fields 3 and 4. */
-static int write_jobs(const struct replay_opts *o, const struct trace *tr,
-                      const struct sim *sm, const struct replay_result *res)
+ * and run time in fields 3 and 4 (and the estimate used in field 9). */
+static int write_jobs(const char *path, const struct trace *tr, const struct replay_settings *set,
+                      const struct rjob *sim, size_t n, const struct replay_result *res)
 {
-	FILE *f = fopen(o->jobs_out, "w");
+	FILE *f = fopen(path, "w");
 	uint32_t *where = malloc((tr->n ? tr->n : 1) * sizeof *where);
-	char line[SWF_MAX_LINE + 64];
+	char line[SWF_MAX_LINE + 64], est[32];
 
-	if (!f || !where) {
-		fprintf(stderr, "backfilld: %s: %s\n", o->jobs_out, strerror(errno ? errno : ENOMEM));
+	if (!f || !where || !tr->recs) {
+		fprintf(stderr, "backfilld: %s: %s\n", path, strerror(errno ? errno : ENOMEM));
 		if (f)
 			fclose(f);
 		free(where);
@@ -354,80 +513,162 @@ static int write_jobs(const struct replay_opts *o, const struct trace *tr,
 	}
 	for (size_t i = 0; i < tr->n; i++)
 		where[i] = UINT32_MAX;
-	for (size_t k = 0; k < sm->n; k++)
-		where[sm->jobs[k].line] = (uint32_t)k;
+	for (size_t k = 0; k < n; k++)
+		where[sim[k].line] = (uint32_t)k;
 	if (tr->hdr.text_len)
 		fwrite(tr->hdr.text, 1, tr->hdr.text_len, f);
-	fprintf(f, "; backfilld: replay, policy %s, %u nodes (from %s)\n",
-	        sched_policy_name(o->policy), res->nodes, res->nodes_source);
-	fprintf(f, "; backfilld: field 3 = simulated wait, field 4 = simulated run time"
-	        " (cut at the estimate for killed jobs)\n");
+	est_name(&set->est, est, sizeof est);
+	fprintf(f, "; backfilld: replay, policy %s, %u nodes (from %s), estimates %s, seed %llu%s\n",
+	        sched_policy_name(set->policy), res->nodes, res->nodes_source, est,
+	        (unsigned long long)set->seed, set->per_event ? ", per event" : "");
+	fprintf(f, "; backfilld: field 2 = submit time (after --load), field 3 = simulated wait,"
+	        " field 4 = simulated run time (cut at the limit for killed jobs)%s\n",
+	        set->est.kind != EST_TRACE ? ", field 9 = the estimate the scheduler used" : "");
 	for (size_t i = 0; i < tr->n; i++) {
 		struct swf_job rec;
 		const struct rjob *j;
 
 		if (where[i] == UINT32_MAX)
 			continue;
-		j = &sm->jobs[where[i]];
+		j = &sim[where[i]];
 		rec = tr->recs[i];
 		/* Event times are whole seconds of the trace, so these divide. */
+		rec.f[SWF_SUBMIT] = j->submit / BF_SEC;
 		rec.f[SWF_WAIT] = (j->start - j->submit) / BF_SEC;
 		rec.f[SWF_RUN] = j->run / BF_SEC;
+		if (set->est.kind != EST_TRACE)
+			rec.f[SWF_REQTIME] = (j->estimate + BF_SEC - 1) / BF_SEC;
 		swf_format(&rec, line, sizeof line);
 		fputs(line, f);
 	}
 	free(where);
 	if (ferror(f) | fclose(f)) {
-		fprintf(stderr, "backfilld: %s: write failed\n", o->jobs_out);
+		fprintf(stderr, "backfilld: %s: write failed\n", path);
 		return -1;
 	}
 	return 0;
 }
 
-static int pick_nodes(const struct replay_opts *o, const struct trace *tr, struct replay_result *res)
+static int pick_nodes(const struct trace *tr, uint32_t want, struct replay_result *res)
 {
-	if (o->nodes) {
-		res->nodes = o->nodes;
+	if (tr->hdr.max_procs > 0 && tr->hdr.max_procs <= REPLAY_MAX_NODES)
+		res->trace_nodes = (uint32_t)tr->hdr.max_procs;
+	else if (tr->hdr.max_nodes > 0 && tr->hdr.max_nodes <= REPLAY_MAX_NODES)
+		res->trace_nodes = (uint32_t)tr->hdr.max_nodes;
+	if (want) {
+		res->nodes = want;
 		res->nodes_source = "--nodes";
-	} else if (tr->hdr.max_procs > 0 && tr->hdr.max_procs <= REPLAY_MAX_NODES) {
-		res->nodes = (uint32_t)tr->hdr.max_procs;
-		res->nodes_source = "MaxProcs";
-	} else if (tr->hdr.max_nodes > 0 && tr->hdr.max_nodes <= REPLAY_MAX_NODES) {
-		res->nodes = (uint32_t)tr->hdr.max_nodes;
-		res->nodes_source = "MaxNodes";
+	} else if (res->trace_nodes) {
+		res->nodes = res->trace_nodes;
+		res->nodes_source = tr->hdr.max_procs > 0 && tr->hdr.max_procs <= REPLAY_MAX_NODES ?
+		                    "MaxProcs" : "MaxNodes";
 	} else {
 		fprintf(stderr, "backfilld: %s: the header gives no usable MaxProcs or MaxNodes; "
-		        "give the machine size with --nodes N\n", o->trace);
+		        "give the machine size with --nodes N\n", tr->path);
 		return -1;
 	}
 	return 0;
 }
 
-int replay_run(const struct replay_opts *o, struct replay_result *res)
+void replay_result_free(struct replay_result *res)
 {
-	struct trace tr = { 0 };
-	struct sim sm = { .check = o->check };
-	struct sched_params prm = { .policy = o->policy };
+	bd_free(res->bd);
+	res->bd = NULL;
+}
+
+/* The simulated jobs as the analysis sees them. */
+static int keep_jobs(const struct sim *sm, struct replay_jobs *out)
+{
+	out->n = sm->n;
+	out->j = malloc((sm->n ? sm->n : 1) * sizeof *out->j);
+	if (!out->j)
+		return -1;
+	for (size_t k = 0; k < sm->n; k++) {
+		const struct rjob *j = &sm->jobs[k];
+
+		out->j[k] = (struct replay_job){ .submit = j->submit, .start = j->start,
+			.run = j->run, .estimate = j->estimate, .size = (uint32_t)j->size,
+			.line = j->line, .killed = j->killed, .backfilled = j->backfilled };
+	}
+	return 0;
+}
+
+static int results(const struct trace *tr, const struct replay_opts *o, struct sim *sm,
+                   struct replay_result *res, struct replay_jobs *jobs)
+{
+	struct metrics m;
+	struct replay_jobs all;
+	double acc = 0;
+	uint64_t nacc = 0;
+
+	metrics_init(&m);
+	for (size_t k = 0; k < sm->n; k++) {
+		const struct rjob *j = &sm->jobs[k];
+
+		metrics_add(&m, j->submit, j->start, j->start + j->run, (uint32_t)j->size,
+		            j->killed, j->backfilled);
+		if (j->estimate > 0) {
+			acc += (double)j->run / (double)j->estimate;
+			nacc++;
+		}
+	}
+	metrics_summarize(&m, res->nodes, &res->m);
+	res->est_accuracy = nacc ? acc / (double)nacc : 0;
+	if (keep_jobs(sm, &all) < 0 ||
+	    !(res->bd = bd_compute(&all, res->nodes, tr->hdr.unix_start, &o->bd))) {
+		free(all.j);
+		fprintf(stderr, "backfilld: out of memory\n");
+		return -1;
+	}
+	if (jobs)
+		*jobs = all;
+	else
+		free(all.j);
+	return 0;
+}
+
+int replay_cell(const struct trace *tr, const struct replay_opts *o,
+                const struct replay_settings *set, struct replay_result *res,
+                struct replay_jobs *jobs)
+{
+	struct sim sm = { .check = o->check, .per_event = set->per_event };
+	struct sched_params prm = { .policy = set->policy, .compress_per_end = set->per_event };
 	bf_time t0 = clock_monotonic();
 	int rc = -1;
 
 	memset(res, 0, sizeof *res);
-	res->trace = o->trace;
-	res->policy = o->policy;
-	if (read_trace(o, &tr) < 0 || pick_nodes(o, &tr, res) < 0)
-		goto out;
-	res->jobs_read = tr.n + tr.malformed;
-	res->skipped[SKIP_MALFORMED] = tr.malformed;
-	sm.n = select_jobs(&tr, res->nodes, res, &sm.jobs);
-	res->reordered = tr.reordered;
+	if (jobs)
+		*jobs = (struct replay_jobs){ 0 };
+	res->trace = tr->path;
+	res->policy = set->policy;
+	res->per_event = set->per_event;
+	res->est = set->est;
+	res->seed = set->seed;
+	res->shape = set->shape;
+	if (!(res->shape.load > 0))
+		res->shape.load = 1.0;
+	if (pick_nodes(tr, set->nodes, res) < 0)
+		return -1;
+	res->jobs_read = tr->n + tr->malformed;
+	res->skipped[SKIP_MALFORMED] = tr->malformed;
+	sm.n = select_jobs(tr, res->nodes, res, &sm.jobs);
 	prm.nodes = res->nodes;
 	if (sm.n == SIZE_MAX) {
 		fprintf(stderr, "backfilld: out of memory\n");
 		goto out;
 	}
+	if (shape(tr, sm.jobs, &sm.n, res) < 0)
+		goto out;
+	draw_estimates(set, sm.jobs, sm.n);
 	sm.ends.t = malloc((sm.n ? sm.n : 1) * sizeof *sm.ends.t);
 	sm.ends.job = malloc((sm.n ? sm.n : 1) * sizeof *sm.ends.job);
-	if (!sm.ends.t || !sm.ends.job) {
+	sm.ext.t = malloc((sm.n ? sm.n : 1) * sizeof *sm.ext.t);
+	sm.ext.job = malloc((sm.n ? sm.n : 1) * sizeof *sm.ext.job);
+	if (set->est.kind == EST_HISTORY && !(sm.hist = est_history_new())) {
+		fprintf(stderr, "backfilld: out of memory\n");
+		goto out;
+	}
+	if (!sm.ends.t || !sm.ends.job || !sm.ext.t || !sm.ext.job) {
 		fprintf(stderr, "backfilld: out of memory\n");
 		goto out;
 	}
@@ -435,31 +676,39 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 		fprintf(stderr, "backfilld: cannot set up the scheduler for %u nodes\n", prm.nodes);
 		goto out;
 	}
-	if (simulate(&sm) < 0)
+	if (simulate(&sm) < 0 || results(tr, o, &sm, res, jobs) < 0)
 		goto out;
-	{
-		struct metrics m;
-
-		metrics_init(&m);
-		for (size_t k = 0; k < sm.n; k++) {
-			const struct rjob *j = &sm.jobs[k];
-
-			metrics_add(&m, j->submit, j->start, j->start + j->run, (uint32_t)j->size,
-			            j->killed, j->backfilled);
-		}
-		metrics_summarize(&m, res->nodes, &res->m);
-	}
 	res->events = sm.events;
 	res->checks = sm.checks;
+	res->extended = sm.extended;
+	res->broken = sm.broken;
 	res->stats = *sched_get_stats(sm.s);
 	res->wall_seconds = (double)(clock_monotonic() - t0) / BF_SEC;
 	res->events_per_second = res->wall_seconds > 0 ? (double)sm.events / res->wall_seconds : 0;
-	rc = o->jobs_out ? write_jobs(o, &tr, &sm, res) : 0;
+	rc = o->jobs_out ? write_jobs(o->jobs_out, tr, set, sm.jobs, sm.n, res) : 0;
 out:
+	if (rc < 0)
+		replay_result_free(res);
 	sched_free(sm.s);
+	est_history_free(sm.hist);
 	free(sm.ends.t);
 	free(sm.ends.job);
+	free(sm.ext.t);
+	free(sm.ext.job);
 	free(sm.jobs);
-	trace_free(&tr);
+	return rc;
+}
+
+int replay_run(const struct replay_opts *o, struct replay_result *res)
+{
+	struct trace *tr = replay_load(o->trace, o->lenient, o->jobs_out != NULL);
+	int rc;
+
+	if (!tr)
+		return -1;
+	rc = replay_cell(tr, o, &o->set, res, NULL);
+	/* The report names the trace after the trace is freed. */
+	res->trace = o->trace;
+	replay_trace_free(tr);
 	return rc;
 }

@@ -4,33 +4,52 @@
  * Input rules (also in --help, the man page and the report):
  *   size      field 8 (requested processors) if > 0, else field 5 (allocated)
  *   runtime   field 4; estimate field 9 if > 0, else the runtime
+ *             (or the estimate model's, estimates.h)
  *   a job running past its estimate is killed at it (runtime cut, counted)
  *   skipped, counted by reason: no usable size, negative (unknown) runtime,
  *   negative submit time, a time beyond 100 years, more nodes than the machine
- *   same instant: ends first, then arrivals in file order
+ *   same instant: ends first, then arrivals in file order; one scheduling
+ *   pass per instant, or one after every event with per_event
  *   queue order is arrival order; a file not sorted by submit time is
- *   stably sorted (and the count of out-of-order lines reported). */
+ *   stably sorted (and the count of out-of-order lines reported).
+ *
+ * A trace is read once (replay_load) and replayed any number of times with
+ * different settings (replay_cell): seeds, comparisons and sweeps share it. */
 #ifndef BF_REPLAY_H
 #define BF_REPLAY_H
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdint.h>
+#include "breakdown.h"
+#include "estimates.h"
 #include "metrics.h"
 #include "sched.h"
+#include "shaping.h"
 
-enum report_format { REPORT_TEXT, REPORT_JSON };
+enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_CSV };
 
 /* The largest machine a replay sets up (the node set costs ~14 bytes a node). */
 #define REPLAY_MAX_NODES (16u * 1024 * 1024)
 
-struct replay_opts {
-	const char *trace;		/* path, or "-" for stdin */
+/* What a cell of a replay is: everything that can vary between two replays
+ * of one trace. */
+struct replay_settings {
 	enum sched_policy policy;	/* default EASY */
 	uint32_t nodes;			/* 0: from the header */
+	bool per_event;			/* the literature's event order */
+	struct est_model est;		/* default trace */
+	uint64_t seed;			/* for the estimate models' draws; default 1 */
+	struct shaping shape;		/* load, window, users, flurries */
+};
+
+struct replay_opts {
+	const char *trace;		/* path, or "-" for stdin */
+	struct replay_settings set;
 	enum report_format format;
 	const char *jobs_out;		/* NULL: none */
 	bool check;			/* verify invariants after every event */
 	bool lenient;			/* skip malformed lines instead of failing */
+	struct bd_opts bd;		/* batch means */
 };
 
 enum replay_skip {
@@ -49,6 +68,7 @@ struct replay_result {
 	enum sched_policy policy;
 	uint32_t nodes;
 	const char *nodes_source;	/* "--nodes", "MaxProcs" or "MaxNodes" */
+	uint32_t trace_nodes;		/* the trace's own size (0: unknown) */
 	uint64_t jobs_read;		/* job lines in the trace */
 	uint64_t skipped[SKIP_NREASONS];
 	uint64_t reordered;		/* lines whose submit was before the previous line's */
@@ -58,12 +78,46 @@ struct replay_result {
 	struct sched_stats stats;
 	double wall_seconds;		/* the replay's own run time */
 	double events_per_second;
+	/* What-if settings and what they did. */
+	bool per_event;
+	struct est_model est;
+	uint64_t seed;
+	struct shaping shape;		/* as asked */
+	struct shaping_counts shaped;
+	uint64_t extended;		/* history: predictions that ran out, extended */
+	uint64_t broken;		/* promises those extensions moved later */
+	double est_accuracy;		/* mean of r / e over jobs with e > 0 */
+	struct breakdown *bd;		/* distributions, classes, months, batch means;
+					 * owned (replay_result_free) */
 };
 
-/* Run a replay. Returns 0, or -1 with a message already printed to stderr
- * (unreadable trace, malformed lines without lenient, an invariant broken). */
-int replay_run(const struct replay_opts *o, struct replay_result *res);
-/* Print the report (text or JSON) on out. */
+struct trace;	/* a trace read once, replayed many times */
+
+/* Read a trace. Malformed lines are errors (the first few shown), or
+ * counted and skipped with lenient. Returns NULL with a message on stderr. */
+struct trace *replay_load(const char *path, bool lenient, bool keep_records);
+void replay_trace_free(struct trace *tr);
+
+/* Replay tr with the settings; fill res (replay_result_free it). With
+ * jobs non-NULL, the simulated jobs are kept there (free jobs->j).
+ * Returns 0, or -1 with a message on stderr. */
+int  replay_cell(const struct trace *tr, const struct replay_opts *o,
+                 const struct replay_settings *set, struct replay_result *res,
+                 struct replay_jobs *jobs);
+void replay_result_free(struct replay_result *res);
+/* The trace's UnixStartTime (-1: unknown), for calendar months. */
+int64_t replay_unix_start(const struct trace *tr);
+
+/* Load, one cell with o->set, optional --jobs-out; what the plain
+ * --replay does. */
+int  replay_run(const struct replay_opts *o, struct replay_result *res);
+/* Print the report (text or JSON) on out; with tables, the text report
+ * shows the breakdowns too. */
 void report_print(FILE *out, const struct replay_result *r, enum report_format f);
+void report_print_tables(FILE *out, const struct replay_result *r);
+
+/* The replay's command line (replay_cli.c): argv as main got it. */
+int  replay_main(int argc, char **argv);
+void replay_usage(FILE *f);
 
 #endif

@@ -7,7 +7,9 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include "jsonw.h"
 #include "replay.h"
+#include "report_whatif.h"
 
 const char *replay_skip_name(enum replay_skip why)
 {
@@ -34,93 +36,6 @@ static uint64_t skipped_total(const struct replay_result *r)
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
-
-/* A JSON string: quote and backslash escaped, control characters (< 0x20)
- * as \u00XX, everything else (UTF-8 or not) passed through byte for byte.
- * NULL becomes null. */
-static void json_string(FILE *out, const char *s)
-{
-	if (!s) {
-		fputs("null", out);
-		return;
-	}
-	putc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\') {
-			putc('\\', out);
-			putc(*p, out);
-		} else if (*p < 0x20) {
-			fprintf(out, "\\u%04x", (unsigned)*p);
-		} else {
-			putc(*p, out);
-		}
-	}
-	putc('"', out);
-}
-
-/* A pretty-printing writer: two spaces per level, one key per line. */
-struct jw {
-	FILE *out;
-	int depth;
-	bool first;	/* no member written yet at this level */
-};
-
-static void jw_indent(struct jw *w)
-{
-	for (int i = 0; i < w->depth; i++)
-		fputs("  ", w->out);
-}
-
-/* Starts a member: the comma after the previous one, a new line, the key.
- * Keys are fixed identifiers, so they need no escaping. */
-static void jw_key(struct jw *w, const char *key)
-{
-	fputs(w->first ? "\n" : ",\n", w->out);
-	w->first = false;
-	jw_indent(w);
-	putc('"', w->out);
-	fputs(key, w->out);
-	fputs("\": ", w->out);
-}
-
-static void jw_open(struct jw *w)
-{
-	putc('{', w->out);
-	w->depth++;
-	w->first = true;
-}
-
-static void jw_close(struct jw *w)
-{
-	w->depth--;
-	putc('\n', w->out);
-	jw_indent(w);
-	putc('}', w->out);
-	w->first = false;
-}
-
-static void jw_str(struct jw *w, const char *key, const char *val)
-{
-	jw_key(w, key);
-	json_string(w->out, val);
-}
-
-static void jw_u64(struct jw *w, const char *key, uint64_t val)
-{
-	jw_key(w, key);
-	fprintf(w->out, "%" PRIu64, val);
-}
-
-/* Seconds and ratios, to the microsecond. JSON has no NaN or infinity
- * (say, events per second of a replay too fast to time): null instead. */
-static void jw_f64(struct jw *w, const char *key, double val)
-{
-	jw_key(w, key);
-	if (isfinite(val))
-		fprintf(w->out, "%.6f", val);
-	else
-		fputs("null", w->out);
-}
 
 static void report_json(FILE *out, const struct replay_result *r)
 {
@@ -154,6 +69,7 @@ static void report_json(FILE *out, const struct replay_result *r)
 	jw_u64(&w, "max_queue", r->stats.max_queue);
 	jw_f64(&w, "wall_s", r->wall_seconds);
 	jw_f64(&w, "events_per_s", r->events_per_second);
+	report_whatif_json(&w, r);
 	jw_close(&w);
 	putc('\n', out);
 }
@@ -227,13 +143,17 @@ static void report_text(FILE *out, const struct replay_result *r)
 	if (r->checks > 0)
 		fprintf(out, LABEL "%" PRIu64 " (invariants checked after every event)\n",
 		        "checks", r->checks);
+	report_whatif_text(out, r);
 	/* The input rules, so a report says how the trace was read. */
 	fprintf(out, LABEL "%s\n", "rules",
 	        "size = field 8 if > 0, else field 5; runtime = field 4;");
 	fprintf(out, LABEL "%s\n", "",
-	        "estimate = field 9 if > 0, else the runtime; a job past its estimate is killed at it;");
+	        "estimate = field 9 if > 0, else the runtime (or the model's: estimates above);");
 	fprintf(out, LABEL "%s\n", "",
-	        "same-instant events: ends, then arrivals in file order; queue in arrival order;");
+	        r->per_event ?
+	        "same-instant events: ends, then arrivals in file order, a pass after each (--per-event);" :
+	        "same-instant events: ends, then arrivals in file order, then one pass;");
+	fprintf(out, LABEL "%s\n", "", "a job past its estimate is killed at it; queue in arrival order;");
 	fprintf(out, LABEL "%s\n", "",
 	        "skipped: no size, runtime < 0, submit < 0, a time over 100 years, too many nodes;");
 	fprintf(out, LABEL "%s\n", "",

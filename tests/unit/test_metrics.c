@@ -177,7 +177,10 @@ static const char *const keys[] = {
 	"too_large", "malformed", "reordered", "killed", "backfilled", "makespan_s",
 	"utilization", "wait_avg_s", "wait_max_s", "response_avg_s",
 	"bounded_slowdown_avg", "events", "checks", "compressions", "max_queue",
-	"wall_s", "events_per_s",
+	"wall_s", "events_per_s", "trace_nodes", "per_event", "estimates", "seed",
+	"estimate_accuracy", "extended_predictions", "broken_by_extensions", "shaping", "load",
+	"from_s", "to_s", "before_window", "after_window", "excluded_users", "excluded_jobs",
+	"flurry_threshold", "flurry_jobs", "flurry_users",
 };
 
 static void test_json(void)
@@ -221,7 +224,13 @@ static void test_json(void)
 	ok(strstr(j, "\"makespan_s\": 86400.500000,\n") != NULL, "JSON: seconds with %%.6f");
 	ok(strstr(j, "\"response_avg_s\": 4567.125000,\n") != NULL, "JSON: response");
 	ok(strstr(j, "\"compressions\": 77,\n  \"max_queue\": 41,\n") != NULL, "JSON: sched stats");
-	ok(strstr(j, "\"events_per_s\": 3980.000000\n}") != NULL, "JSON: last key, no comma");
+	ok(strstr(j, "\"events_per_s\": 3980.000000,\n") != NULL, "JSON: events per second");
+	ok(strstr(j, "\"flurry_users\": 0\n  }\n}") != NULL, "JSON: last key, no comma");
+	ok(strstr(j, "\"estimates\": \"trace\",\n") != NULL && strstr(j, "\"per_event\": false,\n"),
+	   "JSON: the estimate model and the event order");
+	ok(strstr(j, "\"excluded_users\": [\n    ]") != NULL, "JSON: an empty list");
+	ok(!strstr(j, "\"distribution\"") && !strstr(j, "\"by_month\""),
+	   "JSON: no distribution without a breakdown");
 	ok_eq(count(j, "{"), count(j, "}"), "JSON: braces balanced");
 	free(j);
 
@@ -229,7 +238,7 @@ static void test_json(void)
 	r.events_per_second = INFINITY;
 	r.nodes_source = NULL;
 	j = render(&r, REPORT_JSON);
-	ok(j && strstr(j, "\"events_per_s\": null\n") && strstr(j, "\"nodes_source\": null,\n"),
+	ok(j && strstr(j, "\"events_per_s\": null,\n") && strstr(j, "\"nodes_source\": null,\n"),
 	   "JSON: infinity and a missing string as null");
 	free(j);
 }
@@ -244,7 +253,7 @@ static void test_text(void)
 		return;
 	ok(strncmp(t, "backfilld replay: ctc.swf\n", 26) == 0, "text: title line");
 	ok(strstr(t, "\nrules         size = field 8") != NULL, "text: rules line present");
-	ok(strstr(t, "killed at it;\n") != NULL && strstr(t, "ends, then arrivals in file order") != NULL,
+	ok(strstr(t, "killed at it;") != NULL && strstr(t, "ends, then arrivals in file order") != NULL,
 	   "text: kill and same-instant rules stated");
 	ok(strstr(t, "\nnodes         338 (from MaxProcs)\n") != NULL, "text: nodes and source");
 	ok(strstr(t, "\njobs          1000 read, 995 simulated, 5 skipped\n") != NULL, "text: jobs");

@@ -1,0 +1,211 @@
+/* Statistics for replay reports and estimate models.
+ *
+ * Pure code: no I/O, no clock, no allocation. Everything is double.
+ *
+ * Why the care about rounding: the figures summarized here (waits,
+ * responses, slowdowns, differences between two policies) can sit on a
+ * large offset - a response of ~1e6 s whose spread is a few seconds, an
+ * epoch time - and the textbook one-pass variance, sum(x^2) - n mean^2,
+ * then subtracts two nearly equal numbers of size n * offset^2 and keeps
+ * nothing but rounding noise (it can even come out negative). Welford's
+ * update only ever squares deviations from the running mean, so its error
+ * is relative to the spread, not to the offset. */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include "stats.h"
+
+/* ---- percentiles -------------------------------------------------------- */
+
+/* Ascending, NaN after every number and equal to another NaN: a total
+ * order whatever the input, because qsort may misbehave - in some libc
+ * versions, out of bounds - when handed a comparison that is not one. */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	int nx = isnan(x) != 0, ny = isnan(y) != 0;
+
+	if (nx || ny)
+		return nx - ny;
+	return (x > y) - (x < y);
+}
+
+void stats_sort(double *v, size_t n)
+{
+	if (n > 1)
+		qsort(v, n, sizeof *v, cmp_double);
+}
+
+/* R-7: the rank h = p (n - 1) counted from 0, interpolated linearly between
+ * the values at floor(h) and floor(h) + 1. p = 0 and p = 1 give the extreme
+ * values exactly, and an exact rank gives its value exactly. */
+double stats_percentile_sorted(const double *sorted, size_t n, double p)
+{
+	if (n == 0 || isnan(p))
+		return NAN;
+	/* A p just outside [0, 1] is nearly always rounding (99.0 / 100 and
+	 * the like): clamping beats a NaN the caller did not expect. */
+	if (p <= 0.0)
+		return sorted[0];
+	if (p >= 1.0)
+		return sorted[n - 1];
+
+	double h = p * (double)(n - 1);
+	size_t lo = (size_t)h;	/* h >= 0: truncation is floor */
+	if (lo >= n - 1)
+		return sorted[n - 1];
+
+	double f = h - (double)lo;
+	double a = sorted[lo], b = sorted[lo + 1];
+	double d = b - a;
+	/* a + f (b - a) gives a exactly when a == b or f == 0, which the
+	 * weighted sum a (1 - f) + b f does not; only when the difference
+	 * overflows (values of opposite sign near DBL_MAX) fall back to the
+	 * weighted sum, which cannot overflow. */
+	if (isinf(d) && !isinf(a) && !isinf(b))
+		return a * (1.0 - f) + b * f;
+	return a + f * d;
+}
+
+/* ---- Student's t -------------------------------------------------------- */
+
+/* t(0.95; df) for df 1..30, to 6 decimals (computed from the regularized
+ * incomplete beta function; the published 3-decimal tables round these). */
+static const double t95_table[30] = {
+	6.313752, 2.919986, 2.353363, 2.131847, 2.015048,
+	1.943180, 1.894579, 1.859548, 1.833113, 1.812461,
+	1.795885, 1.782288, 1.770933, 1.761310, 1.753050,
+	1.745884, 1.739607, 1.734064, 1.729133, 1.724718,
+	1.720743, 1.717144, 1.713872, 1.710882, 1.708141,
+	1.705618, 1.703288, 1.701131, 1.699127, 1.697261,
+};
+
+/* The standard normal's 0.95 quantile. */
+#define Z95 1.6448536269514727
+
+/* Beyond the table: the Cornish-Fisher expansion of t in powers of 1/df
+ * around the normal quantile z (Abramowitz & Stegun 26.7.5, the expansion
+ * Hill's algorithm 396 builds on). Four terms leave an error of order
+ * 1 / df^5: checked against the incomplete beta function, under 1e-8 from
+ * df 31 on (-7e-9 at 31, -2e-9 at 40, -1e-11 at 120), far inside the 3
+ * decimals of the published tables, and the table hands over to it at 30
+ * without a visible step (the expansion is off by -8e-9 there too). */
+double stats_t95(unsigned df)
+{
+	if (df == 0)
+		return NAN;
+	if (df <= 30)
+		return t95_table[df - 1];
+
+	const double z = Z95, z2 = z * z;
+	const double z3 = z2 * z, z5 = z3 * z2, z7 = z5 * z2, z9 = z7 * z2;
+	const double g1 = (z3 + z) / 4.0;
+	const double g2 = (5.0 * z5 + 16.0 * z3 + 3.0 * z) / 96.0;
+	const double g3 = (3.0 * z7 + 19.0 * z5 + 17.0 * z3 - 15.0 * z) / 384.0;
+	const double g4 = (79.0 * z9 + 776.0 * z7 + 1482.0 * z5 - 1920.0 * z3 - 945.0 * z)
+	                  / 92160.0;
+	const double u = 1.0 / (double)df;
+
+	/* Horner in 1/df: the small terms are added first. */
+	return z + u * (g1 + u * (g2 + u * (g3 + u * g4)));
+}
+
+/* ---- mean and standard deviation ---------------------------------------- */
+
+/* Welford: the mean moves by delta / n, and m2 (the sum of squared
+ * deviations) grows by delta * (x - new mean) = delta^2 (n - 1) / n >= 0. */
+void stats_run_add(struct stats_run *r, double x)
+{
+	r->n++;
+	double delta = x - r->mean;
+	r->mean += delta / (double)r->n;
+	r->m2 += delta * (x - r->mean);
+}
+
+double stats_run_sd(const struct stats_run *r)
+{
+	/* m2 cannot go negative in exact arithmetic; if rounding ever makes
+	 * it so, the spread is zero to working precision. */
+	if (r->n < 2 || !(r->m2 > 0.0))
+		return 0.0;
+	return sqrt(r->m2 / (double)(r->n - 1));
+}
+
+/* Welford on the values shifted by the first one. Welford alone keeps the
+ * variance's error relative to the spread, but its running mean still
+ * rounds at the scale of the offset (ulp(1e9) ~ 1.2e-7) at every step, and
+ * that leaks into the variance (~2e-8 relative for 1e5 values 1e9 + U(0,1)).
+ * With all values at hand, shifting by v[0] removes the offset first: for
+ * values within a factor 2 of v[0] the subtraction is exact (Sterbenz), and
+ * the offset comes back in one final rounding. stats_run cannot do this (it
+ * has no room to keep the shift), so the two agree to that ~1e-8, exactly
+ * on data without a large offset. */
+void stats_mean_sd(const double *v, size_t n, double *mean, double *sd)
+{
+	struct stats_run r = { 0 };
+	double shift = n > 0 ? v[0] : 0.0;
+
+	for (size_t i = 0; i < n; i++)
+		stats_run_add(&r, v[i] - shift);
+	if (mean)
+		*mean = n == 0 ? NAN : shift + r.mean;
+	if (sd)
+		*sd = n < 2 ? NAN : stats_run_sd(&r);
+}
+
+/* ---- batch means -------------------------------------------------------- */
+
+/* The mean of one batch, summed as deviations from its first value: values
+ * of one batch are usually close to each other, so the deviations are
+ * small and nearly exact, and the offset is added back once, at the end. */
+static double batch_mean(const double *v, size_t batch)
+{
+	double base = v[0], sum = 0.0;
+
+	for (size_t i = 1; i < batch; i++)
+		sum += v[i] - base;
+	return base + sum / (double)batch;
+}
+
+int stats_batch_means(const double *v, size_t n, size_t batch, size_t warmup,
+                      struct stats_bm *out)
+{
+	*out = (struct stats_bm){ .mean = NAN, .half_width = NAN, .lo = NAN, .hi = NAN };
+	if (batch == 0)
+		return -1;
+
+	/* Whole batches only; a batch cut short by the end of the run would
+	 * weigh a few jobs as much as a full batch. */
+	size_t full = n / batch;
+	if (full <= warmup)
+		return 0;
+	size_t k = full - warmup;
+	const double *first = v + warmup * batch;
+
+	struct stats_run r = { 0 };
+	for (size_t j = 0; j < k; j++)
+		stats_run_add(&r, batch_mean(first + j * batch, batch));
+
+	out->batches = k;
+	out->used = k * batch;
+	out->mean = r.mean;
+	if (k < 2) {
+		/* One batch: an estimate but no spread, so no interval. */
+		out->lo = out->hi = NAN;
+		return 0;
+	}
+	/* Beyond UINT_MAX degrees of freedom t is the normal quantile anyway. */
+	unsigned df = k - 1 > UINT_MAX ? UINT_MAX : (unsigned)(k - 1);
+	out->half_width = stats_t95(df) * stats_run_sd(&r) / sqrt((double)k);
+	out->lo = out->mean - out->half_width;
+	out->hi = out->mean + out->half_width;
+	return 0;
+}
+
+/* The interval excludes zero. With no interval (k < 2) lo and hi are NaN
+ * and both comparisons are false: not significant. A zero-width interval
+ * (every batch mean equal) excludes zero exactly when the mean is not 0. */
+bool stats_bm_significant(const struct stats_bm *bm)
+{
+	return bm->batches >= 2 && (bm->lo > 0.0 || bm->hi < 0.0);
+}

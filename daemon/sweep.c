@@ -1,0 +1,249 @@
+/* Sweeps: the grid and its parallel run (see sweep.h; output in
+ * sweep_out.c).
+ *
+ * Why processes, not threads: each cell is a whole replay that allocates
+ * freely and may print errors; a worker process that fails (or is killed
+ * by the OOM killer) takes no other cell with it, and the trace read once
+ * by the parent is shared copy-on-write. Workers take the next cell from a
+ * counter in shared memory, so long cells (conservative) and short ones
+ * balance themselves. */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "sweep.h"
+#include "sweep_out.h"
+
+size_t grid_cells(const struct grid *g)
+{
+	return g->npolicy * g->nest * g->nload * g->nnodes * g->nseed;
+}
+
+int grid_dims(const struct grid *g)
+{
+	return (g->npolicy > 1) + (g->nest > 1) + (g->nload > 1) + (g->nnodes > 1);
+}
+
+void grid_cell(const struct grid *g, size_t k, const struct replay_settings *base,
+               struct replay_settings *out)
+{
+	*out = *base;
+	out->seed = g->seed[k % g->nseed];
+	k /= g->nseed;
+	out->nodes = g->nodes[k % g->nnodes];
+	k /= g->nnodes;
+	out->shape.load = g->load[k % g->nload];
+	k /= g->nload;
+	out->est = g->est[k % g->nest];
+	k /= g->nest;
+	out->policy = g->policy[k % g->npolicy];
+}
+
+static void fill_row(struct cell_row *row, const struct replay_settings *set,
+                     const struct replay_result *r)
+{
+	row->set = *set;
+	row->nodes = r->nodes;
+	row->jobs = r->m.jobs;
+	row->killed = r->m.killed;
+	row->backfilled = r->m.backfilled;
+	row->extended = r->extended;
+	row->utilization = r->m.utilization;
+	row->est_accuracy = r->est_accuracy;
+	row->wall_s = r->wall_seconds;
+	row->wait = r->bd->all.wait;
+	row->response = r->bd->all.response;
+	row->bsld = r->bd->all.bsld;
+	row->ci_wait = r->bd->ci_wait;
+	row->ci_bsld = r->bd->ci_bsld;
+}
+
+static int run_cell(const struct trace *tr, const struct replay_opts *o, const struct grid *g,
+                    size_t k, struct cell_row *row)
+{
+	struct replay_settings set;
+	struct replay_result r;
+	struct replay_opts quiet = *o;
+
+	quiet.jobs_out = NULL;	/* one file would be written by every cell */
+	grid_cell(g, k, &o->set, &set);
+	if (replay_cell(tr, &quiet, &set, &r, NULL) < 0) {
+		row->set = set;
+		row->state = -1;
+		return -1;
+	}
+	fill_row(row, &set, &r);
+	replay_result_free(&r);
+	row->state = 1;
+	return 0;
+}
+
+struct shared {
+	size_t next, done;	/* atomics */
+	struct cell_row rows[];
+};
+
+static void worker(const struct trace *tr, const struct replay_opts *o, const struct grid *g,
+                   struct shared *sh, size_t n)
+{
+	for (;;) {
+		size_t k = __atomic_fetch_add(&sh->next, 1, __ATOMIC_RELAXED);
+
+		if (k >= n)
+			break;
+		(void)run_cell(tr, o, g, k, &sh->rows[k]);
+		__atomic_fetch_add(&sh->done, 1, __ATOMIC_RELEASE);
+	}
+	fflush(stderr);
+	_exit(0);
+}
+
+static void progress(size_t done, size_t n, bool final)
+{
+	enum { WIDTH = 40 };
+	size_t fill = n ? done * WIDTH / n : WIDTH;
+	char bar[WIDTH + 1];
+
+	memset(bar, '#', fill);
+	memset(bar + fill, '.', WIDTH - fill);
+	bar[WIDTH] = '\0';
+	fprintf(stderr, "\r[%s] %zu/%zu cells", bar, done, n);
+	if (final)
+		fputc('\n', stderr);
+	fflush(stderr);
+}
+
+static unsigned workers_for(const struct sweep_opts *so, size_t n)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned p = so->parallel ? so->parallel : (unsigned)(cpus > 0 ? cpus : 1);
+
+	return p > n ? (unsigned)n : p;
+}
+
+/* Every cell, by `par` worker processes; the rows in sh. */
+static int run_all(const struct trace *tr, const struct replay_opts *o, const struct grid *g,
+                   const struct sweep_opts *so, struct shared *sh, size_t n)
+{
+	unsigned par = workers_for(so, n), live = 0;
+	int rc = 0;
+
+	if (par > 256)
+		par = 256;
+	fflush(NULL);
+	for (unsigned w = 0; w < par; w++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			fprintf(stderr, "backfilld: cannot start a sweep worker: %s\n", strerror(errno));
+			break;
+		}
+		if (pid == 0)
+			worker(tr, o, g, sh, n);
+		live++;
+	}
+	if (live == 0)
+		return -1;
+	for (unsigned left = live; left > 0;) {
+		int status;
+		pid_t pid = waitpid(-1, &status, so->progress ? WNOHANG : 0);
+
+		if (pid < 0 && errno != EINTR)
+			break;
+		if (pid > 0) {
+			left--;
+			if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+				fprintf(stderr, "backfilld: a sweep worker died (%s %d)\n",
+				        WIFSIGNALED(status) ? "signal" : "status",
+				        WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+				rc = -1;
+			}
+			continue;
+		}
+		if (so->progress) {
+			struct timespec ts = { 0, 100 * 1000 * 1000 };
+
+			progress(__atomic_load_n(&sh->done, __ATOMIC_ACQUIRE), n, false);
+			nanosleep(&ts, NULL);
+		}
+	}
+	if (so->progress)
+		progress(__atomic_load_n(&sh->done, __ATOMIC_ACQUIRE), n, true);
+	return rc;
+}
+
+int sweep_run(const struct trace *tr, const struct replay_opts *o, const struct grid *g,
+              const struct sweep_opts *so, FILE *out)
+{
+	size_t n = grid_cells(g), first = 0, count = n;
+	size_t bytes;
+	struct shared *sh;
+	int rc = 0;
+
+	if (so->cell >= 0) {
+		if ((size_t)so->cell >= n) {
+			fprintf(stderr, "backfilld: --cell %ld: the grid has %zu cells (0 to %zu)\n",
+			        so->cell, n, n - 1);
+			return -1;
+		}
+		first = (size_t)so->cell;
+		count = 1;
+	}
+	bytes = sizeof *sh + n * sizeof sh->rows[0];
+	sh = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED) {
+		fprintf(stderr, "backfilld: out of memory for %zu sweep cells\n", n);
+		return -1;
+	}
+	if (count == 1) {
+		rc = run_cell(tr, o, g, first, &sh->rows[first]);
+	} else {
+		rc = run_all(tr, o, g, so, sh, n);
+	}
+	for (size_t k = first; k < first + count; k++)
+		if (sh->rows[k].state != 1) {
+			char est[32];
+
+			est_name(&sh->rows[k].set.est, est, sizeof est);
+			fprintf(stderr, "backfilld: sweep cell %zu (%s, estimates %s, seed %llu) did not "
+			        "finish\n", k, sched_policy_name(sh->rows[k].set.policy), est,
+			        (unsigned long long)sh->rows[k].set.seed);
+			rc = -1;
+		}
+	if (rc == 0)
+		rc = sweep_print(out, o, g, so, sh->rows + first, first, count);
+	munmap(sh, bytes);
+	return rc;
+}
+
+double cell_metric(const struct cell_row *r, const char *metric)
+{
+	if (strcmp(metric, "bsld") == 0)
+		return r->bsld.avg;
+	if (strcmp(metric, "wait") == 0)
+		return r->wait.avg;
+	if (strcmp(metric, "response") == 0)
+		return r->response.avg;
+	if (strcmp(metric, "utilization") == 0)
+		return r->utilization * 100;
+	if (strcmp(metric, "bsld-p90") == 0)
+		return r->bsld.p90;
+	if (strcmp(metric, "wait-p90") == 0)
+		return r->wait.p90;
+	return NAN;
+}
+
+int cell_metric_known(const char *metric)
+{
+	static const char *const names[] = { "bsld", "wait", "response", "utilization",
+	                                     "bsld-p90", "wait-p90" };
+
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(metric, names[i]) == 0)
+			return 1;
+	return 0;
+}

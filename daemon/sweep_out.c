@@ -1,0 +1,392 @@
+/* A sweep's results (see sweep_out.h). Every format string is a literal. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "jsonw.h"
+#include "svg.h"
+#include "sweep_out.h"
+
+/* The indices of cell k along each dimension (as grid_cell decodes it). */
+struct at {
+	size_t p, e, l, n, s;
+};
+
+static struct at decode(const struct grid *g, size_t k)
+{
+	struct at a;
+
+	a.s = k % g->nseed, k /= g->nseed;
+	a.n = k % g->nnodes, k /= g->nnodes;
+	a.l = k % g->nload, k /= g->nload;
+	a.e = k % g->nest, k /= g->nest;
+	a.p = k % g->npolicy;
+	return a;
+}
+
+/* A CSV field: quoted, with quotes doubled, when it has a comma, a quote
+ * or a line break. */
+static void csv_field(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	putc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			putc('"', out);
+		putc(*s, out);
+	}
+	putc('"', out);
+}
+
+static void csv_num(FILE *out, double v)
+{
+	if (isfinite(v))
+		fprintf(out, ",%.6g", v);
+	else
+		fputs(",", out);
+}
+
+static const char *const csv_header =
+	"cell,trace,policy,estimates,seed,load,nodes,per_event,from_s,to_s,excluded_users,"
+	"flurry,jobs,killed,backfilled,utilization,estimate_accuracy,"
+	"wait_avg_s,wait_median_s,wait_p90_s,wait_p99_s,"
+	"response_avg_s,response_median_s,response_p90_s,response_p99_s,"
+	"bsld_avg,bsld_median,bsld_p90,bsld_p99,bsld_ci90_half,wait_ci90_half,wall_s\n";
+
+static void when_csv(FILE *out, const struct shape_when *w)
+{
+	if (w->set)
+		fprintf(out, ",%s%" PRId64, w->absolute ? "@" : "", w->sec);
+	else
+		fputs(",", out);
+}
+
+static void csv_row(FILE *out, const char *trace, size_t k, const struct cell_row *r)
+{
+	const struct replay_settings *s = &r->set;
+	char est[32];
+
+	est_name(&s->est, est, sizeof est);
+	fprintf(out, "%zu,", k);
+	csv_field(out, trace);
+	fprintf(out, ",%s,%s,%" PRIu64 ",%g,%" PRIu32 ",%d", sched_policy_name(s->policy), est,
+	        s->seed, s->shape.load, r->nodes, s->per_event);
+	when_csv(out, &s->shape.from);
+	when_csv(out, &s->shape.to);
+	putc(',', out);
+	for (size_t i = 0; i < s->shape.nexclude; i++)
+		fprintf(out, "%s%" PRIu32, i ? " " : "", s->shape.exclude[i]);
+	fprintf(out, ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, s->shape.flurry, r->jobs,
+	        r->killed, r->backfilled);
+	csv_num(out, r->utilization);
+	csv_num(out, r->est_accuracy);
+	const struct bd_dist *d[] = { &r->wait, &r->response, &r->bsld };
+	for (int i = 0; i < 3; i++) {
+		csv_num(out, d[i]->avg);
+		csv_num(out, d[i]->median);
+		csv_num(out, d[i]->p90);
+		csv_num(out, d[i]->p99);
+	}
+	csv_num(out, r->ci_bsld.half_width);
+	csv_num(out, r->ci_wait.half_width);
+	csv_num(out, r->wall_s);
+	putc('\n', out);
+}
+
+/* ---- summary over seeds ----------------------------------------------------- */
+
+struct summary {
+	size_t first;		/* the row of its first seed */
+	size_t seeds;
+	double mean[4], sd[4], lo[4], hi[4];	/* bsld, wait, response, utilization % */
+};
+static const char *const sum_metric[4] = { "bsld", "wait", "response", "utilization" };
+
+/* One summary per cell of the grid without its seed dimension; rows hold
+ * every cell (a whole sweep). */
+static struct summary *summarize(const struct grid *g, const struct cell_row *rows, size_t n,
+                                 size_t *nsum)
+{
+	size_t m = n / g->nseed;
+	struct summary *su = calloc(m ? m : 1, sizeof *su);
+	double *v = malloc(g->nseed * sizeof *v);
+
+	if (!su || !v) {
+		free(su);
+		free(v);
+		return NULL;
+	}
+	for (size_t i = 0; i < m; i++) {
+		su[i].first = i * g->nseed;
+		su[i].seeds = g->nseed;
+		for (int q = 0; q < 4; q++) {
+			su[i].lo[q] = INFINITY;
+			su[i].hi[q] = -INFINITY;
+			for (size_t s = 0; s < g->nseed; s++) {
+				v[s] = cell_metric(&rows[i * g->nseed + s], sum_metric[q]);
+				su[i].lo[q] = fmin(su[i].lo[q], v[s]);
+				su[i].hi[q] = fmax(su[i].hi[q], v[s]);
+			}
+			stats_mean_sd(v, g->nseed, &su[i].mean[q], &su[i].sd[q]);
+		}
+	}
+	free(v);
+	*nsum = m;
+	return su;
+}
+
+static void print_csv(FILE *out, const struct replay_opts *o, const struct cell_row *rows,
+                      size_t first, size_t count)
+{
+	fputs(csv_header, out);
+	for (size_t i = 0; i < count; i++)
+		csv_row(out, o->trace, first + i, &rows[i]);
+}
+
+static void settings_json(struct jw *w, const struct cell_row *r)
+{
+	char est[32];
+
+	est_name(&r->set.est, est, sizeof est);
+	jw_str(w, "policy", sched_policy_name(r->set.policy));
+	jw_str(w, "estimates", est);
+	jw_f64(w, "load", r->set.shape.load);
+	jw_u64(w, "nodes", r->nodes);
+	jw_bool(w, "per_event", r->set.per_event);
+}
+
+static void dist_json(struct jw *w, const char *key, const struct bd_dist *d)
+{
+	jw_key(w, key);
+	jw_open(w);
+	jw_f64(w, "avg", d->avg);
+	jw_f64(w, "median", d->median);
+	jw_f64(w, "p90", d->p90);
+	jw_f64(w, "p99", d->p99);
+	jw_close(w);
+}
+
+static void print_json(FILE *out, const struct replay_opts *o, const struct grid *g,
+                       const struct cell_row *rows, size_t first, size_t count,
+                       const struct summary *su, size_t nsum)
+{
+	struct jw w = { .out = out, .first = true };
+
+	jw_open(&w);
+	jw_str(&w, "trace", o->trace);
+	jw_u64(&w, "cells_in_grid", grid_cells(g));
+	jw_key(&w, "cells");
+	jw_open_array(&w);
+	for (size_t i = 0; i < count; i++) {
+		const struct cell_row *r = &rows[i];
+
+		jw_key(&w, NULL);
+		jw_open(&w);
+		jw_u64(&w, "cell", first + i);
+		settings_json(&w, r);
+		jw_u64(&w, "seed", r->set.seed);
+		jw_u64(&w, "jobs", r->jobs);
+		jw_u64(&w, "killed", r->killed);
+		jw_u64(&w, "backfilled", r->backfilled);
+		jw_f64(&w, "utilization", r->utilization);
+		jw_f64(&w, "estimate_accuracy", r->est_accuracy);
+		dist_json(&w, "wait_s", &r->wait);
+		dist_json(&w, "response_s", &r->response);
+		dist_json(&w, "bounded_slowdown", &r->bsld);
+		jw_f64(&w, "bsld_ci90_half", r->ci_bsld.half_width);
+		jw_f64(&w, "wall_s", r->wall_s);
+		jw_close(&w);
+	}
+	jw_close_array(&w);
+	jw_key(&w, "summary");
+	jw_open_array(&w);
+	for (size_t i = 0; i < nsum; i++) {
+		jw_key(&w, NULL);
+		jw_open(&w);
+		settings_json(&w, &rows[su[i].first]);
+		jw_u64(&w, "seeds", su[i].seeds);
+		for (int q = 0; q < 4; q++) {
+			jw_key(&w, sum_metric[q]);
+			jw_open(&w);
+			jw_f64(&w, "mean", su[i].mean[q]);
+			jw_f64(&w, "sd", su[i].sd[q]);
+			jw_f64(&w, "min", su[i].lo[q]);
+			jw_f64(&w, "max", su[i].hi[q]);
+			jw_close(&w);
+		}
+		jw_close(&w);
+	}
+	jw_close_array(&w);
+	jw_close(&w);
+	putc('\n', out);
+}
+
+static void print_text(FILE *out, const struct replay_opts *o, const struct grid *g,
+                       const struct cell_row *rows, const struct summary *su, size_t nsum)
+{
+	double wall = 0;
+
+	for (size_t i = 0; i < nsum * g->nseed; i++)
+		wall += rows[i].wall_s;
+	fprintf(out, "backfilld sweep: %s, %zu cells (%zu seeds each); replays took %.2f s of CPU\n",
+	        o->trace, nsum * g->nseed, g->nseed, wall);
+	fprintf(out, "%-13s %-10s %6s %7s  %-19s %-19s %10s %7s\n", "policy", "estimates", "load",
+	        "nodes", "bsld avg (sd, min-max)", "", "wait avg s", "util %");
+	for (size_t i = 0; i < nsum; i++) {
+		const struct cell_row *r = &rows[su[i].first];
+		char est[32];
+
+		est_name(&r->set.est, est, sizeof est);
+		fprintf(out, "%-13s %-10s %6g %7" PRIu32 "  %9.3f (%.3f, %.3f-%.3f) %10.0f %7.2f\n",
+		        sched_policy_name(r->set.policy), est, r->set.shape.load, r->nodes,
+		        su[i].mean[0], isfinite(su[i].sd[0]) ? su[i].sd[0] : 0.0, su[i].lo[0],
+		        su[i].hi[0], su[i].mean[1], su[i].mean[3]);
+	}
+	if (g->nseed > 1)
+		fputs("(mean over the seeds, sample standard deviation, smallest and largest)\n", out);
+}
+
+/* ---- plot ----------------------------------------------------------------- */
+
+/* The x dimension: estimates when every model has a parameter of the same
+ * kind (f=F, xK), else load, else nodes. */
+static int x_dim(const struct grid *g, const char **label, bool *logx)
+{
+	bool same = g->nest > 1;
+
+	for (size_t i = 1; same && i < g->nest; i++)
+		same = g->est[i].kind == g->est[0].kind;
+	if (same && (g->est[0].kind == EST_UNIFORM || g->est[0].kind == EST_SCALED)) {
+		*label = g->est[0].kind == EST_UNIFORM ? "estimate factor F (e uniform in [r, F r])" :
+		         "estimate multiplier K (e = K x the trace's)";
+		*logx = true;
+		return 'e';
+	}
+	if (g->nload > 1) {
+		*label = "load factor (inter-arrival times divided by it)";
+		*logx = false;
+		return 'l';
+	}
+	if (g->nnodes > 1) {
+		*label = "machine size (nodes)";
+		*logx = false;
+		return 'n';
+	}
+	return 0;
+}
+
+static int plot(const struct sweep_opts *so, const struct grid *g, const struct cell_row *rows,
+                const struct summary *su, size_t nsum)
+{
+	const char *xlabel;
+	bool logx;
+	int dim = x_dim(g, &xlabel, &logx);
+	size_t nx = dim == 'e' ? g->nest : dim == 'l' ? g->nload : g->nnodes;
+	size_t nser = nsum / (nx ? nx : 1);
+	struct svg_series *ser = calloc(nser ? nser : 1, sizeof *ser);
+	double *xs = malloc(nsum * sizeof *xs), *ys = malloc(nsum * sizeof *ys);
+	char (*names)[96] = calloc(nser ? nser : 1, sizeof *names);
+	FILE *f = NULL;
+	int rc = -1;
+
+	if (!dim) {
+		fprintf(stderr, "backfilld: --plot: nothing is swept to plot against (give several "
+		        "f=F or xK estimates, loads or machine sizes)\n");
+		goto out;
+	}
+	if (!ser || !xs || !ys || !names)
+		goto out;
+	/* Series: every combination of the other dimensions, in grid order. */
+	for (size_t i = 0; i < nsum; i++) {
+		struct at a = decode(g, su[i].first);
+		size_t xi = dim == 'e' ? a.e : dim == 'l' ? a.l : a.n;
+		size_t si = 0, mul = 1;
+		const struct cell_row *r = &rows[su[i].first];
+
+		/* The series index: the other dimensions' indices, mixed radix. */
+		if (dim != 'n') si += a.n * mul, mul *= g->nnodes;
+		if (dim != 'l') si += a.l * mul, mul *= g->nload;
+		if (dim != 'e') si += a.e * mul, mul *= g->nest;
+		si += a.p * mul;
+		if (xi == 0) {
+			char est[32];
+			int len;
+
+			est_name(&r->set.est, est, sizeof est);
+			len = snprintf(names[si], sizeof names[si], "%s", sched_policy_name(r->set.policy));
+			if (dim != 'e' && g->nest > 1)
+				len += snprintf(names[si] + len, sizeof names[si] - (size_t)len, ", %s", est);
+			if (dim != 'l' && g->nload > 1)
+				len += snprintf(names[si] + len, sizeof names[si] - (size_t)len, ", load %g",
+				                r->set.shape.load);
+			if (dim != 'n' && g->nnodes > 1)
+				snprintf(names[si] + len, sizeof names[si] - (size_t)len, ", %u nodes",
+				         r->nodes);
+			ser[si] = (struct svg_series){ .name = names[si], .x = xs + si * nx,
+			                               .y = ys + si * nx, .n = nx };
+		}
+		xs[si * nx + xi] = dim == 'e' ? r->set.est.param : dim == 'l' ? r->set.shape.load :
+		                   (double)r->nodes;
+		ys[si * nx + xi] = cell_metric(r, so->metric);
+	}
+	{
+		char ylabel[96], title[160];
+		struct svg_axes ax = { .title = title, .xlabel = xlabel, .ylabel = ylabel, .logx = logx,
+		                       .y_from_zero = true };
+
+		snprintf(ylabel, sizeof ylabel, "%s%s", so->metric,
+		         strcmp(so->metric, "utilization") == 0 ? " (%)" :
+		         strncmp(so->metric, "bsld", 4) == 0 ? "" : " (s)");
+		snprintf(title, sizeof title, "%s%s", so->metric,
+		         g->nseed > 1 ? " (mean over seeds)" : "");
+		if (!(f = fopen(so->plot, "w"))) {
+			perror(so->plot);
+			goto out;
+		}
+		if (svg_line_chart(f, &ax, ser, nser) < 0) {
+			fprintf(stderr, "backfilld: --plot: nothing to draw\n");
+			goto out;
+		}
+		rc = 0;
+	}
+out:
+	if (f && (fclose(f) != 0) && rc == 0) {
+		fprintf(stderr, "backfilld: %s: write failed\n", so->plot);
+		rc = -1;
+	}
+	free(ser);
+	free(xs);
+	free(ys);
+	free(names);
+	return rc;
+}
+
+int sweep_print(FILE *out, const struct replay_opts *o, const struct grid *g,
+                const struct sweep_opts *so, const struct cell_row *rows, size_t first,
+                size_t count)
+{
+	size_t nsum = 0;
+	struct summary *su = NULL;
+	int rc = 0;
+
+	/* A single cell (--cell) has no summary over seeds. */
+	if (count == grid_cells(g) && !(su = summarize(g, rows, count, &nsum))) {
+		fprintf(stderr, "backfilld: out of memory\n");
+		return -1;
+	}
+	if (o->format == REPORT_CSV)
+		print_csv(out, o, rows, first, count);
+	else if (o->format == REPORT_JSON)
+		print_json(out, o, g, rows, first, count, su, nsum);
+	else if (su)
+		print_text(out, o, g, rows, su, nsum);
+	else
+		print_csv(out, o, rows, first, count);
+	if (so->plot && su)
+		rc = plot(so, g, rows, su, nsum);
+	free(su);
+	return rc;
+}

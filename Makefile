@@ -159,6 +159,13 @@ $(DGRAM_BIN): $(BUILD)/tests/tools/dgram.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^
 
+# The replay tests' SVG check: tests/tools/xmlcheck.c (no XML package needed).
+XMLCHECK_BIN := $(BUILD)/tests/bf_xmlcheck
+all: $(XMLCHECK_BIN)
+$(XMLCHECK_BIN): $(BUILD)/tests/tools/xmlcheck.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^
+
 # Where a Debian package puts things (PREFIX=/usr): binaries in sbin and
 # bin, pages in share/man, the units and the tmpfiles.d entry under lib
 # (systemd also reads /usr/local/lib/...), the configuration in /etc

@@ -451,7 +451,7 @@ static int finish(struct cli *c)
 static int plot_timeline(const char *path, const struct replay_jobs *jobs, uint32_t nodes,
                          const char *trace)
 {
-	enum { BINS = 400 };
+	enum { BINS = 300 };
 	double x[BINS], util[BINS], queue[BINS];
 	bf_time t0, width;
 	struct svg_series s[2] = { { "utilization (%)", BINS, x, util },
@@ -470,7 +470,8 @@ static int plot_timeline(const char *path, const struct replay_jobs *jobs, uint3
 		x[i] = ((double)i + 0.5) * (double)width / BF_SEC / 86400.0;
 		util[i] *= 100;
 	}
-	snprintf(title, sizeof title, "utilization and queue length over time: %s", trace);
+	snprintf(title, sizeof title, "utilization and queue length: %s",
+	         strrchr(trace, '/') ? strrchr(trace, '/') + 1 : trace);
 	if (!(f = fopen(path, "w"))) {
 		perror(path);
 		return -1;

@@ -392,11 +392,14 @@ int svg_line_chart(FILE *out, const struct svg_axes *ax, const struct svg_series
 			fprintf(out, "%.1f,%.1f", data_px(&xa, x[i]), px(&ya, y[i]));
 			fputs(next ? " " : "\"/>\n", out);
 		}
+		/* A dense series (a time line) is its line: its markers stay, for
+		 * the data they carry, but too small to hide it. */
 		for (size_t i = 0; i < s[k].n; i++)
 			if (isfinite(y[i]))
-				fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" stroke=\"white\" "
+				fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" %s "
 					"data-x=\"%.6g\" data-y=\"%.6g\"/>\n",
-					data_px(&xa, x[i]), px(&ya, y[i]), x[i], y[i]);
+					data_px(&xa, x[i]), px(&ya, y[i]),
+					s[k].n > 60 ? "r=\"0.8\"" : "r=\"3\" stroke=\"white\"", x[i], y[i]);
 		fputs("</g>\n", out);
 	}
 	fputs("<g class=\"legend\">\n", out);

@@ -233,17 +233,18 @@ static void print_text(FILE *out, const struct replay_opts *o, const struct grid
 		wall += rows[i].wall_s;
 	fprintf(out, "backfilld sweep: %s, %zu cells (%zu seeds each); replays took %.2f s of CPU\n",
 	        o->trace, nsum * g->nseed, g->nseed, wall);
-	fprintf(out, "%-13s %-10s %6s %7s  %-19s %-19s %10s %7s\n", "policy", "estimates", "load",
-	        "nodes", "bsld avg (sd, min-max)", "", "wait avg s", "util %");
+	fprintf(out, "%-13s %-10s %6s %7s  %-35s %10s %7s\n", "policy", "estimates", "load",
+	        "nodes", "bsld avg (sd, min-max)", "wait avg s", "util %");
 	for (size_t i = 0; i < nsum; i++) {
 		const struct cell_row *r = &rows[su[i].first];
-		char est[32];
+		char est[32], sd[64];
 
 		est_name(&r->set.est, est, sizeof est);
-		fprintf(out, "%-13s %-10s %6g %7" PRIu32 "  %9.3f (%.3f, %.3f-%.3f) %10.0f %7.2f\n",
-		        sched_policy_name(r->set.policy), est, r->set.shape.load, r->nodes,
-		        su[i].mean[0], isfinite(su[i].sd[0]) ? su[i].sd[0] : 0.0, su[i].lo[0],
-		        su[i].hi[0], su[i].mean[1], su[i].mean[3]);
+		snprintf(sd, sizeof sd, "%.3f (%.3f, %.3f-%.3f)", su[i].mean[0],
+		         isfinite(su[i].sd[0]) ? su[i].sd[0] : 0.0, su[i].lo[0], su[i].hi[0]);
+		fprintf(out, "%-13s %-10s %6g %7" PRIu32 "  %-35s %10.0f %7.2f\n",
+		        sched_policy_name(r->set.policy), est, r->set.shape.load, r->nodes, sd,
+		        su[i].mean[1], su[i].mean[3]);
 	}
 	if (g->nseed > 1)
 		fputs("(mean over the seeds, sample standard deviation, smallest and largest)\n", out);

@@ -528,6 +528,31 @@ static void settled_compression(void)
 	sched_free(d.s);
 }
 
+/* The literature's event order (replay --per-event): one compression pass
+ * per end, not settled, and one also after an end at the estimate. In the
+ * case above, the pass at t=10 leaves job 3 at 200; job 1's end at its
+ * estimate (100) compresses again and finds 110. */
+static void per_end_compression(void)
+{
+	struct drv d;
+
+	drv_init_params(&d, &(struct sched_params){ .policy = SCHED_CONSERVATIVE, .nodes = 2,
+	                                            .compress_per_end = true });
+	submit(&d, S(0), 1, 1, S(100));
+	submit(&d, S(0), 2, 1, S(1000));
+	submit(&d, S(1), 3, 2, S(100));
+	submit(&d, S(2), 4, 1, S(100));
+	end(&d, S(10), 2);
+	ok(d.start[4] == S(10), "per end: job 4 starts at 10");
+	ok_eq(guarantee(&d, 3), S(200), "per end: one pass leaves job 3 at 200");
+	end(&d, S(100), 1);
+	ok_eq(guarantee(&d, 3), S(110), "per end: an end at the estimate compresses: job 3 at 110");
+	end(&d, S(110), 4);
+	ok_eq(d.start[3], S(110), "per end: job 3 starts at 110");
+	ok_eq(d.checks_failed, 0, "per end: invariants held");
+	sched_free(d.s);
+}
+
 /* An operator puts a job first (bctl top): conservative plans again in
  * the new order and tells those that move later; EASY's old head loses
  * its promise and is told. */
@@ -947,6 +972,7 @@ int main(void)
 	limits();
 	top();
 	settled_compression();
+	per_end_compression();
 	restart();
 	late_passes();
 	for (unsigned seed = 1; seed <= 3; seed++) {

@@ -14,7 +14,9 @@
  * skipped when every region freed since it settled starts at or after r,
  * and otherwise its search stops at the latest end logged since, instead of
  * walking every hole up to its reservation: per job O(log) for the log plus
- * the holes before that end, not the holes of the whole plan.
+ * the holes before that end, not the holes of the whole plan. Likewise a
+ * window [t, t + hold) must reach the earliest start logged since, so the
+ * search starts at that start minus the hold, not at now.
  *
  * With a cap per user, a place must also leave the job's user below the cap
  * over the whole hold, in the user's own plan (see sched_user.c). That plan
@@ -195,8 +197,11 @@ static int compress_pass(struct sched *s, bf_time now, bf_time *due, uint64_t *o
 				last = BF_NEVER;
 			}
 			a = BF_NEVER;
+			/* And a window that reaches no freed region cannot start
+			 * before first - hold: the search starts there. */
 			if (first < j->resv && last > now)
-				a = cons_anchor(s, j, now, last < j->resv ? last : j->resv, j->resv);
+				a = cons_anchor(s, j, first - now > j->hold ? first - j->hold : now,
+				                last < j->resv ? last : j->resv, j->resv);
 			if (a != BF_NEVER) {
 				/* What its old place frees beyond its new one. */
 				bf_time from = a + j->hold > j->resv ? a + j->hold : j->resv;

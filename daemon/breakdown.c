@@ -145,17 +145,19 @@ static bool in_size(const struct replay_job *j, const void *arg)
 	return bd_size_class(j->size) == *(const int *)arg;
 }
 
+/* Each job's month is worked out once (a calendar month costs a date
+ * conversion), and a month's group picks its jobs from that. */
 struct month_arg {
 	size_t idx;
-	int64_t unix_start;
-	bf_time first;
+	const struct replay_job *base;
+	const uint32_t *month;
 };
 
 static bool in_month(const struct replay_job *j, const void *arg)
 {
 	const struct month_arg *a = arg;
 
-	return bd_month_of(j->submit, a->unix_start, a->first) == a->idx;
+	return a->month[j - a->base] == a->idx;
 }
 
 /* ---- batch means ------------------------------------------------------------ */
@@ -234,17 +236,20 @@ struct breakdown *bd_compute(const struct replay_jobs *jobs, uint32_t nodes, int
 	}
 	bd->calendar = unix_start >= 0;
 	if (jobs->n) {
-		struct month_arg ma = { .unix_start = unix_start, .first = first };
+		uint32_t *month = malloc(jobs->n * sizeof *month);
+		struct month_arg ma = { .base = jobs->j, .month = month };
 
-		bd->nmonth = bd_month_of(jobs->j[jobs->n - 1].submit, unix_start, first) + 1;
+		if (!month)
+			goto fail;
 		for (size_t i = 0; i < jobs->n; i++) {
-			size_t m = bd_month_of(jobs->j[i].submit, unix_start, first) + 1;
-
-			bd->nmonth = m > bd->nmonth ? m : bd->nmonth;
+			month[i] = (uint32_t)bd_month_of(jobs->j[i].submit, unix_start, first);
+			bd->nmonth = month[i] + 1 > bd->nmonth ? month[i] + 1 : bd->nmonth;
 		}
 		bd->month = calloc(bd->nmonth, sizeof *bd->month);
-		if (!bd->month)
+		if (!bd->month) {
+			free(month);
 			goto fail;
+		}
 		/* One pass per month: months are few (a trace of years has tens). */
 		for (ma.idx = 0; ma.idx < bd->nmonth; ma.idx++) {
 			struct bd_group *g = &bd->month[ma.idx];
@@ -252,6 +257,7 @@ struct breakdown *bd_compute(const struct replay_jobs *jobs, uint32_t nodes, int
 			bd_month_label(ma.idx, unix_start, first, g->label, sizeof g->label);
 			group_of(jobs, span_node_s, &sc, in_month, &ma, g);
 		}
+		free(month);
 	}
 	bd->batch = o->batch ? o->batch : (uint32_t)(jobs->n / 32 > 10 ? jobs->n / 32 : 10);
 	bd->warmup = o->warmup;

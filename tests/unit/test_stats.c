@@ -413,8 +413,55 @@ static void test_run(void)
 	   "run: order of addition does not matter (to rounding)");
 }
 
+static int cmp_ref(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* stats_sort is a hand-written quicksort: against qsort on random arrays
+ * of every shape it meets (many equal values, sorted, reversed, few
+ * distinct, sizes around its insertion-sort cut-off), with NaNs last. */
+static void test_sort_random(void)
+{
+	static double a[5000], b[5000];
+	unsigned long long x = 88172645463325252ULL;
+	int bad = 0;
+
+	for (int round = 0; round < 400; round++) {
+		size_t n = (size_t)(round < 40 ? round : (round * 37) % 5000);
+		int shape = round % 5, nans = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			a[i] = shape == 0 ? (double)(x % 1000000) / 7 :
+			       shape == 1 ? (double)(x % 3) :
+			       shape == 2 ? (double)i :
+			       shape == 3 ? (double)(n - i) : 0.0;
+			if (round % 7 == 0 && x % 11 == 0) {
+				a[i] = NAN;
+				nans++;
+			}
+		}
+		size_t m = 0;
+		for (size_t i = 0; i < n; i++)
+			if (!isnan(a[i]))
+				b[m++] = a[i];
+		qsort(b, m, sizeof *b, cmp_ref);
+		stats_sort(a, n);
+		for (size_t i = 0; i < m; i++)
+			bad += a[i] != b[i];
+		for (size_t i = m; i < n; i++)
+			bad += !isnan(a[i]);
+		bad += (size_t)nans != n - m;
+	}
+	ok(bad == 0, "sort: 400 random arrays (duplicates, sorted, reversed, NaNs) as qsort sorts them");
+}
+
 int main(void)
 {
+	test_sort_random();
 	test_percentile_small();
 	test_percentile_ten();
 	test_t95();

@@ -30,7 +30,9 @@ int est_parse(const char *spec, struct est_model *m, char *err, size_t errlen)
 	if (strncmp(spec, "f=", 2) == 0 || spec[0] == 'x') {
 		const char *num = spec[0] == 'x' ? spec + 1 : spec + 2;
 
-		v = (*num >= '0' && *num <= '9') || *num == '.' ? strtod(num, &end) : NAN;
+		/* Decimal digits and a point only (strtod alone would take hex,
+		 * an exponent, "inf"). */
+		v = *num && strspn(num, "0123456789.") == strlen(num) ? strtod(num, &end) : NAN;
 		if (isnan(v) || *end || !isfinite(v)) {
 			snprintf(err, errlen, "'%s': expected a number after '%s'", spec,
 			         spec[0] == 'x' ? "x" : "f=");
@@ -112,7 +114,9 @@ bf_time est_draw(const struct est_model *m, uint64_t seed, uint64_t key, bf_time
 		/* u is in (0, 1]; 1 - u in [0, 1), so F = 1 is exact. */
 		return ceil_sec(r + (1.0 - est_uniform(seed, key, 0)) * (m->param - 1.0) * r);
 	case EST_SCALED:
-		return trace_est > 0 ? ceil_sec((double)trace_est / BF_SEC * m->param) : run;
+		/* To the microsecond first: K = 1.1 times 50 s is 55.000000000000007 s
+		 * in binary, which must not round up to 56 s. */
+		return trace_est > 0 ? ceil_sec(nearbyint((double)trace_est * m->param) / BF_SEC) : run;
 	case EST_MODEL:
 		if (est_uniform(seed, key, 1) <= 0.1)	/* the job will be killed */
 			return (bf_time)floor(0.99 * r) * BF_SEC;

@@ -19,51 +19,65 @@ static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
 	return era * 146097 + (int64_t)doe - 719468;
 }
 
+/* n decimal digits at s, nothing else: their value, or -1. */
+static int digits(const char *s, int n)
+{
+	int v = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+static bool leap(int y)
+{
+	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
 int shape_when_parse(const char *s, struct shape_when *w, char *err, size_t errlen)
 {
+	static const int mdays[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+
 	*w = (struct shape_when){ .set = true };
 	if (s[0] == '+') {
-		char *end;
+		size_t nd = strspn(s + 1, "0123456789.");
+		const char *unit = s + 1 + nd;
 		double v;
 
-		if (s[1] < '0' || s[1] > '9' || (v = strtod(s + 1, &end), !isfinite(v)) || v > 1e10)
+		/* Decimal digits only: strtod would also take hex and exponents. */
+		if (nd == 0 || (unit[0] && unit[1]) || !strchr("dhms", unit[0]))
 			goto bad;
-		if (*end == 'd')
-			v *= 86400, end++;
-		else if (*end == 'h')
-			v *= 3600, end++;
-		else if (*end == 'm')
-			v *= 60, end++;
-		else if (*end == 's')
-			end++;
-		if (*end)
+		v = strtod(s + 1, NULL);
+		v *= unit[0] == 'd' ? 86400 : unit[0] == 'h' ? 3600 : unit[0] == 'm' ? 60 : 1;
+		if (!isfinite(v) || v > 1e10)
 			goto bad;
 		w->sec = (int64_t)v;
 		return 0;
 	}
 	{
-		unsigned y, mo, d, h = 0, mi = 0, sec = 0;
-		int n = 0;
+		/* YYYY-MM-DD[THH:MM[:SS]], each field its exact digits. */
+		size_t len = strlen(s);
+		int y = digits(s, 4), mo, d, h = 0, mi = 0, sec = 0;
 
-		if (sscanf(s, "%4u-%2u-%2u%n", &y, &mo, &d, &n) != 3 || n != 10)
+		if (len < 10 || y < 1970 || s[4] != '-' || s[7] != '-')
 			goto bad;
-		if (s[n] == 'T' || s[n] == ' ') {
-			int m2 = 0;
-
-			if (sscanf(s + n + 1, "%2u:%2u%n", &h, &mi, &m2) != 2 || m2 != 5)
+		mo = digits(s + 5, 2);
+		d = digits(s + 8, 2);
+		if (len > 10) {
+			if ((s[10] != 'T' && s[10] != ' ') || (len != 16 && len != 19) || s[13] != ':' ||
+			    (h = digits(s + 11, 2)) < 0 || (mi = digits(s + 14, 2)) < 0)
 				goto bad;
-			n += 1 + m2;
-			if (s[n] == ':') {
-				if (sscanf(s + n + 1, "%2u%n", &sec, &m2) != 1 || m2 != 2)
-					goto bad;
-				n += 3;
-			}
+			if (len == 19 && (s[16] != ':' || (sec = digits(s + 17, 2)) < 0))
+				goto bad;
 		}
-		if (s[n] || y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
-		    sec > 59)
+		if (mo < 1 || mo > 12 || d < 1 ||
+		    d > mdays[mo - 1] + (mo == 2 && leap(y)) || h > 23 || mi > 59 || sec > 59)
 			goto bad;
 		w->absolute = true;
-		w->sec = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec;
+		w->sec = days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + sec;
 		return 0;
 	}
 bad:

@@ -430,6 +430,11 @@ static int finish(struct cli *c)
 	c->o.set.seed = g->seed[0];
 	if (c->o.bd.warmup == UINT32_MAX)
 		c->o.bd.warmup = 1;
+	if (grid_cells(g) > 1000000) {
+		fprintf(stderr, "backfilld: the sweep has %zu cells, more than 1000000: sweep fewer "
+		        "values at once\n", grid_cells(g));
+		return -1;
+	}
 	if (c->compare && (grid_dims(g) || c->seeds_given || c->so.cell >= 0)) {
 		fprintf(stderr, "backfilld: --compare takes one value of each setting (its two sides "
 		        "say what differs), not lists, --seeds or --cell\n");

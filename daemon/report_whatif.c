@@ -13,7 +13,7 @@ static bool shaped(const struct replay_result *r)
 	return (sh->load > 0 && sh->load != 1.0) || sh->from.set || sh->to.set || sh->nexclude || sh->flurry;
 }
 
-static void dist_json(struct jw *w, const char *key, const struct bd_dist *d)
+void report_dist_json(struct jw *w, const char *key, const struct bd_dist *d)
 {
 	jw_key(w, key);
 	jw_open(w);
@@ -42,9 +42,9 @@ void report_group_json(struct jw *w, const struct bd_group *g)
 	jw_f64(w, "load", g->load);
 	jw_u64(w, "killed", g->killed);
 	jw_u64(w, "backfilled", g->backfilled);
-	dist_json(w, "wait_s", &g->wait);
-	dist_json(w, "response_s", &g->response);
-	dist_json(w, "bounded_slowdown", &g->bsld);
+	report_dist_json(w, "wait_s", &g->wait);
+	report_dist_json(w, "response_s", &g->response);
+	report_dist_json(w, "bounded_slowdown", &g->bsld);
 }
 
 static void groups_json(struct jw *w, const char *key, const struct bd_group *g, size_t n)
@@ -105,9 +105,9 @@ void report_whatif_json(struct jw *w, const struct replay_result *r)
 		return;
 	jw_key(w, "distribution");
 	jw_open(w);
-	dist_json(w, "wait_s", &r->bd->all.wait);
-	dist_json(w, "response_s", &r->bd->all.response);
-	dist_json(w, "bounded_slowdown", &r->bd->all.bsld);
+	report_dist_json(w, "wait_s", &r->bd->all.wait);
+	report_dist_json(w, "response_s", &r->bd->all.response);
+	report_dist_json(w, "bounded_slowdown", &r->bd->all.bsld);
 	jw_close(w);
 	jw_key(w, "confidence");
 	jw_open(w);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "jsonw.h"
+#include "report_whatif.h"
 #include "svg.h"
 #include "sweep_out.h"
 
@@ -158,17 +159,6 @@ static void settings_json(struct jw *w, const struct cell_row *r)
 	jw_bool(w, "per_event", r->set.per_event);
 }
 
-static void dist_json(struct jw *w, const char *key, const struct bd_dist *d)
-{
-	jw_key(w, key);
-	jw_open(w);
-	jw_f64(w, "avg", d->avg);
-	jw_f64(w, "median", d->median);
-	jw_f64(w, "p90", d->p90);
-	jw_f64(w, "p99", d->p99);
-	jw_close(w);
-}
-
 static void print_json(FILE *out, const struct replay_opts *o, const struct grid *g,
                        const struct cell_row *rows, size_t first, size_t count,
                        const struct summary *su, size_t nsum)
@@ -193,9 +183,9 @@ static void print_json(FILE *out, const struct replay_opts *o, const struct grid
 		jw_u64(&w, "backfilled", r->backfilled);
 		jw_f64(&w, "utilization", r->utilization);
 		jw_f64(&w, "estimate_accuracy", r->est_accuracy);
-		dist_json(&w, "wait_s", &r->wait);
-		dist_json(&w, "response_s", &r->response);
-		dist_json(&w, "bounded_slowdown", &r->bsld);
+		report_dist_json(&w, "wait_s", &r->wait);
+		report_dist_json(&w, "response_s", &r->response);
+		report_dist_json(&w, "bounded_slowdown", &r->bsld);
 		jw_f64(&w, "bsld_ci90_half", r->ci_bsld.half_width);
 		jw_f64(&w, "wall_s", r->wall_s);
 		jw_close(&w);

@@ -15,6 +15,10 @@ struct profile_node {
 	int64_t minp, maxp;	/* min / max prefix sum inside the subtree, in key order */
 	uint32_t left, right;
 	uint32_t prio;
+	/* The breakpoints in key order, a ring through the sentinel n[0]
+	 * (n[0].next is the first, n[0].prev the last): the anchor search
+	 * steps along it instead of descending from the root at each step. */
+	uint32_t prev, next;
 };
 
 static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -157,6 +161,8 @@ static uint32_t adjust(struct profile *p, uint32_t t, bf_time key, int64_t d)
 		if (n[t].delta == 0) {
 			uint32_t m = merge(n, n[t].left, n[t].right);
 
+			n[n[t].prev].next = n[t].next;
+			n[n[t].next].prev = n[t].prev;
 			node_free(p, t);
 			p->count--;
 			return m;
@@ -206,7 +212,21 @@ static void add_point(struct profile *p, bf_time key, int64_t d)
 		p->root = adjust(p, p->root, key, d);
 	} else {
 		uint32_t x = node_new(p, key, d);	/* cannot fail: room reserved */
+		uint32_t before = 0, after = 0;	/* 0: the ring's ends */
 
+		for (uint32_t i = p->root; i;) {
+			if (p->n[i].key < key) {
+				before = i;
+				i = p->n[i].right;
+			} else {
+				after = i;
+				i = p->n[i].left;
+			}
+		}
+		p->n[x].prev = before;
+		p->n[x].next = after;
+		p->n[before].next = x;
+		p->n[after].prev = x;
 		p->root = insert(p->n, p->root, x);
 		p->count++;
 	}
@@ -327,8 +347,108 @@ bf_time profile_first_below(const struct profile *p, int64_t n, bf_time from, bf
 	return k < until ? k : BF_NEVER;
 }
 
+/* The prefix at t (deltas at keys <= t) and the first breakpoint after t. */
+static int64_t locate(const struct profile *p, bf_time t, uint32_t *after)
+{
+	const struct profile_node *n = p->n;
+	int64_t acc = 0;
+	uint32_t i = p->root;
+
+	*after = 0;
+	while (i) {
+		if (n[i].key <= t) {
+			acc += n[n[i].left].sum + n[i].delta;
+			i = n[i].right;
+		} else {
+			*after = i;
+			i = n[i].left;
+		}
+	}
+	return acc;
+}
+
+/* The anchor search as a walk along the breakpoints in time order: the
+ * free count is carried from one to the next (one addition a step, not a
+ * descent from the root), a run with n free starts where the count rises
+ * to n and fails where it falls below, and the first run that lasts the
+ * window is the answer. A walk that stays in one state for more than
+ * WALK_STEPS breakpoints (a long stretch without n free, or a long window
+ * crossing many small changes) jumps to the end of that stretch with one
+ * descent, so no search costs more than the hop-by-hop one
+ * (profile_anchor_before_hops, kept as the tests' reference). */
+#define WALK_STEPS 64
+
 bf_time profile_anchor_before(const struct profile *p, int64_t n, bf_time d, bf_time from,
                               bf_time before, bf_time clip)
+{
+	const struct profile_node *nd = p->n;
+	int64_t target = n - p->capacity, acc;
+	uint32_t i, steps = 0;
+	bf_time t = from, run;
+	bool good;
+
+	if (n <= 0)
+		return from < before ? from : BF_NEVER;
+	if (n > p->capacity)
+		return BF_NEVER;
+	acc = locate(p, t, &i);
+	good = acc >= target;
+	run = t;
+	for (;;) {
+		bf_time k = i ? nd[i].key : BF_NEVER;
+
+		if (good) {
+			bf_time end = run + d < clip ? run + d : clip;
+
+			if (run >= before)
+				return BF_NEVER;
+			if (k >= end)
+				return run;
+			if (++steps > WALK_STEPS) {
+				/* The first fall below n inside the window, at once. */
+				bf_time fall = profile_first_below(p, n, k, end);
+
+				if (fall == BF_NEVER)
+					return run;
+				acc = locate(p, fall, &i);
+				good = false;
+				steps = 0;
+				continue;
+			}
+			acc += nd[i].delta;
+			i = nd[i].next;
+			if (acc < target) {
+				good = false;
+				steps = 0;
+			}
+		} else {
+			if (k >= before)
+				return BF_NEVER;
+			if (++steps > WALK_STEPS) {
+				/* The next instant with n free, at once. */
+				bf_time rise = profile_first_fit(p, n, k);
+
+				if (rise >= before)
+					return BF_NEVER;
+				acc = locate(p, rise, &i);
+				good = true;
+				run = rise;
+				steps = 0;
+				continue;
+			}
+			acc += nd[i].delta;
+			i = nd[i].next;
+			if (acc >= target) {
+				good = true;
+				run = k;
+				steps = 0;
+			}
+		}
+	}
+}
+
+bf_time profile_anchor_before_hops(const struct profile *p, int64_t n, bf_time d, bf_time from,
+                                   bf_time before, bf_time clip)
 {
 	bf_time t = from;
 

@@ -69,6 +69,10 @@ bf_time profile_anchor(const struct profile *p, int64_t n, bf_time d, bf_time fr
  * profile (and may bound `before` further, see sched_cons.c). */
 bf_time profile_anchor_before(const struct profile *p, int64_t n, bf_time d, bf_time from,
                               bf_time before, bf_time clip);
+/* The same answer found hole by hole, two descents a hole: the reference
+ * the walk above is tested against. */
+bf_time profile_anchor_before_hops(const struct profile *p, int64_t n, bf_time d, bf_time from,
+                                   bf_time before, bf_time clip);
 /* Earliest t in [from, until) with fewer than n free, or BF_NEVER. */
 bf_time profile_first_below(const struct profile *p, int64_t n, bf_time from, bf_time until);
 /* The first breakpoint strictly after t, or BF_NEVER: for walking the steps. */

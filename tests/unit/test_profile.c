@@ -25,6 +25,23 @@ static bf_time m_anchor(int64_t n, bf_time d, bf_time from)
 	return BF_NEVER;
 }
 
+/* Earliest t in [from, before) with n free at t and over all of
+ * [t, min(t + d, clip)). */
+static bf_time m_anchor_before(int64_t n, bf_time d, bf_time from, bf_time before, bf_time clip)
+{
+	for (bf_time t = from; t < before && t < T + 64; t++) {
+		bf_time end = t + d < clip ? t + d : clip, u;
+
+		if (m_free(t) < n)
+			continue;
+		for (u = t; u < end && m_free(u) >= n; u++)
+			;
+		if (u >= end)
+			return t;
+	}
+	return BF_NEVER;
+}
+
 struct resv { bf_time t, d; int64_t n; };
 
 static void hand_cases(void)
@@ -64,6 +81,7 @@ static void random_cases(void)
 	struct profile p;
 	struct resv *rs = calloc(4096, sizeof *rs);
 	int nr = 0, bad_free = 0, bad_anchor = 0, bad_below = 0, bad_fit = 0, ops = 0;
+	int bad_walk = 0, bad_hops = 0, walks = 0;
 	unsigned seed = 12345;
 
 	profile_init(&p, CAP);
@@ -107,12 +125,35 @@ static void random_cases(void)
 			bad_below += profile_first_below(&p, n, from, from + 30) != fb;
 			bad_fit += profile_first_fit(&p, n, from) != ff;
 		}
+		/* The walk and the hole-by-hole search, with a bound and a clip as
+		 * compression asks them, against the model and each other. */
+		for (int q = 0; q < 6; q++) {
+			seed = seed * 1103515245 + 12345;
+			unsigned u = seed >> 4;
+			int64_t n = (int64_t)(u % (CAP + 2));	/* 0 and CAP + 1 too */
+			bf_time d = 1 + (u >> 5) % 60, from = (u >> 11) % T;
+			bf_time before = (u >> 19) % 4 ? from + (u >> 13) % 120 : BF_NEVER;
+			bf_time clip = (u >> 21) % 3 ? from + (u >> 23) % 90 : BF_NEVER;
+			bf_time m = m_anchor_before(n, d, from, before, clip);
+			bf_time w = profile_anchor_before(&p, n, d, from, before, clip);
+			bf_time h = profile_anchor_before_hops(&p, n, d, from, before, clip);
+
+			if (n > CAP)
+				m = BF_NEVER;
+			else if (n <= 0)
+				m = from < before ? from : BF_NEVER;
+			bad_walk += w != m;
+			bad_hops += h != m;
+			walks++;
+		}
 	}
 	ok(ops > 10000, "random operations ran (%d)", ops);
 	ok_eq(bad_free, 0, "free_at agrees with the model");
 	ok_eq(bad_anchor, 0, "anchor agrees with the model");
 	ok_eq(bad_below, 0, "first_below agrees with the model");
 	ok_eq(bad_fit, 0, "first_fit agrees with the model");
+	ok_eq(bad_walk, 0, "anchor_before (the walk) agrees with the model (%d queries)", walks);
+	ok_eq(bad_hops, 0, "anchor_before_hops (the reference) agrees with the model");
 	while (nr > 0) {
 		nr--;
 		profile_release(&p, rs[nr].t, rs[nr].n, rs[nr].d);

@@ -933,7 +933,7 @@ static int run_pass(struct sched *s, bf_time now)
 	 * marks (a later job that moved up in a compression can leave an
 	 * earlier one anchored at the moved job's old end); sched_next_wakeup()
 	 * names that instant. */
-	if (!s->dirty && s->next_due > now) {
+	if (!s->dirty && !s->compress_more && s->next_due > now) {
 		s->hold_extended = false;
 		return SCHED_OK;
 	}
@@ -973,8 +973,9 @@ bf_time sched_next_wakeup(const struct sched *s)
 {
 	bf_time t = s->heap_len ? heap_key(s, s->heap[0]) : BF_NEVER;
 
-	if (s->dirty)
-		return s->now;	/* an event came in without a pass after it */
+	if (s->dirty || s->compress_more)
+		return s->now;	/* an event came in without a pass after it, or
+				 * a compression goes on */
 	return s->next_due < t ? s->next_due : t;
 }
 

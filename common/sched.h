@@ -120,6 +120,14 @@ struct sched_params {
 	 * pass in arrival order, not settled. The driver runs a pass after
 	 * every single event. */
 	bool compress_per_end;
+	/* Passes of a settled compression per call (sched_run, an arrival);
+	 * 0: until settled, as a replay wants. The live daemon gives 1: the
+	 * rest follow one a call, sched_next_wakeup() asking for them at once,
+	 * so clients are served between passes (a fixed point can take dozens
+	 * of passes of the whole queue). Every pass leaves a whole plan, with
+	 * guarantees only earlier; with no event in between, the passes are
+	 * the same as in one call. */
+	uint32_t compress_passes;
 	/* Jobs one user may have running at once; 0: no cap. Changed live
 	 * with sched_set_user_cap(). */
 	uint32_t max_running_per_user;
@@ -185,7 +193,8 @@ struct sched_job_info {
 	bool kill_sent;
 };
 
-/* Counters the core keeps for reports and --check. */
+/* Counters the core keeps for reports and --check. compressions counts the
+ * calls that compressed (with compress_passes, each part of a settling). */
 struct sched_stats {
 	uint64_t started, backfilled, ended, cancelled_queued;
 	uint64_t compressions, reanchors, kills_sent, broken;

@@ -235,6 +235,10 @@ int cons_compress(struct sched *s, bf_time now)
 	bool moved;
 	int rc;
 
+	uint32_t passes = 0;
+
+	/* Counted at every call, a settling's continuations too: the daemon
+	 * looks for moved promises to store when this count changes. */
 	s->st.compressions++;
 	do {
 		if ((rc = compress_pass(s, now, &due, &oldest, &moved)) < 0) {
@@ -242,8 +246,13 @@ int cons_compress(struct sched *s, bf_time now)
 			s->next_due = due < s->next_due ? due : s->next_due;
 			return rc;
 		}
-	} while (moved && !s->prm.compress_per_end);
-	s->next_due = due;
+		passes++;
+	} while (moved && !s->prm.compress_per_end &&
+	         (!s->prm.compress_passes || passes < s->prm.compress_passes));
+	s->next_due = due;	/* a whole pass saw every queued job */
+	s->compress_more = moved && !s->prm.compress_per_end;
+	if (s->compress_more)
+		return SCHED_OK;	/* need_compress stays: the next call goes on */
 	s->need_compress = false;
 	xlog_forget(&s->freed_start, oldest);
 	xlog_forget(&s->freed_end, oldest);
@@ -402,7 +411,7 @@ void cons_adopt(struct sched *s, bf_time now)
 		first = IDMAP_NONE;
 	s->ready_len = 0;
 	s->next_due = BF_NEVER;
-	s->need_compress = false;
+	s->need_compress = s->compress_more = false;
 	s->has_last_head = false;
 	/* Nobody will ask about regions freed before every job settled. */
 	xlog_forget(&s->freed_start, s->epoch);
@@ -428,5 +437,5 @@ void cons_drop(struct sched *s)
 	}
 	s->ready_len = 0;
 	s->next_due = BF_NEVER;
-	s->need_compress = false;
+	s->need_compress = s->compress_more = false;
 }

@@ -102,6 +102,7 @@ struct sched {
 	bf_time last_pass;	/* when sched_run last ran (BF_NEVER before the first) */
 	bool dirty;		/* something happened since the last pass */
 	bool need_compress;	/* conservative: a hole opened */
+	bool compress_more;	/* a compression stopped before it settled */
 	bool hold_extended;	/* a running job's hold grew since the last pass */
 	uint8_t extend_why;	/* why (sched_broken_why), for the announcements */
 

@@ -234,7 +234,10 @@ static int stored_grace(struct daemon *d, bf_time *restore_with, char *err, size
 
 int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t errlen)
 {
-	struct sched_params prm = { .policy = o->policy, .kill_grace = o->kill_grace };
+	/* One pass of compression per loop turn: clients are answered between
+	 * the passes of a long settling (see sched.h). */
+	struct sched_params prm = { .policy = o->policy, .kill_grace = o->kill_grace,
+	                            .compress_passes = 1 };
 	static const int stops[] = { SIGTERM, SIGINT };
 
 	memset(d, 0, sizeof *d);

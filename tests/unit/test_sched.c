@@ -553,6 +553,76 @@ static void per_end_compression(void)
 	sched_free(d.s);
 }
 
+/* One pass per call (the live daemon's compress_passes = 1): a settling
+ * that takes many passes (a tight queue, the head cancelled) goes on at
+ * each call, sched_next_wakeup() asks for the next at once, and the plan it
+ * settles in is the one a single call reaches. */
+static void sliced_settling(void)
+{
+	struct sched *one, *all;
+	struct sched_params prm = { .policy = SCHED_CONSERVATIVE, .nodes = 65 };
+	unsigned rng = 7, calls = 0, bad = 0, later = 0;
+	bf_time t = 0;
+	char msg[300];
+
+	sched_new(&all, &prm);
+	prm.compress_passes = 1;
+	sched_new(&one, &prm);
+	for (uint64_t id = 1; id <= 801; id++) {
+		uint32_t n = id == 1 ? 64 : 2 + (rng = rng * 1103515245u + 12345u) / 7 % 64;
+		bf_time e = id == 1 ? S(3600) : S(60 + (rng >> 9) % (4 * 3600 - 60));
+
+		t += 1000;
+		sched_submit(all, t, id, n, e);
+		sched_submit(one, t, id, n, e);
+		sched_run(all, t);
+		sched_run(one, t);
+		sched_clear_actions(all);
+		sched_clear_actions(one);
+	}
+	for (uint64_t head = 2; head < 6; head++) {
+		bf_time before[802];
+
+		t += S(1);
+		for (uint64_t id = head + 1; id <= 801; id++) {
+			struct sched_job_info in;
+
+			before[id] = sched_job_info(one, id, &in) == SCHED_OK ? in.guarantee : BF_NEVER;
+		}
+		sched_cancel(all, t, head);
+		sched_cancel(one, t, head);
+		sched_run(all, t);
+		do {
+			sched_run(one, t);
+			calls++;
+			/* Between calls the plan is whole and no promise is later. */
+			if (sched_check(one, t, msg, sizeof msg) != 0)
+				bad++;
+			for (uint64_t id = head + 1; id <= 801; id++) {
+				struct sched_job_info in;
+
+				if (sched_job_info(one, id, &in) == SCHED_OK && in.state == JOB_QUEUED &&
+				    in.guarantee > before[id])
+					later++;
+			}
+		} while (sched_next_wakeup(one) == t && calls < 100000);
+		for (uint64_t id = head + 1; id <= 801; id++) {
+			struct sched_job_info a, b;
+
+			if (sched_job_info(all, id, &a) != sched_job_info(one, id, &b) ||
+			    a.guarantee != b.guarantee || a.state != b.state)
+				bad++;
+		}
+		sched_clear_actions(all);
+		sched_clear_actions(one);
+	}
+	ok(calls > 8, "sliced: the settlings took several calls (%u)", calls);
+	ok_eq(later, 0, "sliced: between calls no promise moved later");
+	ok_eq(bad, 0, "sliced: every plan whole, and the same as settled in one call");
+	sched_free(all);
+	sched_free(one);
+}
+
 /* An operator puts a job first (bctl top): conservative plans again in
  * the new order and tells those that move later; EASY's old head loses
  * its promise and is told. */
@@ -973,6 +1043,7 @@ int main(void)
 	top();
 	settled_compression();
 	per_end_compression();
+	sliced_settling();
 	restart();
 	late_passes();
 	for (unsigned seed = 1; seed <= 3; seed++) {

@@ -221,8 +221,8 @@ static void print_text(FILE *out, const struct replay_opts *o, const struct grid
 
 	for (size_t i = 0; i < nsum * g->nseed; i++)
 		wall += rows[i].wall_s;
-	fprintf(out, "backfilld sweep: %s, %zu cells (%zu seeds each); replays took %.2f s of CPU\n",
-	        o->trace, nsum * g->nseed, g->nseed, wall);
+	fprintf(out, "backfilld sweep: %s, %zu cells (%zu seed%s each); replays took %.2f s of CPU\n",
+	        o->trace, nsum * g->nseed, g->nseed, g->nseed == 1 ? "" : "s", wall);
 	fprintf(out, "%-13s %-10s %6s %7s  %-35s %10s %7s\n", "policy", "estimates", "load",
 	        "nodes", "bsld avg (sd, min-max)", "wait avg s", "util %");
 	for (size_t i = 0; i < nsum; i++) {
@@ -230,11 +230,14 @@ static void print_text(FILE *out, const struct replay_opts *o, const struct grid
 		char est[32], sd[64];
 
 		est_name(&r->set.est, est, sizeof est);
-		snprintf(sd, sizeof sd, "%.3f (%.3f, %.3f-%.3f)", su[i].mean[0],
-		         isfinite(su[i].sd[0]) ? su[i].sd[0] : 0.0, su[i].lo[0], su[i].hi[0]);
+		if (isfinite(su[i].mean[0]))
+			snprintf(sd, sizeof sd, "%.3f (%.3f, %.3f-%.3f)", su[i].mean[0],
+			         isfinite(su[i].sd[0]) ? su[i].sd[0] : 0.0, su[i].lo[0], su[i].hi[0]);
+		else
+			snprintf(sd, sizeof sd, "- (no job)");
 		fprintf(out, "%-13s %-10s %6g %7" PRIu32 "  %-35s %10.0f %7.2f\n",
 		        sched_policy_name(r->set.policy), est, r->set.shape.load, r->nodes, sd,
-		        su[i].mean[1], su[i].mean[3]);
+		        isfinite(su[i].mean[1]) ? su[i].mean[1] : 0.0, su[i].mean[3]);
 	}
 	if (g->nseed > 1)
 		fputs("(mean over the seeds, sample standard deviation, smallest and largest)\n", out);

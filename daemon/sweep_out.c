@@ -221,7 +221,8 @@ static void print_text(FILE *out, const struct replay_opts *o, const struct grid
 
 	for (size_t i = 0; i < nsum * g->nseed; i++)
 		wall += rows[i].wall_s;
-	fprintf(out, "backfilld sweep: %s, %zu cells (%zu seed%s each); the replays took %.2f s in all\n",
+	fprintf(out, "backfilld sweep: %s, %zu cells (%zu seed%s each); the replays took %.2f s "
+	        "in all\n",
 	        o->trace, nsum * g->nseed, g->nseed, g->nseed == 1 ? "" : "s", wall);
 	fprintf(out, "%-13s %-10s %6s %7s  %-35s %10s %7s\n", "policy", "estimates", "load",
 	        "nodes", "bsld avg (sd, min-max)", "wait avg s", "util %");

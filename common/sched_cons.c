@@ -232,10 +232,9 @@ int cons_compress(struct sched *s, bf_time now)
 {
 	bf_time due = BF_NEVER;
 	uint64_t oldest = s->epoch;
+	uint32_t passes = 0;
 	bool moved;
 	int rc;
-
-	uint32_t passes = 0;
 
 	/* Counted at every call, a settling's continuations too: the daemon
 	 * looks for moved promises to store when this count changes. */

@@ -147,6 +147,21 @@ static void print_csv(FILE *out, const struct replay_opts *o, const struct cell_
 		csv_row(out, o->trace, first + i, &rows[i]);
 }
 
+/* A window bound as given: null, or seconds "since" the trace's start or
+ * the epoch (a date). */
+static void when_json(struct jw *w, const char *key, const struct shape_when *wh)
+{
+	jw_key(w, key);
+	if (!wh->set) {
+		fputs("null", w->out);
+		return;
+	}
+	jw_open(w);
+	jw_str(w, "since", wh->absolute ? "epoch" : "trace start");
+	jw_f64(w, "s", (double)wh->sec);
+	jw_close(w);
+}
+
 static void settings_json(struct jw *w, const struct cell_row *r)
 {
 	char est[32];
@@ -157,6 +172,14 @@ static void settings_json(struct jw *w, const struct cell_row *r)
 	jw_f64(w, "load", r->set.shape.load);
 	jw_u64(w, "nodes", r->nodes);
 	jw_bool(w, "per_event", r->set.per_event);
+	when_json(w, "from", &r->set.shape.from);
+	when_json(w, "to", &r->set.shape.to);
+	jw_key(w, "excluded_users");
+	jw_open_array(w);
+	for (size_t i = 0; i < r->set.shape.nexclude; i++)
+		jw_u64(w, NULL, r->set.shape.exclude[i]);
+	jw_close_array(w);
+	jw_u64(w, "flurry", r->set.shape.flurry);
 }
 
 static void print_json(FILE *out, const struct replay_opts *o, const struct grid *g,

@@ -156,9 +156,10 @@ ok $? "--cell beyond the grid is refused, naming the range"
 grep -q '"cells_in_grid": 4' sw.json && [ "$(grep -c '"seeds": 1' sw.json)" -eq 4 ]
 ok $? "sweep JSON: the cells and the summary"
 "$BFD" --replay "$K" --policy easy,conservative --from +30d --exclude-user 3 --format json >swx.json
-[ "$(grep -c '"since": "trace start"' swx.json)" -eq 2 ] && [ "$(grep -c '"to": null' swx.json)" -eq 2 ] &&
-	[ "$(grep -c '"excluded_users": \[' swx.json)" -eq 2 ]
-ok $? "sweep JSON: every cell names its window and its excluded users"
+# 2 cells and 2 summaries, each with every setting.
+[ "$(grep -c '"since": "trace start"' swx.json)" -eq 4 ] && [ "$(grep -c '"to": null' swx.json)" -eq 4 ] &&
+	[ "$(grep -c '"excluded_users": \[' swx.json)" -eq 4 ]
+ok $? "sweep JSON: every cell and summary names its window and its excluded users"
 
 # ---- plots ----------------------------------------------------------------------------
 "$BFD" --replay "$K" --policy easy,conservative --estimates f=1,f=2,f=4 --plot f.svg >/dev/null &&

@@ -253,18 +253,20 @@ int profile_release(struct profile *p, bf_time t, int64_t n, bf_time d)
 	return change(p, t, n, d);
 }
 
-/* Sum of the deltas at keys <= t. */
-static int64_t prefix(const struct profile *p, bf_time t)
+/* The prefix at t (deltas at keys <= t) and the first breakpoint after t. */
+static int64_t locate(const struct profile *p, bf_time t, uint32_t *after)
 {
 	const struct profile_node *n = p->n;
 	int64_t acc = 0;
 	uint32_t i = p->root;
 
+	*after = 0;
 	while (i) {
 		if (n[i].key <= t) {
 			acc += n[n[i].left].sum + n[i].delta;
 			i = n[i].right;
 		} else {
+			*after = i;
 			i = n[i].left;
 		}
 	}
@@ -273,7 +275,9 @@ static int64_t prefix(const struct profile *p, bf_time t)
 
 int64_t profile_free_at(const struct profile *p, bf_time t)
 {
-	return p->capacity + prefix(p, t);
+	uint32_t after;
+
+	return p->capacity + locate(p, t, &after);
 }
 
 /* First key of subtree i (every key eligible) whose prefix, counting acc
@@ -345,26 +349,6 @@ bf_time profile_first_below(const struct profile *p, int64_t n, bf_time from, bf
 		return BF_NEVER;
 	k = first_from(p->n, p->root, 0, from, n - p->capacity, false);
 	return k < until ? k : BF_NEVER;
-}
-
-/* The prefix at t (deltas at keys <= t) and the first breakpoint after t. */
-static int64_t locate(const struct profile *p, bf_time t, uint32_t *after)
-{
-	const struct profile_node *n = p->n;
-	int64_t acc = 0;
-	uint32_t i = p->root;
-
-	*after = 0;
-	while (i) {
-		if (n[i].key <= t) {
-			acc += n[n[i].left].sum + n[i].delta;
-			i = n[i].right;
-		} else {
-			*after = i;
-			i = n[i].left;
-		}
-	}
-	return acc;
 }
 
 /* The anchor search as a walk along the breakpoints in time order: the

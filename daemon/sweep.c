@@ -28,19 +28,29 @@ int grid_dims(const struct grid *g)
 	return (g->npolicy > 1) + (g->nest > 1) + (g->nload > 1) + (g->nnodes > 1);
 }
 
+struct grid_at grid_decode(const struct grid *g, size_t k)
+{
+	struct grid_at a;
+
+	a.seed = k % g->nseed, k /= g->nseed;
+	a.nodes = k % g->nnodes, k /= g->nnodes;
+	a.load = k % g->nload, k /= g->nload;
+	a.est = k % g->nest, k /= g->nest;
+	a.policy = k % g->npolicy;
+	return a;
+}
+
 void grid_cell(const struct grid *g, size_t k, const struct replay_settings *base,
                struct replay_settings *out)
 {
+	struct grid_at a = grid_decode(g, k);
+
 	*out = *base;
-	out->seed = g->seed[k % g->nseed];
-	k /= g->nseed;
-	out->nodes = g->nodes[k % g->nnodes];
-	k /= g->nnodes;
-	out->shape.load = g->load[k % g->nload];
-	k /= g->nload;
-	out->est = g->est[k % g->nest];
-	k /= g->nest;
-	out->policy = g->policy[k % g->npolicy];
+	out->seed = g->seed[a.seed];
+	out->nodes = g->nodes[a.nodes];
+	out->shape.load = g->load[a.load];
+	out->est = g->est[a.est];
+	out->policy = g->policy[a.policy];
 }
 
 static void fill_row(struct cell_row *row, const struct replay_settings *set,

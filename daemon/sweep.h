@@ -39,8 +39,12 @@ struct cell_row {
 };
 
 size_t grid_cells(const struct grid *g);
-/* Cell k's settings: base with the grid's values (policy outermost, seed
- * innermost). */
+/* Cell k's index along each dimension: policy outermost, seed innermost. */
+struct grid_at {
+	size_t policy, est, load, nodes, seed;
+};
+struct grid_at grid_decode(const struct grid *g, size_t k);
+/* Cell k's settings: base with the grid's values at grid_decode(k). */
 void grid_cell(const struct grid *g, size_t k, const struct replay_settings *base,
                struct replay_settings *out);
 /* Does the grid vary more than the seed? */

@@ -8,23 +8,6 @@
 #include "svg.h"
 #include "sweep_out.h"
 
-/* The indices of cell k along each dimension (as grid_cell decodes it). */
-struct at {
-	size_t p, e, l, n, s;
-};
-
-static struct at decode(const struct grid *g, size_t k)
-{
-	struct at a;
-
-	a.s = k % g->nseed, k /= g->nseed;
-	a.n = k % g->nnodes, k /= g->nnodes;
-	a.l = k % g->nload, k /= g->nload;
-	a.e = k % g->nest, k /= g->nest;
-	a.p = k % g->npolicy;
-	return a;
-}
-
 /* A CSV field: quoted, with quotes doubled, when it has a comma, a quote
  * or a line break. */
 static void csv_field(FILE *out, const char *s)
@@ -319,16 +302,16 @@ static int plot(const struct sweep_opts *so, const struct grid *g, const struct 
 		goto out;
 	/* Series: every combination of the other dimensions, in grid order. */
 	for (size_t i = 0; i < nsum; i++) {
-		struct at a = decode(g, su[i].first);
-		size_t xi = dim == 'e' ? a.e : dim == 'l' ? a.l : a.n;
+		struct grid_at a = grid_decode(g, su[i].first);
+		size_t xi = dim == 'e' ? a.est : dim == 'l' ? a.load : a.nodes;
 		size_t si = 0, mul = 1;
 		const struct cell_row *r = &rows[su[i].first];
 
 		/* The series index: the other dimensions' indices, mixed radix. */
-		if (dim != 'n') si += a.n * mul, mul *= g->nnodes;
-		if (dim != 'l') si += a.l * mul, mul *= g->nload;
-		if (dim != 'e') si += a.e * mul, mul *= g->nest;
-		si += a.p * mul;
+		if (dim != 'n') si += a.nodes * mul, mul *= g->nnodes;
+		if (dim != 'l') si += a.load * mul, mul *= g->nload;
+		if (dim != 'e') si += a.est * mul, mul *= g->nest;
+		si += a.policy * mul;
 		if (xi == 0) {
 			char est[32];
 			int len;

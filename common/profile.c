@@ -14,11 +14,32 @@ struct profile_node {
 	int64_t sum;		/* sum of delta over the subtree */
 	int64_t minp, maxp;	/* min / max prefix sum inside the subtree, in key order */
 	uint32_t left, right;
-	uint32_t prio;
 	/* The breakpoints in key order, a ring through the sentinel n[0]
-	 * (n[0].next is the first, n[0].prev the last): the anchor search
-	 * steps along it instead of descending from the root at each step. */
+	 * (n[0].next is the first, n[0].prev the last): the walk steps along
+	 * it instead of descending from the root at each step. */
 	uint32_t prev, next;
+	uint32_t prio;
+	/* The level summary (lv[] at the same index) is brought up to date
+	 * only when a search reads it (levels_fix): an update marks the nodes
+	 * it pulls, and every ancestor of a marked node is marked too, so a
+	 * clean node has a clean subtree. Updates then cost what they did
+	 * without the summary, and the nodes that every descent and the walk
+	 * read stay in one cache line. */
+	bool stale;
+};
+
+/* A subtree's first and last key, and its lowest level: where its prefix
+ * sum is at its minimum (minp), the low keys. A job of n nodes sees its
+ * holes there whenever the free count there is all that is below n, the
+ * common case in a full plan. Kept: the first low key, the key after the
+ * last one (BF_NEVER: it is the subtree's last key, so its step runs on
+ * past the subtree) and the longest gap between two low keys p, q (q
+ * minus the key after p). The second lowest prefix v2 says when the low
+ * keys are all that is below a threshold. */
+struct profile_level {
+	bf_time kmin, kmax;
+	int64_t v2;
+	bf_time lo_first, lo_next, lo_gap;
 };
 
 static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -33,6 +54,9 @@ static uint32_t next_prio(struct profile *p)
 	return (uint32_t)((p->rng * 0x2545F4914F6CDD1DULL) >> 32);
 }
 
+/* The smaller of v2 and c, when c is above the minimum m. */
+static inline int64_t above(int64_t v2, int64_t c, int64_t m) { return c > m && c < v2 ? c : v2; }
+
 static void pull(struct profile_node *n, uint32_t i)
 {
 	struct profile_node *x = &n[i], *l = &n[x->left], *r = &n[x->right];
@@ -41,6 +65,69 @@ static void pull(struct profile_node *n, uint32_t i)
 	x->sum = here + r->sum;
 	x->minp = min64(min64(l->minp, here), here + r->minp);
 	x->maxp = max64(max64(l->maxp, here), here + r->maxp);
+	x->stale = true;
+}
+
+/* Bring the level summary of a stale subtree i up to date (see struct
+ * profile_node). */
+static void levels_fix(struct profile_node *n, struct profile_level *lv, uint32_t i)
+{
+	struct profile_node *x = &n[i], *l, *r;
+	struct profile_level *y = &lv[i], *ll, *rl;
+	int64_t here, m, v2 = PINF;
+	bool in_l, in_x, in_r, seen = false;
+	bf_time gap = 0, next = BF_NEVER;
+
+	if (n[x->left].stale)
+		levels_fix(n, lv, x->left);
+	if (n[x->right].stale)
+		levels_fix(n, lv, x->right);
+	l = &n[x->left];
+	r = &n[x->right];
+	ll = &lv[x->left];
+	rl = &lv[x->right];
+	y->kmin = x->left ? ll->kmin : x->key;
+	y->kmax = x->right ? rl->kmax : x->key;
+	here = l->sum + x->delta;
+	m = x->minp;
+	in_l = x->left && l->minp == m;
+	in_x = here == m;
+	in_r = x->right && here + r->minp == m;
+	/* Empty children have minp = v2 = PINF, and PINF plus a prefix stays
+	 * above every real value: `above` leaves them out by the cut at PINF. */
+	v2 = above(v2, l->minp, m);
+	v2 = above(v2, ll->v2, m);
+	v2 = above(v2, here, m);
+	v2 = above(v2, here + r->minp, m);
+	v2 = above(v2, here + rl->v2, m);
+	y->v2 = v2 >= PINF / 2 ? PINF : v2;
+	/* The low keys of the three parts, in key order. */
+	if (in_l) {
+		y->lo_first = ll->lo_first;
+		gap = ll->lo_gap;
+		next = ll->lo_next == BF_NEVER ? x->key : ll->lo_next;
+		seen = true;
+	}
+	if (in_x) {
+		if (seen)
+			gap = max64(gap, x->key - next);
+		else
+			y->lo_first = x->key;
+		next = x->right ? rl->kmin : BF_NEVER;
+		seen = true;
+	}
+	if (in_r) {
+		if (seen) {
+			gap = max64(max64(gap, rl->lo_first - next), rl->lo_gap);
+		} else {
+			y->lo_first = rl->lo_first;
+			gap = rl->lo_gap;
+		}
+		next = rl->lo_next;
+	}
+	y->lo_gap = gap;
+	y->lo_next = next;
+	x->stale = false;
 }
 
 int profile_init(struct profile *p, int64_t capacity)
@@ -48,12 +135,17 @@ int profile_init(struct profile *p, int64_t capacity)
 	memset(p, 0, sizeof *p);
 	p->cap = 64;
 	p->n = calloc(p->cap, sizeof *p->n);
-	if (!p->n)
+	p->lv = calloc(p->cap, sizeof *p->lv);
+	if (!p->n || !p->lv) {
+		free(p->n);
+		free(p->lv);
 		return -1;
+	}
 	/* The nil sentinel: empty sum, and extremes that never win. Adding its
 	 * minp/maxp to a prefix stays in range because |prefix| << PINF. */
 	p->n[0].minp = PINF;
 	p->n[0].maxp = NINF;
+	p->lv[0].v2 = PINF;
 	p->used = 1;
 	p->rng = 0x9E3779B97F4A7C15ULL;
 	p->capacity = capacity;
@@ -63,10 +155,33 @@ int profile_init(struct profile *p, int64_t capacity)
 void profile_destroy(struct profile *p)
 {
 	free(p->n);
+	free(p->lv);
 	memset(p, 0, sizeof *p);
 }
 
-/* A fresh node, or 0 if memory ran out. The array may move. */
+/* Twice the room, in both arrays; 0 or -1 (then cap is unchanged, and an
+ * array that did grow is only larger than it needs to be). */
+static int grow(struct profile *p)
+{
+	uint32_t ncap = p->cap * 2;
+	struct profile_node *nn;
+	struct profile_level *nl;
+
+	if (ncap <= p->cap || ncap > UINT32_MAX / 2)
+		return -1;
+	nn = realloc(p->n, (size_t)ncap * sizeof *nn);
+	if (!nn)
+		return -1;
+	p->n = nn;
+	nl = realloc(p->lv, (size_t)ncap * sizeof *nl);
+	if (!nl)
+		return -1;
+	p->lv = nl;
+	p->cap = ncap;
+	return 0;
+}
+
+/* A fresh node, or 0 if memory ran out. The arrays may move. */
 static uint32_t node_new(struct profile *p, bf_time key, int64_t delta)
 {
 	uint32_t i;
@@ -75,18 +190,8 @@ static uint32_t node_new(struct profile *p, bf_time key, int64_t delta)
 		i = p->free_head;
 		p->free_head = p->n[i].left;
 	} else {
-		if (p->used == p->cap) {
-			uint32_t ncap = p->cap * 2;
-			struct profile_node *nn;
-
-			if (ncap <= p->cap || ncap > UINT32_MAX / 2)
-				return 0;
-			nn = realloc(p->n, (size_t)ncap * sizeof *nn);
-			if (!nn)
-				return 0;
-			p->n = nn;
-			p->cap = ncap;
-		}
+		if (p->used == p->cap && grow(p) < 0)
+			return 0;
 		i = p->used++;
 	}
 	p->n[i] = (struct profile_node){ .key = key, .delta = delta, .prio = next_prio(p) };
@@ -181,18 +286,9 @@ static uint32_t adjust(struct profile *p, uint32_t t, bf_time key, int64_t d)
 
 int profile_prepare(struct profile *p, uint32_t k)
 {
-	while (p->cap - 1 - p->count < k) {
-		uint32_t ncap = p->cap * 2;
-		struct profile_node *nn;
-
-		if (ncap <= p->cap || ncap > UINT32_MAX / 2)
+	while (p->cap - 1 - p->count < k)
+		if (grow(p) < 0)
 			return -1;
-		nn = realloc(p->n, (size_t)ncap * sizeof *nn);
-		if (!nn)
-			return -1;
-		p->n = nn;
-		p->cap = ncap;
-	}
 	return 0;
 }
 
@@ -362,8 +458,8 @@ bf_time profile_first_below(const struct profile *p, int64_t n, bf_time from, bf
  * (profile_anchor_before_hops, kept as the tests' reference). */
 #define WALK_STEPS 64
 
-bf_time profile_anchor_before(const struct profile *p, int64_t n, bf_time d, bf_time from,
-                              bf_time before, bf_time clip)
+bf_time profile_anchor_before_walk(const struct profile *p, int64_t n, bf_time d, bf_time from,
+                                   bf_time before, bf_time clip)
 {
 	const struct profile_node *nd = p->n;
 	int64_t target = n - p->capacity, acc;
@@ -431,6 +527,165 @@ bf_time profile_anchor_before(const struct profile *p, int64_t n, bf_time d, bf_
 	}
 }
 
+/* The anchor search by subtrees. The steps after `from` are visited in
+ * key order as whole subtrees where the subtree's summary answers, one key
+ * at a time only where it does not. A search carries the current run:
+ * where the free count last rose to n (or none). A subtree where all is
+ * free enough extends the run, one where nothing is ends it. Otherwise,
+ * when the keys below n are exactly the subtree's low keys (n at most its
+ * second lowest level), the subtree's first low key ends the carried run,
+ * its longest gap between low keys says whether a run inside it is long
+ * enough (then the answer is inside: go down), and if not, the run after
+ * its last low key is carried on. So a search costs a descent along
+ * `from` and one per subtree that holds the answer, whatever the number
+ * of short holes skipped: O(log^2 B). Where other levels are below n too
+ * (a summary cannot tell), it goes down key by key, as the walk would. */
+#define SHORT_WALK 64
+
+struct anchor_q {
+	struct profile_node *n;	/* only `stale` is written, by levels_fix */
+	struct profile_level *lv;
+	int64_t target;		/* n - capacity: good where the prefix is >= this */
+	bf_time d, before, clip;
+	bf_time run;		/* start of the current run, if has_run */
+	bool has_run, done;
+	bf_time answer;
+};
+
+static inline bf_time run_end(const struct anchor_q *q) { return q->run + q->d < q->clip ? q->run + q->d : q->clip; }
+
+static void q_found(struct anchor_q *q, bf_time t) { q->answer = t; q->done = true; }
+
+/* The step starting at key k is good or not. */
+static void q_key(struct anchor_q *q, bf_time k, bool good)
+{
+	if (q->has_run) {
+		if (k >= run_end(q)) {
+			q_found(q, q->run);
+			return;
+		}
+		q->has_run = good;
+	} else if (good) {
+		if (k >= q->before) {
+			q->done = true;	/* no run can start before `before` */
+			return;
+		}
+		q->has_run = true;
+		q->run = k;
+	}
+}
+
+/* Subtree i, all of whose keys are after `from`; acc: the prefix before it. */
+static void q_scan(struct anchor_q *q, uint32_t i, int64_t acc)
+{
+	const struct profile_node *x;
+	const struct profile_level *y;
+	int64_t at;
+
+	if (!i || q->done)
+		return;
+	x = &q->n[i];
+	y = &q->lv[i];
+	if (x->stale)
+		levels_fix(q->n, q->lv, i);
+	if (q->has_run && y->kmin >= run_end(q)) {
+		q_found(q, q->run);
+		return;
+	}
+	if (!q->has_run && y->kmin >= q->before) {
+		q->done = true;	/* no run can start before `before` */
+		return;
+	}
+	if (acc + x->minp >= q->target) {	/* all good: the run goes on */
+		q_key(q, y->kmin, true);
+		return;
+	}
+	if (acc + x->maxp < q->target) {	/* all bad: the run ends */
+		q->has_run = false;
+		return;
+	}
+	if (y->kmax < q->before && y->kmax < q->clip && q->target - acc <= y->v2) {
+		/* Bad exactly at the low keys, and every run inside ends before
+		 * clip, so a run inside must last d. */
+		bf_time lead = q->has_run ? q->run : y->kmin;
+
+		if (y->lo_first > lead && y->lo_first >= (lead + q->d < q->clip ? lead + q->d : q->clip)) {
+			q_found(q, lead);
+			return;
+		}
+		if (y->lo_gap < q->d) {
+			q->has_run = y->lo_next != BF_NEVER;
+			q->run = y->lo_next;
+			return;
+		}
+		/* A run inside is long enough: the answer is in this subtree. */
+	}
+	q_scan(q, x->left, acc);
+	if (q->done)
+		return;
+	at = acc + q->n[x->left].sum + x->delta;
+	q_key(q, x->key, at >= q->target);
+	q_scan(q, x->right, at);
+}
+/* The keys after `from` in subtree i, in order; acc: the prefix before i. */
+static void q_from(struct anchor_q *q, uint32_t i, int64_t acc, bf_time from)
+{
+	while (i && !q->done) {
+		const struct profile_node *x = &q->n[i];
+		int64_t at = acc + q->n[x->left].sum + x->delta;
+
+		if (x->key <= from) {
+			acc = at;
+			i = x->right;
+			continue;
+		}
+		q_from(q, x->left, acc, from);
+		if (q->done)
+			return;
+		q_key(q, x->key, at >= q->target);
+		q_scan(q, x->right, at);
+		return;
+	}
+}
+
+bf_time profile_anchor_before(const struct profile *p, int64_t n, bf_time d, bf_time from,
+                              bf_time before, bf_time clip)
+{
+	/* The search brings stale level summaries up to date: a cache, so
+	 * the profile is const to callers. */
+	struct profile_node *nd = p->n;
+	struct anchor_q q = { .n = nd, .lv = p->lv, .target = n - p->capacity, .d = d, .before = before,
+	                      .clip = clip, .answer = BF_NEVER };
+	int64_t acc;
+	uint32_t i;
+
+	if (n <= 0)
+		return from < before ? from : BF_NEVER;
+	if (n > p->capacity || from >= before)
+		return BF_NEVER;
+	acc = locate(p, from, &i);
+	q.has_run = acc >= q.target;
+	q.run = from;
+	/* Most answers are a few steps away: step along the ring first (one
+	 * addition a step), and search by subtrees only past SHORT_WALK. */
+	for (int steps = 0; steps < SHORT_WALK; steps++) {
+		if (!i) 
+			return q.has_run ? q.run : BF_NEVER;
+		acc += nd[i].delta;
+		q_key(&q, nd[i].key, acc >= q.target);
+		if (q.done)
+			return q.answer;
+		i = nd[i].next;
+	}
+	if (!i)
+		return q.has_run ? q.run : BF_NEVER;
+	/* Keys are whole microseconds: the keys after key - 1 are those from key on. */
+	q_from(&q, p->root, 0, nd[i].key - 1);
+	if (!q.done && q.has_run)
+		return q.run;	/* the last step is free enough, and lasts */
+	return q.answer;
+}
+
 bf_time profile_anchor_before_hops(const struct profile *p, int64_t n, bf_time d, bf_time from,
                                    bf_time before, bf_time clip)
 {
@@ -481,8 +736,15 @@ int profile_copy(struct profile *dst, const struct profile *src)
 {
 	*dst = *src;
 	dst->n = malloc((size_t)src->cap * sizeof *dst->n);
-	if (!dst->n)
+	dst->lv = malloc((size_t)src->cap * sizeof *dst->lv);
+	if (!dst->n || !dst->lv) {
+		free(dst->n);
+		free(dst->lv);
+		dst->n = NULL;
+		dst->lv = NULL;
 		return -1;
+	}
 	memcpy(dst->n, src->n, (size_t)src->used * sizeof *dst->n);
+	memcpy(dst->lv, src->lv, (size_t)src->used * sizeof *dst->lv);
 	return 0;
 }

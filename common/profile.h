@@ -25,9 +25,11 @@
 #include "bf_time.h"
 
 struct profile_node;
+struct profile_level;
 
 struct profile {
 	struct profile_node *n;	/* n[0] is the nil sentinel */
+	struct profile_level *lv;	/* a summary per node, for the anchor search */
 	uint32_t cap;		/* allocated nodes */
 	uint32_t used;		/* high-water mark of n[] */
 	uint32_t free_head;	/* free list through .left */
@@ -69,8 +71,11 @@ bf_time profile_anchor(const struct profile *p, int64_t n, bf_time d, bf_time fr
  * profile (and may bound `before` further, see sched_cons.c). */
 bf_time profile_anchor_before(const struct profile *p, int64_t n, bf_time d, bf_time from,
                               bf_time before, bf_time clip);
-/* The same answer found hole by hole, two descents a hole: the reference
- * the walk above is tested against. */
+/* The same answer found by walking the steps one by one (jumping over
+ * long stretches), and hole by hole, two descents a hole: the references
+ * the search above is tested against. */
+bf_time profile_anchor_before_walk(const struct profile *p, int64_t n, bf_time d, bf_time from,
+                                   bf_time before, bf_time clip);
 bf_time profile_anchor_before_hops(const struct profile *p, int64_t n, bf_time d, bf_time from,
                                    bf_time before, bf_time clip);
 /* Earliest t in [from, until) with fewer than n free, or BF_NEVER. */

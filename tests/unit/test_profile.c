@@ -81,7 +81,7 @@ static void random_cases(void)
 	struct profile p;
 	struct resv *rs = calloc(4096, sizeof *rs);
 	int nr = 0, bad_free = 0, bad_anchor = 0, bad_below = 0, bad_fit = 0, ops = 0;
-	int bad_walk = 0, bad_hops = 0, walks = 0;
+	int bad_walk = 0, bad_hops = 0, bad_walk2 = 0, walks = 0;
 	unsigned seed = 12345;
 
 	profile_init(&p, CAP);
@@ -137,6 +137,7 @@ static void random_cases(void)
 			bf_time m = m_anchor_before(n, d, from, before, clip);
 			bf_time w = profile_anchor_before(&p, n, d, from, before, clip);
 			bf_time h = profile_anchor_before_hops(&p, n, d, from, before, clip);
+			bf_time k = profile_anchor_before_walk(&p, n, d, from, before, clip);
 
 			if (n > CAP)
 				m = BF_NEVER;
@@ -144,6 +145,7 @@ static void random_cases(void)
 				m = from < before ? from : BF_NEVER;
 			bad_walk += w != m;
 			bad_hops += h != m;
+			bad_walk2 += k != m;
 			walks++;
 		}
 	}
@@ -152,8 +154,9 @@ static void random_cases(void)
 	ok_eq(bad_anchor, 0, "anchor agrees with the model");
 	ok_eq(bad_below, 0, "first_below agrees with the model");
 	ok_eq(bad_fit, 0, "first_fit agrees with the model");
-	ok_eq(bad_walk, 0, "anchor_before (the walk) agrees with the model (%d queries)", walks);
-	ok_eq(bad_hops, 0, "anchor_before_hops (the reference) agrees with the model");
+	ok_eq(bad_walk, 0, "anchor_before (by subtrees) agrees with the model (%d queries)", walks);
+	ok_eq(bad_walk2, 0, "anchor_before_walk (a reference) agrees with the model");
+	ok_eq(bad_hops, 0, "anchor_before_hops (a reference) agrees with the model");
 	while (nr > 0) {
 		nr--;
 		profile_release(&p, rs[nr].t, rs[nr].n, rs[nr].d);

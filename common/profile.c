@@ -648,14 +648,24 @@ static void q_from(struct anchor_q *q, uint32_t i, int64_t acc, bf_time from)
 	}
 }
 
+/* The search by subtrees for the keys after `after`, with the state of a
+ * walk up to there. */
+static bf_time anchor_tree(const struct profile *p, struct anchor_q *q, bf_time after)
+{
+	q_from(q, p->root, 0, after);
+	if (!q->done && q->has_run)
+		return q->run;	/* the last step is free enough, and lasts */
+	return q->answer;
+}
+
 bf_time profile_anchor_before(const struct profile *p, int64_t n, bf_time d, bf_time from,
                               bf_time before, bf_time clip)
 {
 	/* The search brings stale level summaries up to date: a cache, so
 	 * the profile is const to callers. */
 	struct profile_node *nd = p->n;
-	struct anchor_q q = { .n = nd, .lv = p->lv, .target = n - p->capacity, .d = d, .before = before,
-	                      .clip = clip, .answer = BF_NEVER };
+	struct anchor_q q = { .n = nd, .lv = p->lv, .target = n - p->capacity, .d = d,
+	                      .before = before, .clip = clip, .answer = BF_NEVER };
 	int64_t acc;
 	uint32_t i;
 
@@ -668,9 +678,7 @@ bf_time profile_anchor_before(const struct profile *p, int64_t n, bf_time d, bf_
 	q.run = from;
 	/* Most answers are a few steps away: step along the ring first (one
 	 * addition a step), and search by subtrees only past SHORT_WALK. */
-	for (int steps = 0; steps < SHORT_WALK; steps++) {
-		if (!i) 
-			return q.has_run ? q.run : BF_NEVER;
+	for (int steps = 0; steps < SHORT_WALK && i; steps++) {
 		acc += nd[i].delta;
 		q_key(&q, nd[i].key, acc >= q.target);
 		if (q.done)
@@ -678,12 +686,25 @@ bf_time profile_anchor_before(const struct profile *p, int64_t n, bf_time d, bf_
 		i = nd[i].next;
 	}
 	if (!i)
-		return q.has_run ? q.run : BF_NEVER;
+		return q.has_run ? q.run : BF_NEVER;	/* the last step lasts */
 	/* Keys are whole microseconds: the keys after key - 1 are those from key on. */
-	q_from(&q, p->root, 0, nd[i].key - 1);
-	if (!q.done && q.has_run)
-		return q.run;	/* the last step is free enough, and lasts */
-	return q.answer;
+	return anchor_tree(p, &q, nd[i].key - 1);
+}
+
+bf_time profile_anchor_before_tree(const struct profile *p, int64_t n, bf_time d, bf_time from,
+                                   bf_time before, bf_time clip)
+{
+	struct anchor_q q = { .n = p->n, .lv = p->lv, .target = n - p->capacity, .d = d,
+	                      .before = before, .clip = clip, .answer = BF_NEVER };
+	uint32_t i;
+
+	if (n <= 0)
+		return from < before ? from : BF_NEVER;
+	if (n > p->capacity || from >= before)
+		return BF_NEVER;
+	q.has_run = locate(p, from, &i) >= q.target;
+	q.run = from;
+	return anchor_tree(p, &q, from);
 }
 
 bf_time profile_anchor_before_hops(const struct profile *p, int64_t n, bf_time d, bf_time from,

@@ -11,9 +11,10 @@
  * deltas and the minimum and maximum prefix sum. That answers "first time
  * >= t with at least n free" and "first time in (s, s+d) with fewer than n
  * free" by one descent each, O(log B) for B breakpoints, instead of the
- * O(B) scan of the classic linked list of periods. anchor() is a sequence of
- * such descents, one per hole too short for the job. Point updates (not
- * range updates) keep it free of lazy propagation.
+ * O(B) scan of the classic linked list of periods. anchor() skips the holes
+ * too short for the job by whole subtrees, with a summary of each subtree's
+ * lowest level (profile.c). Point updates (not range updates) keep it free
+ * of lazy propagation.
  *
  * Nodes live in one array with a free list: no allocation per operation
  * once the array has grown to the working size. */
@@ -71,9 +72,15 @@ bf_time profile_anchor(const struct profile *p, int64_t n, bf_time d, bf_time fr
  * profile (and may bound `before` further, see sched_cons.c). */
 bf_time profile_anchor_before(const struct profile *p, int64_t n, bf_time d, bf_time from,
                               bf_time before, bf_time clip);
-/* The same answer found by walking the steps one by one (jumping over
- * long stretches), and hole by hole, two descents a hole: the references
- * the search above is tested against. */
+/* The search above is a short walk along the steps, then a search by
+ * subtrees that skips every hole too short for the job whose low free
+ * count is the lowest level of its subtree: O(log^2 B) for a search in a
+ * full plan, however many holes it skips (see profile.c). For the tests:
+ * the search by subtrees alone (_tree); and the references it is tested
+ * against, the earlier search, a walk along the steps that jumps over
+ * long stretches (_walk), and hole by hole, two descents a hole (_hops). */
+bf_time profile_anchor_before_tree(const struct profile *p, int64_t n, bf_time d, bf_time from,
+                                   bf_time before, bf_time clip);
 bf_time profile_anchor_before_walk(const struct profile *p, int64_t n, bf_time d, bf_time from,
                                    bf_time before, bf_time clip);
 bf_time profile_anchor_before_hops(const struct profile *p, int64_t n, bf_time d, bf_time from,

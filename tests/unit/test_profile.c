@@ -81,7 +81,7 @@ static void random_cases(void)
 	struct profile p;
 	struct resv *rs = calloc(4096, sizeof *rs);
 	int nr = 0, bad_free = 0, bad_anchor = 0, bad_below = 0, bad_fit = 0, ops = 0;
-	int bad_walk = 0, bad_hops = 0, bad_walk2 = 0, walks = 0;
+	int bad_walk = 0, bad_hops = 0, bad_walk2 = 0, bad_tree = 0, walks = 0;
 	unsigned seed = 12345;
 
 	profile_init(&p, CAP);
@@ -138,6 +138,7 @@ static void random_cases(void)
 			bf_time w = profile_anchor_before(&p, n, d, from, before, clip);
 			bf_time h = profile_anchor_before_hops(&p, n, d, from, before, clip);
 			bf_time k = profile_anchor_before_walk(&p, n, d, from, before, clip);
+			bf_time tr = profile_anchor_before_tree(&p, n, d, from, before, clip);
 
 			if (n > CAP)
 				m = BF_NEVER;
@@ -146,6 +147,7 @@ static void random_cases(void)
 			bad_walk += w != m;
 			bad_hops += h != m;
 			bad_walk2 += k != m;
+			bad_tree += tr != m;
 			walks++;
 		}
 	}
@@ -155,6 +157,7 @@ static void random_cases(void)
 	ok_eq(bad_below, 0, "first_below agrees with the model");
 	ok_eq(bad_fit, 0, "first_fit agrees with the model");
 	ok_eq(bad_walk, 0, "anchor_before (by subtrees) agrees with the model (%d queries)", walks);
+	ok_eq(bad_tree, 0, "anchor_before_tree (by subtrees alone) agrees with the model");
 	ok_eq(bad_walk2, 0, "anchor_before_walk (a reference) agrees with the model");
 	ok_eq(bad_hops, 0, "anchor_before_hops (a reference) agrees with the model");
 	while (nr > 0) {
@@ -166,9 +169,72 @@ static void random_cases(void)
 	free(rs);
 }
 
+/* A full plan, as a deep conservative queue makes it: thousands of
+ * reservations packed from random places, so that a search crosses many
+ * holes and whole subtrees of them are skipped by their summary. The
+ * search (with and without its short walk) must give the answer of the
+ * hole-by-hole reference for every query, over a long run of changes. */
+static void full_plan_cases(void)
+{
+	enum { CAPF = 64, NR = 3000 };
+	struct profile p;
+	struct resv *rs = calloc(NR, sizeof *rs);
+	int nr = 0, bad = 0, bad_tree = 0, queries = 0, found = 0, far = 0;
+	unsigned seed = 777;
+
+	profile_init(&p, CAPF);
+	for (int step = 0; step < 12000; step++) {
+		seed = seed * 1103515245 + 12345;
+		unsigned r = seed >> 8;
+
+		if ((r % 4 != 0 || nr < NR / 2) && nr < NR) {
+			/* Mostly small and short, some wide or long, as in a queue. */
+			int64_t n = r % 7 ? 1 + (r >> 4) % 8 : 1 + (r >> 4) % CAPF;
+			bf_time d = r % 5 ? 1 + (r >> 10) % 300 : 1 + (r >> 10) % 5000;
+			bf_time from = (r >> 16) % 20000;
+			bf_time a = profile_anchor_before_hops(&p, n, d, from, BF_NEVER, BF_NEVER);
+
+			if (a == BF_NEVER)
+				continue;
+			profile_reserve(&p, a, n, d);
+			rs[nr++] = (struct resv){ a, d, n };
+		} else {
+			int k = (r >> 4) % nr;
+
+			profile_release(&p, rs[k].t, rs[k].n, rs[k].d);
+			rs[k] = rs[--nr];
+		}
+		for (int q = 0; q < 4; q++) {
+			seed = seed * 1103515245 + 12345;
+			unsigned u = seed >> 4;
+			int64_t n = u % 3 ? 1 + (u >> 3) % 4 : 1 + (u >> 3) % CAPF;
+			bf_time d = 1 + (u >> 9) % (u % 2 ? 400 : 20000);
+			bf_time from = (u >> 12) % 30000;
+			bf_time before = (u >> 20) % 3 ? from + (u >> 14) % 60000 : BF_NEVER;
+			bf_time clip = (u >> 22) % 3 ? before + (u >> 24) % 2000 : BF_NEVER;
+			bf_time h = profile_anchor_before_hops(&p, n, d, from, before, clip);
+
+			bad += profile_anchor_before(&p, n, d, from, before, clip) != h;
+			bad_tree += profile_anchor_before_tree(&p, n, d, from, before, clip) != h;
+			queries++;
+			found += h != BF_NEVER;
+			far += h != BF_NEVER && h > from + 1000;
+		}
+	}
+	ok(profile_size(&p) > 2000, "a full plan: %u breakpoints", profile_size(&p));
+	ok(found > queries / 10 && far > queries / 20 && found < queries,
+	   "queries that find a place, far ahead, and that find none (%d, %d of %d)",
+	   found, far, queries);
+	ok_eq(bad, 0, "anchor_before agrees with the hole-by-hole reference");
+	ok_eq(bad_tree, 0, "anchor_before_tree agrees with the hole-by-hole reference");
+	profile_destroy(&p);
+	free(rs);
+}
+
 int main(void)
 {
 	hand_cases();
 	random_cases();
+	full_plan_cases();
 	return tap_done();
 }

@@ -31,15 +31,15 @@ struct profile_node {
 /* A subtree's first and last key, and its lowest level: where its prefix
  * sum is at its minimum (minp), the low keys. A job of n nodes sees its
  * holes there whenever the free count there is all that is below n, the
- * common case in a full plan. Kept: the first low key, the key after the
- * last one (BF_NEVER: it is the subtree's last key, so its step runs on
- * past the subtree) and the longest gap between two low keys p, q (q
- * minus the key after p). The second lowest prefix v2 says when the low
+ * common case in a full plan. Kept: the first and the last low key, the
+ * key after the last one (BF_NEVER: it is the subtree's last key, so its
+ * step runs on past the subtree) and the longest gap between two low keys
+ * p, q (q minus the key after p). The second lowest prefix v2 says when the low
  * keys are all that is below a threshold. */
 struct profile_level {
 	bf_time kmin, kmax;
 	int64_t v2;
-	bf_time lo_first, lo_next, lo_gap;
+	bf_time lo_first, lo_last, lo_next, lo_gap;
 };
 
 static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -76,7 +76,7 @@ static void levels_fix(struct profile_node *n, struct profile_level *lv, uint32_
 	struct profile_level *y = &lv[i], *ll, *rl;
 	int64_t here, m, v2 = PINF;
 	bool in_l, in_x, in_r, seen = false;
-	bf_time gap = 0, next = BF_NEVER;
+	bf_time gap = 0, last = 0, next = BF_NEVER;
 
 	if (n[x->left].stale)
 		levels_fix(n, lv, x->left);
@@ -105,6 +105,7 @@ static void levels_fix(struct profile_node *n, struct profile_level *lv, uint32_
 	if (in_l) {
 		y->lo_first = ll->lo_first;
 		gap = ll->lo_gap;
+		last = ll->lo_last;
 		next = ll->lo_next == BF_NEVER ? x->key : ll->lo_next;
 		seen = true;
 	}
@@ -113,6 +114,7 @@ static void levels_fix(struct profile_node *n, struct profile_level *lv, uint32_
 			gap = max64(gap, x->key - next);
 		else
 			y->lo_first = x->key;
+		last = x->key;
 		next = x->right ? rl->kmin : BF_NEVER;
 		seen = true;
 	}
@@ -123,9 +125,11 @@ static void levels_fix(struct profile_node *n, struct profile_level *lv, uint32_
 			y->lo_first = rl->lo_first;
 			gap = rl->lo_gap;
 		}
+		last = rl->lo_last;
 		next = rl->lo_next;
 	}
 	y->lo_gap = gap;
+	y->lo_last = last;
 	y->lo_next = next;
 	x->stale = false;
 }
@@ -458,22 +462,16 @@ bf_time profile_first_below(const struct profile *p, int64_t n, bf_time from, bf
  * (profile_anchor_before_hops, kept as the tests' reference). */
 #define WALK_STEPS 64
 
-bf_time profile_anchor_before_walk(const struct profile *p, int64_t n, bf_time d, bf_time from,
-                                   bf_time before, bf_time clip)
+/* The walk from a state: acc the prefix before key i (the next step),
+ * good whether the count there is at least n, and if so run the start of
+ * the current run. */
+static bf_time walk_from(const struct profile *p, int64_t n, bf_time d, bf_time before,
+                         bf_time clip, int64_t acc, uint32_t i, bool good, bf_time run)
 {
 	const struct profile_node *nd = p->n;
-	int64_t target = n - p->capacity, acc;
-	uint32_t i, steps = 0;
-	bf_time t = from, run;
-	bool good;
+	int64_t target = n - p->capacity;
+	uint32_t steps = 0;
 
-	if (n <= 0)
-		return from < before ? from : BF_NEVER;
-	if (n > p->capacity)
-		return BF_NEVER;
-	acc = locate(p, t, &i);
-	good = acc >= target;
-	run = t;
 	for (;;) {
 		bf_time k = i ? nd[i].key : BF_NEVER;
 
@@ -527,6 +525,20 @@ bf_time profile_anchor_before_walk(const struct profile *p, int64_t n, bf_time d
 	}
 }
 
+bf_time profile_anchor_before_walk(const struct profile *p, int64_t n, bf_time d, bf_time from,
+                                   bf_time before, bf_time clip)
+{
+	int64_t acc;
+	uint32_t i;
+
+	if (n <= 0)
+		return from < before ? from : BF_NEVER;
+	if (n > p->capacity)
+		return BF_NEVER;
+	acc = locate(p, from, &i);
+	return walk_from(p, n, d, before, clip, acc, i, acc >= n - p->capacity, from);
+}
+
 /* The anchor search by subtrees. The steps after `from` are visited in
  * key order as whole subtrees where the subtree's summary answers, one key
  * at a time only where it does not. A search carries the current run:
@@ -575,6 +587,30 @@ static void q_key(struct anchor_q *q, bf_time k, bool good)
 	}
 }
 
+static void q_scan(struct anchor_q *q, uint32_t i, int64_t acc);
+static void q_from(struct anchor_q *q, uint32_t i, int64_t acc, bf_time from);
+
+/* The keys of subtree i before `bound`, in order (all after `from`). */
+static void q_lead(struct anchor_q *q, uint32_t i, int64_t acc, bf_time bound)
+{
+	while (i && !q->done) {
+		const struct profile_node *x = &q->n[i];
+		int64_t at;
+
+		if (x->key >= bound) {
+			i = x->left;
+			continue;
+		}
+		q_scan(q, x->left, acc);
+		if (q->done)
+			return;
+		at = acc + q->n[x->left].sum + x->delta;
+		q_key(q, x->key, at >= q->target);
+		acc = at;
+		i = x->right;
+	}
+}
+
 /* Subtree i, all of whose keys are after `from`; acc: the prefix before it. */
 static void q_scan(struct anchor_q *q, uint32_t i, int64_t acc)
 {
@@ -619,6 +655,19 @@ static void q_scan(struct anchor_q *q, uint32_t i, int64_t acc)
 			return;
 		}
 		/* A run inside is long enough: the answer is in this subtree. */
+	} else if (y->kmax < q->before && y->kmax < q->clip && y->lo_gap < q->d) {
+		/* Other levels are below n too, but the low keys are (the
+		 * subtree is not all good), and no gap between them lasts d:
+		 * neither does a run between the first and the last, so only
+		 * the keys before the first and after the last are searched,
+		 * each part by its own subtrees' summaries. */
+		q_lead(q, i, acc, y->lo_first);
+		if (q->done)
+			return;
+		q_key(q, y->lo_first, false);
+		if (!q->done)
+			q_from(q, i, acc, y->lo_last);
+		return;
 	}
 	q_scan(q, x->left, acc);
 	if (q->done)
@@ -656,9 +705,7 @@ static bf_time anchor_tree(const struct profile *p, struct anchor_q *q, bf_time 
 	if (!q->done && q->has_run)
 		return q->run;	/* the last step is free enough, and lasts */
 	return q->answer;
-}
-
-bf_time profile_anchor_before(const struct profile *p, int64_t n, bf_time d, bf_time from,
+}bf_time profile_anchor_before(const struct profile *p, int64_t n, bf_time d, bf_time from,
                               bf_time before, bf_time clip)
 {
 	/* The search brings stale level summaries up to date: a cache, so

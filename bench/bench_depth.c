@@ -1,0 +1,223 @@
+/* bench_depth: conservative backfilling with a deep queue, event by event.
+ *
+ * The scheduler core alone (no I/O in the timed regions), in the tight
+ * workload of bench_daemon: 65 nodes, a blocker job holding 64 of them for
+ * an hour, and Q jobs of 2..65 nodes (estimates 1 min .. 4 h) queued behind
+ * it, so that every job waits and the plan is as long as the queue. The
+ * core runs as the live daemon drives it: one pass of compression per
+ * sched_run (compress_passes = 1), the next pass asked for at once by
+ * sched_next_wakeup; each call is one turn of the daemon's loop, so the
+ * longest call is the longest the loop is held ("per slice"), and the sum
+ * is the whole event. With Q = 10,000 and 100,000, in this order on one
+ * state (the queue stays about Q):
+ *
+ *   arrival     one more job: sched_submit + the calls that follow
+ *   cancel head the first queued job cancelled: the plan is compressed
+ *   node down   a node of the blocker fails: the plan is repaired
+ *   early end   the blocker ends 50 min early: the plan is compressed and
+ *               the jobs that fit start
+ *
+ * Each event's figures: total ms, calls (passes), the longest call in ms,
+ * jobs moved earlier, guarantees broken. Building the queue (Q arrivals)
+ * is timed too: the core's share of a fill.
+ *
+ * Usage: bench_depth [Q...]  (default 10000 100000)
+ * Benchmarks may read the clock (the core may not). Figures only; the exit
+ * status is 1 only if the core reports an error or breaks an invariant. */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "bf_time.h"
+#include "sched.h"
+
+#define NODES		65u
+#define BLOCK_NODES	64u
+#define BLOCK_ID	1u
+#define SEC(x)		((bf_time)(x) * BF_SEC)
+#define EST_MIN		SEC(60)
+#define EST_MAX		SEC(4 * 3600)
+#define SEED		0x5eed00d1u
+
+static double clock_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint64_t rnd(uint64_t *st)
+{
+	uint64_t z = (*st += 0x9E3779B97F4A7C15ULL);
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	return z ^ (z >> 31);
+}
+
+static void ok(int rc, const char *what)
+{
+	if (rc != SCHED_OK) {
+		fprintf(stderr, "bench_depth: %s: %s (%d)\n", what, sched_strerror(rc), rc);
+		exit(1);
+	}
+}
+
+struct event_cost {
+	double total_s, longest_s;
+	uint32_t calls, started, broken;
+};
+
+/* Drop the pending actions, counting starts and broken guarantees. */
+static void take_actions(struct sched *s, struct event_cost *c)
+{
+	size_t n;
+	const struct sched_action *a = sched_actions(s, &n);
+
+	for (size_t k = 0; k < n; k++) {
+		if (a[k].kind == SA_START)
+			c->started++;
+		else if (a[k].kind == SA_BROKEN)
+			c->broken++;
+	}
+	sched_clear_actions(s);
+}
+
+/* The event (already applied, costing `first_s`) and the sched_run calls
+ * that follow it at `now`, as the daemon's loop makes them. */
+static void settle(struct sched *s, bf_time now, double first_s, struct event_cost *c)
+{
+	c->total_s = c->longest_s = first_s;
+	c->calls = 0;
+	do {
+		double t0 = clock_s(), d;
+
+		ok(sched_run(s, now), "sched_run");
+		d = clock_s() - t0;
+		c->total_s += d;
+		if (d > c->longest_s)
+			c->longest_s = d;
+		c->calls++;
+		take_actions(s, c);
+	} while (sched_next_wakeup(s) <= now);
+}
+
+static void check(const struct sched *s, bf_time now, const char *when)
+{
+	char msg[300];
+
+	if (sched_check(s, now, msg, sizeof msg) != 0) {
+		fprintf(stderr, "bench_depth: invariant broken after %s: %s\n", when, msg);
+		exit(1);
+	}
+}
+
+static uint64_t reanchors(const struct sched *s)
+{
+	return sched_get_stats(s)->reanchors;
+}
+
+static void report(uint32_t q, const char *what, const struct event_cost *c, uint64_t moved)
+{
+	printf("%8u  %-11s %10.2f %6u %10.2f %8" PRIu64 " %7u %7u\n", q, what, c->total_s * 1e3,
+	       c->calls, c->longest_s * 1e3, moved, c->started, c->broken);
+}
+
+static void depth(uint32_t q)
+{
+	struct sched_params prm = { .policy = SCHED_CONSERVATIVE, .nodes = NODES,
+	                            .compress_passes = 1 };
+	struct sched *s;
+	struct event_cost c = { 0 };
+	uint64_t st = SEED, id = BLOCK_ID, head, moved;
+	bf_time now = SEC(1);
+	double t0, fill;
+
+	ok(sched_new(&s, &prm), "sched_new");
+	ok(sched_submit(s, now, BLOCK_ID, BLOCK_NODES, SEC(3600)), "submit blocker");
+	settle(s, now, 0, &c);
+	now += SEC(1);
+	t0 = clock_s();
+	for (uint32_t k = 0; k < q; k++) {
+		uint32_t n = 2 + (uint32_t)(rnd(&st) % (NODES - 1));
+		bf_time est = EST_MIN + (bf_time)(rnd(&st) % (uint64_t)(EST_MAX - EST_MIN));
+
+		ok(sched_submit(s, now, ++id, n, est), "submit");
+		ok(sched_run(s, now), "sched_run");
+		sched_clear_actions(s);
+	}
+	fill = clock_s() - t0;
+	check(s, now, "the fill");
+	printf("%8u  %-11s %10.2f %6s %10.4f %8s %7s %7s   (%.0f arrivals/s)\n", q, "fill",
+	       fill * 1e3, "-", fill / q * 1e3, "-", "-", "-", q / fill);
+
+	now += SEC(1);
+	memset(&c, 0, sizeof c);
+	moved = reanchors(s);
+	t0 = clock_s();
+	ok(sched_submit(s, now, ++id, 2, SEC(600)), "submit");
+	settle(s, now, clock_s() - t0, &c);
+	report(q, "arrival", &c, reanchors(s) - moved);
+
+	now += SEC(1);
+	head = BLOCK_ID + 1;
+	memset(&c, 0, sizeof c);
+	moved = reanchors(s);
+	t0 = clock_s();
+	ok(sched_cancel(s, now, head), "cancel the head");
+	settle(s, now, clock_s() - t0, &c);
+	check(s, now, "cancel head");
+	report(q, "cancel head", &c, reanchors(s) - moved);
+
+	now += SEC(1);
+	memset(&c, 0, sizeof c);
+	moved = reanchors(s);
+	{
+		uint32_t nodes[NODES], nn = sched_job_nodes(s, BLOCK_ID, nodes, NODES);
+
+		if (nn == 0) {
+			fprintf(stderr, "bench_depth: the blocker holds no node\n");
+			exit(1);
+		}
+		t0 = clock_s();
+		ok(sched_node_down(s, now, nodes[nn - 1]), "node down");
+	}
+	settle(s, now, clock_s() - t0, &c);
+	check(s, now, "node down");
+	report(q, "node down", &c, reanchors(s) - moved);
+
+	now += SEC(600);
+	memset(&c, 0, sizeof c);
+	moved = reanchors(s);
+	t0 = clock_s();
+	ok(sched_end(s, now, BLOCK_ID, END_EXITED), "early end");
+	settle(s, now, clock_s() - t0, &c);
+	check(s, now, "early end");
+	report(q, "early end", &c, reanchors(s) - moved);
+	sched_free(s);
+}
+
+int main(int argc, char **argv)
+{
+	printf("bench_depth: conservative, the tight workload of bench_daemon in the core:\n"
+	       "%u nodes, a blocker on %u for 1 h, Q jobs of 2..%u nodes (1 min .. 4 h)\n"
+	       "behind it; one compression pass per sched_run, as the live daemon runs it.\n\n",
+	       NODES, BLOCK_NODES, NODES);
+	printf("%8s  %-11s %10s %6s %10s %8s %7s %7s\n", "Q", "event", "total ms", "calls",
+	       "longest ms", "moved", "started", "broken");
+	if (argc > 1) {
+		for (int i = 1; i < argc; i++)
+			depth((uint32_t)strtoul(argv[i], NULL, 10));
+	} else {
+		depth(10000);
+		depth(100000);
+	}
+	printf("    total: the event and every sched_run it needs; calls: sched_run calls\n"
+	       "    (one compression pass each); longest: the longest single call, the\n"
+	       "    daemon's loop held at once; fill: the Q arrivals (longest: per arrival);\n"
+	       "    moved: guarantees moved earlier; broken: guarantees made later.\n");
+	return 0;
+}

@@ -28,18 +28,28 @@ struct profile_node {
 	bool stale;
 };
 
-/* A subtree's first and last key, and its lowest level: where its prefix
- * sum is at its minimum (minp), the low keys. A job of n nodes sees its
- * holes there whenever the free count there is all that is below n, the
- * common case in a full plan. Kept: the first and the last low key, the
- * key after the last one (BF_NEVER: it is the subtree's last key, so its
- * step runs on past the subtree) and the longest gap between two low keys
- * p, q (q minus the key after p). The second lowest prefix v2 says when the low
- * keys are all that is below a threshold. */
+/* A subtree's first and last key, and its lowest levels: the LEVELS
+ * smallest distinct prefix sums in it (a level's keys: those where the
+ * prefix is at most that value). A job of n nodes sees its holes where the
+ * free count is below n, which in a full plan are the few lowest levels.
+ * For each level, of its keys: the first and the last, the key after the
+ * last (BF_NEVER: it is the subtree's last key, so its step runs on past
+ * the subtree), and the longest gap between two of them p, q (q minus the
+ * key after p). `above` is the next larger prefix sum after the levels
+ * kept (PINF: none): when n is at most that, the levels kept are all that
+ * is below n. */
+#define LEVELS 8
+
+struct level {
+	int64_t v;
+	bf_time first, last, next, gap;
+};
+
 struct profile_level {
 	bf_time kmin, kmax;
-	int64_t v2;
-	bf_time lo_first, lo_last, lo_next, lo_gap;
+	int64_t above;
+	uint32_t count;		/* levels kept, 1 .. LEVELS */
+	struct level lev[LEVELS];
 };
 
 static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -54,9 +64,6 @@ static uint32_t next_prio(struct profile *p)
 	return (uint32_t)((p->rng * 0x2545F4914F6CDD1DULL) >> 32);
 }
 
-/* The smaller of v2 and c, when c is above the minimum m. */
-static inline int64_t above(int64_t v2, int64_t c, int64_t m) { return c > m && c < v2 ? c : v2; }
-
 static void pull(struct profile_node *n, uint32_t i)
 {
 	struct profile_node *x = &n[i], *l = &n[x->left], *r = &n[x->right];
@@ -68,69 +75,104 @@ static void pull(struct profile_node *n, uint32_t i)
 	x->stale = true;
 }
 
+/* A child's level at value v (prefix sums shifted by `shift`): its
+ * largest level at most v, or NULL. k is where the last call stopped: the
+ * values asked for only grow. */
+static const struct level *level_at(const struct profile_level *c, uint32_t *k, int64_t shift,
+                                    int64_t v)
+{
+	while (*k < c->count && c->lev[*k].v + shift <= v)
+		(*k)++;
+	return *k ? &c->lev[*k - 1] : NULL;
+}
+
 /* Bring the level summary of a stale subtree i up to date (see struct
- * profile_node). */
+ * profile_node). A level of the subtree is one of its children's or its
+ * own key's: a value v is kept if each child keeps every level it has up
+ * to v (v below the child's `above`), so that its keys there are known. */
 static void levels_fix(struct profile_node *n, struct profile_level *lv, uint32_t i)
 {
-	struct profile_node *x = &n[i], *l, *r;
+	struct profile_node *x = &n[i];
 	struct profile_level *y = &lv[i], *ll, *rl;
-	int64_t here, m, v2 = PINF;
-	bool in_l, in_x, in_r, seen = false;
-	bf_time gap = 0, last = 0, next = BF_NEVER;
+	int64_t here, limit, v = NINF;
+	uint32_t ka = 0, kc = 0, sa = 0, sc = 0;
+	bool self_done;
 
 	if (n[x->left].stale)
 		levels_fix(n, lv, x->left);
 	if (n[x->right].stale)
 		levels_fix(n, lv, x->right);
-	l = &n[x->left];
-	r = &n[x->right];
 	ll = &lv[x->left];
 	rl = &lv[x->right];
+	here = n[x->left].sum + x->delta;
 	y->kmin = x->left ? ll->kmin : x->key;
 	y->kmax = x->right ? rl->kmax : x->key;
-	here = l->sum + x->delta;
-	m = x->minp;
-	in_l = x->left && l->minp == m;
-	in_x = here == m;
-	in_r = x->right && here + r->minp == m;
-	/* Empty children have minp = v2 = PINF, and PINF plus a prefix stays
-	 * above every real value: `above` leaves them out by the cut at PINF. */
-	v2 = above(v2, l->minp, m);
-	v2 = above(v2, ll->v2, m);
-	v2 = above(v2, here, m);
-	v2 = above(v2, here + r->minp, m);
-	v2 = above(v2, here + rl->v2, m);
-	y->v2 = v2 >= PINF / 2 ? PINF : v2;
-	/* The low keys of the three parts, in key order. */
-	if (in_l) {
-		y->lo_first = ll->lo_first;
-		gap = ll->lo_gap;
-		last = ll->lo_last;
-		next = ll->lo_next == BF_NEVER ? x->key : ll->lo_next;
-		seen = true;
-	}
-	if (in_x) {
-		if (seen)
-			gap = max64(gap, x->key - next);
-		else
-			y->lo_first = x->key;
-		last = x->key;
-		next = x->right ? rl->kmin : BF_NEVER;
-		seen = true;
-	}
-	if (in_r) {
-		if (seen) {
-			gap = max64(max64(gap, rl->lo_first - next), rl->lo_gap);
-		} else {
-			y->lo_first = rl->lo_first;
-			gap = rl->lo_gap;
+	/* Values past a child's `above` are not known level by level. */
+	limit = min64(x->left ? ll->above : PINF, x->right ? here + rl->above : PINF);
+	y->count = 0;
+	self_done = false;
+	for (;;) {
+		/* The next distinct value of the three sources. */
+		int64_t nv = PINF;
+		const struct level *a, *c;
+		struct level *o;
+		bool in_x, seen = false;
+		bf_time next = BF_NEVER;
+
+		if (x->left && sa < ll->count)
+			nv = min64(nv, ll->lev[sa].v);
+		if (!self_done)
+			nv = min64(nv, here);
+		if (x->right && sc < rl->count)
+			nv = min64(nv, here + rl->lev[sc].v);
+		if (nv >= limit || y->count == LEVELS) {
+			y->above = min64(nv, limit);
+			break;
 		}
-		last = rl->lo_last;
-		next = rl->lo_next;
+		v = nv;
+		while (x->left && sa < ll->count && ll->lev[sa].v <= v)
+			sa++;
+		while (x->right && sc < rl->count && here + rl->lev[sc].v <= v)
+			sc++;
+		if (here <= v)
+			self_done = true;
+		a = x->left ? level_at(ll, &ka, 0, v) : NULL;
+		c = x->right ? level_at(rl, &kc, here, v) : NULL;
+		in_x = here <= v;
+		o = &y->lev[y->count++];
+		o->v = v;
+		o->gap = 0;
+		/* The level's keys in the three parts, in key order. */
+		if (a) {
+			o->first = a->first;
+			o->gap = a->gap;
+			o->last = a->last;
+			next = a->next == BF_NEVER ? x->key : a->next;
+			seen = true;
+		}
+		if (in_x) {
+			if (seen)
+				o->gap = max64(o->gap, x->key - next);
+			else
+				o->first = x->key;
+			o->last = x->key;
+			next = x->right ? rl->kmin : BF_NEVER;
+			seen = true;
+		}
+		if (c) {
+			if (seen) {
+				o->gap = max64(max64(o->gap, c->first - next), c->gap);
+			} else {
+				o->first = c->first;
+				o->gap = c->gap;
+			}
+			o->last = c->last;
+			next = c->next;
+		}
+		o->next = next;
 	}
-	y->lo_gap = gap;
-	y->lo_last = last;
-	y->lo_next = next;
+	if (y->above >= PINF / 2)
+		y->above = PINF;
 	x->stale = false;
 }
 
@@ -149,7 +191,7 @@ int profile_init(struct profile *p, int64_t capacity)
 	 * minp/maxp to a prefix stays in range because |prefix| << PINF. */
 	p->n[0].minp = PINF;
 	p->n[0].maxp = NINF;
-	p->lv[0].v2 = PINF;
+	p->lv[0].above = PINF;
 	p->used = 1;
 	p->rng = 0x9E3779B97F4A7C15ULL;
 	p->capacity = capacity;
@@ -640,34 +682,44 @@ static void q_scan(struct anchor_q *q, uint32_t i, int64_t acc)
 		q->has_run = false;
 		return;
 	}
-	if (y->kmax < q->before && y->kmax < q->clip && q->target - acc <= y->v2) {
-		/* Bad exactly at the low keys, and every run inside ends before
-		 * clip, so a run inside must last d. */
-		bf_time lead = q->has_run ? q->run : y->kmin;
+	if (y->kmax < q->before && y->kmax < q->clip) {
+		/* The highest level kept that is below n: its keys are below n. */
+		int64_t theta = q->target - acc;
+		uint32_t k = 0;
+		const struct level *l;
 
-		if (y->lo_first > lead && y->lo_first >= (lead + q->d < q->clip ? lead + q->d : q->clip)) {
-			q_found(q, lead);
+		while (k + 1 < y->count && y->lev[k + 1].v < theta)
+			k++;
+		l = &y->lev[k];
+		if (k + 1 < y->count || theta <= y->above) {
+			/* And they are all that is: every run inside ends before
+			 * clip, so a run inside must last d. */
+			bf_time lead = q->has_run ? q->run : y->kmin;
+
+			if (l->first > lead && l->first >= (lead + q->d < q->clip ? lead + q->d : q->clip)) {
+				q_found(q, lead);
+				return;
+			}
+			if (l->gap < q->d) {
+				q->has_run = l->next != BF_NEVER;
+				q->run = l->next;
+				return;
+			}
+			/* A run inside is long enough: the answer is in this subtree. */
+		} else if (l->gap < q->d) {
+			/* Higher levels are below n too, but no gap between this
+			 * level's keys lasts d: neither does a run between its first
+			 * and last key, so only the keys before the first and after
+			 * the last are searched, each part by its own subtrees'
+			 * summaries. */
+			q_lead(q, i, acc, l->first);
+			if (q->done)
+				return;
+			q_key(q, l->first, false);
+			if (!q->done)
+				q_from(q, i, acc, l->last);
 			return;
 		}
-		if (y->lo_gap < q->d) {
-			q->has_run = y->lo_next != BF_NEVER;
-			q->run = y->lo_next;
-			return;
-		}
-		/* A run inside is long enough: the answer is in this subtree. */
-	} else if (y->kmax < q->before && y->kmax < q->clip && y->lo_gap < q->d) {
-		/* Other levels are below n too, but the low keys are (the
-		 * subtree is not all good), and no gap between them lasts d:
-		 * neither does a run between the first and the last, so only
-		 * the keys before the first and after the last are searched,
-		 * each part by its own subtrees' summaries. */
-		q_lead(q, i, acc, y->lo_first);
-		if (q->done)
-			return;
-		q_key(q, y->lo_first, false);
-		if (!q->done)
-			q_from(q, i, acc, y->lo_last);
-		return;
 	}
 	q_scan(q, x->left, acc);
 	if (q->done)

@@ -586,14 +586,17 @@ bf_time profile_anchor_before_walk(const struct profile *p, int64_t n, bf_time d
  * at a time only where it does not. A search carries the current run:
  * where the free count last rose to n (or none). A subtree where all is
  * free enough extends the run, one where nothing is ends it. Otherwise,
- * when the keys below n are exactly the subtree's low keys (n at most its
- * second lowest level), the subtree's first low key ends the carried run,
- * its longest gap between low keys says whether a run inside it is long
- * enough (then the answer is inside: go down), and if not, the run after
- * its last low key is carried on. So a search costs a descent along
- * `from` and one per subtree that holds the answer, whatever the number
- * of short holes skipped: O(log^2 B). Where other levels are below n too
- * (a summary cannot tell), it goes down key by key, as the walk would. */
+ * when the keys below n are exactly the keys of some level kept (n at most
+ * the next level), the first of them ends the carried run, their longest
+ * gap says whether a run inside is long enough (then the answer is inside:
+ * go down), and if not, the run after the last of them is carried on. So
+ * a search costs a descent along `from` and one per subtree that holds
+ * the answer, whatever the number of short holes skipped: O(log^2 B).
+ * Where more levels are below n than are kept, the highest kept still
+ * bounds every run between its first and last key by its longest gap: if
+ * that is short, only the keys before and after are searched (by their
+ * own subtrees, whose levels are fewer); otherwise the search goes down,
+ * key by key at worst, as the walk would. */
 #define SHORT_WALK 64
 
 struct anchor_q {

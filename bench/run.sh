@@ -27,11 +27,12 @@ esac
 bin=$bdir/backfilld
 bq=$bdir/bench/bench_queue
 bd=$bdir/bench/bench_daemon
+bdepth=$bdir/bench/bench_depth
 traces=${BF_TRACES:-$top/../shared/traces}
 policies="fcfs easy conservative"
 status=0
 
-for f in "$bin" "$bq" "$bd"; do
+for f in "$bin" "$bq" "$bd" "$bdepth"; do
 	if [ ! -x "$f" ]; then
 		echo "bench: $f is missing: build first (make bench does)" >&2
 		exit 1
@@ -99,19 +100,21 @@ header() {
 	printf "$row_fmt" "" "" simulated "" "(replay)" "(whole)" "" "" ""
 }
 
-# replay NAME FILE POLICY TARGET: run it once and print one row.
+# replay NAME FILE POLICY TARGET [JOBS_OUT]: run it once and print one row;
+# with JOBS_OUT, the schedule goes there too (--jobs-out).
 replay() {
-	name=$1 file=$2 pol=$3 target=$4
+	name=$1 file=$2 pol=$3 target=$4 out=${5:-}
 	json=$tmp/report.json rus=$tmp/rusage err=$tmp/stderr
 	rm -f "$rus"
+	set -- --replay "$file" --policy "$pol" --format json
+	[ -z "$out" ] || set -- "$@" --jobs-out "$out"
 	t0=$(now_ns)
 	if [ -n "$timebin" ]; then
 		# shellcheck disable=SC2086
-		"$timebin" -f '%e %M' -o "$rus" $tmo \
-			"$bin" --replay "$file" --policy "$pol" --format json >"$json" 2>"$err"
+		"$timebin" -f '%e %M' -o "$rus" $tmo "$bin" "$@" >"$json" 2>"$err"
 	else
 		# shellcheck disable=SC2086
-		$tmo "$bin" --replay "$file" --policy "$pol" --format json >"$json" 2>"$err"
+		$tmo "$bin" "$@" >"$json" 2>"$err"
 	fi
 	rc=$?
 	t1=$(now_ns)
@@ -231,6 +234,34 @@ header
 replay_all CTC-SP2-1996-3.1-cln "$ctc" "" "< 0.3 s" "< 1 s"
 replay_all SDSC-SP2-1998-4.2-cln "$traces/SDSC-SP2-1998-4.2-cln.swf.gz" "" "" ""
 
+# RICC-2010: 447,794 jobs on 8,192 processors, up to 23,000 waiting under
+# conservative. Its schedule is checked against the digest recorded before
+# the speed work (tests/replay/schedules.list): faster, not different.
+ricc=$traces/RICC-2010-2.swf.gz
+if [ ! -r "$ricc" ]; then
+	status=1
+	printf '%-22s %-13s FAILED: trace not found: %s\n' RICC-2010-2 "(all)" "$ricc"
+else
+	replay RICC-2010-2 "$ricc" easy "as before"
+	# Minutes today, not a hang: its own limit (BENCH_RICC_TIMEOUT, 900 s).
+	saved=$tmo
+	[ -z "$tmo" ] || tmo="timeout ${BENCH_RICC_TIMEOUT:-900}"
+	replay RICC-2010-2 "$ricc" conservative "< 20 s, 1 GiB" "$tmp/ricc.swf"
+	tmo=$saved
+	want=$(sed -n 's/^# bench: RICC-2010-2 --policy conservative = //p' \
+		"$top/tests/replay/schedules.list")
+	if [ -s "$tmp/ricc.swf" ] && [ -n "$want" ]; then
+		got=$(sha256sum <"$tmp/ricc.swf" | cut -c1-64)
+		if [ "$got" = "$want" ]; then
+			echo "    RICC-2010-2 conservative: the same schedule as recorded (sha256 ${want%"${want#????????????}"}...)"
+		else
+			status=1
+			echo "    FAILED: RICC-2010-2 conservative: the schedule differs from the recorded one"
+		fi
+	fi
+	rm -f "$tmp/ricc.swf"
+fi
+
 echo
 echo "== What-if: a sweep on KTH-SP2 (traces/, shipped) =="
 kth=$top/traces/KTH-SP2-1996-2.1-cln.swf.gz
@@ -304,11 +335,26 @@ if [ "$rc" -ne 0 ]; then
 	fi
 fi
 
-echo
-echo "== Daemon: over the socket ($build/bench/bench_daemon) =="
+# bench_depth and bench_daemon: BENCH_DAEMON_TIMEOUT seconds each (default 420).
 dlimit=${BENCH_DAEMON_TIMEOUT:-420}
 dtmo=
 [ -z "$tmo" ] || dtmo="timeout $dlimit"
+echo
+echo "== Core: conservative with 10,000 and 100,000 queued ($build/bench/bench_depth) =="
+# shellcheck disable=SC2086
+$dtmo "$bdepth"
+rc=$?
+if [ "$rc" -ne 0 ]; then
+	status=1
+	if [ -n "$dtmo" ] && [ "$rc" -eq 124 ]; then
+		echo "FAILED: bench_depth gave no result after $dlimit s (killed: a hang?)"
+	else
+		echo "FAILED: bench_depth exited with status $rc"
+	fi
+fi
+
+echo
+echo "== Daemon: over the socket ($build/bench/bench_daemon) =="
 # Its daemons' directories go under $tmp (removed at exit whatever happens);
 # on a signal it stops what it started itself.
 # shellcheck disable=SC2086

@@ -63,7 +63,7 @@ int sched_new(struct sched **out, const struct sched_params *prm)
 	if (!s)
 		return SCHED_E_NOMEM;
 	s->prm = *prm;
-	s->qhead = s->qtail = s->free_slot = NONE;
+	s->qhead = s->qtail = s->free_slot = s->pass_cursor = NONE;
 	s->next_due = BF_NEVER;
 	s->last_pass = BF_NEVER;
 	s->now = INT64_MIN;
@@ -287,6 +287,8 @@ static void queue_remove(struct sched *s, uint32_t slot)
 {
 	struct job *j = &s->jobs[slot];
 
+	if (s->pass_cursor == slot)
+		s->pass_cursor = j->next;	/* a sliced pass goes on with the next */
 	if (j->prev == NONE)
 		s->qhead = j->next;
 	else

@@ -128,6 +128,13 @@ struct sched_params {
 	 * guarantees only earlier; with no event in between, the passes are
 	 * the same as in one call. */
 	uint32_t compress_passes;
+	/* Jobs one call of compression visits at most (0: a whole pass): a
+	 * pass over a deep queue is cut into slices, one a call, between which
+	 * the daemon serves clients. A slice leaves a whole plan, as a pass
+	 * does: the jobs it reached have moved (only earlier), the others keep
+	 * their places; the next call goes on where it stopped. The live
+	 * daemon gives both this and compress_passes = 1. */
+	uint32_t compress_slice;
 	/* Jobs one user may have running at once; 0: no cap. Changed live
 	 * with sched_set_user_cap(). */
 	uint32_t max_running_per_user;

@@ -163,23 +163,39 @@ void cons_restore(struct sched *s, uint32_t slot, bf_time now, bf_time promised)
 	s->need_compress = true;	/* the restored plan may have room to close */
 }
 
-/* One pass of compression in arrival order; *moved: a job moved. */
-static int compress_pass(struct sched *s, bf_time now, bf_time *due, uint64_t *oldest,
-                         bool *moved)
+/* Compression in arrival order: a whole pass, or with compress_slice the
+ * next slice of one; *done when the pass has seen every queued job. What
+ * the pass gathers (a job moved, the earliest due, the oldest epoch a job
+ * settled at) is kept in the scheduler between slices. */
+static int compress_pass(struct sched *s, bf_time now, bool *done)
 {
-	*due = BF_NEVER;
-	*moved = false;
-	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
+	uint32_t budget = s->prm.compress_slice ? s->prm.compress_slice : UINT32_MAX;
+
+	if (!s->pass_open) {
+		s->pass_open = true;
+		s->pass_cursor = s->qhead;
+		s->pass_due = BF_NEVER;
+		s->pass_moved = false;
+		s->pass_oldest = s->epoch;
+	}
+	*done = false;
+	for (uint32_t i = s->pass_cursor; i != NONE; i = s->jobs[i].next) {
 		struct job *j = &s->jobs[i];
 		bf_time a;
 
+		if (budget-- == 0) {
+			s->pass_cursor = i;	/* the next slice starts here */
+			return SCHED_OK;
+		}
 		/* A release can re-create two breakpoints that had merged
 		 * with neighbours, and the reserve adds two. */
-		if (profile_prepare(&s->prof, 4) < 0)
+		if (profile_prepare(&s->prof, 4) < 0) {
+			s->pass_cursor = i;
 			return SCHED_E_NOMEM;
+		}
 		if (!(j->flags & JF_RESERVED)) {
 			if (place(s, i, now))	/* unplaced: nodes may be back */
-				settle(s, i, now, due);
+				settle(s, i, now, &s->pass_due);
 			continue;
 		}
 		/* Re-anchor from now. The earliest start before the current
@@ -211,14 +227,21 @@ static int compress_pass(struct sched *s, bf_time now, bf_time *due, uint64_t *o
 				cons_freed(s, from, j->resv + j->hold);
 				s->st.reanchors++;
 				j->resv = a;
-				*moved = true;
+				s->pass_moved = true;
 			}
 			j->settled = s->epoch;
 		}
-		if (j->settled < *oldest)
-			*oldest = j->settled;
-		settle(s, i, now, due);
+		if (j->settled < s->pass_oldest)
+			s->pass_oldest = j->settled;
+		settle(s, i, now, &s->pass_due);
+		/* Between slices a job moved up may come due before the pass
+		 * ends: the wakeup must not wait for the end of the pass. */
+		if (s->jobs[i].resv < s->next_due && s->jobs[i].resv > now)
+			s->next_due = s->jobs[i].resv;
 	}
+	s->pass_open = false;
+	s->pass_cursor = NONE;
+	*done = true;
 	return SCHED_OK;
 }
 
@@ -227,34 +250,38 @@ static int compress_pass(struct sched *s, bf_time now, bf_time *due, uint64_t *o
  * A single pass is not a fixed point: a later job that moves up frees its
  * old place, which an earlier job already visited could use. The bounded
  * search of each pass looks only where something was freed since a job
- * settled, so a pass after the first costs little where nothing moved. */
+ * settled, so a pass after the first costs little where nothing moved.
+ * With compress_passes or compress_slice, a call does only so much and
+ * leaves compress_more set: the next call goes on. */
 int cons_compress(struct sched *s, bf_time now)
 {
-	bf_time due = BF_NEVER;
-	uint64_t oldest = s->epoch;
 	uint32_t passes = 0;
-	bool moved;
+	bool done;
 	int rc;
 
 	/* Counted at every call, a settling's continuations too: the daemon
 	 * looks for moved promises to store when this count changes. */
 	s->st.compressions++;
 	do {
-		if ((rc = compress_pass(s, now, &due, &oldest, &moved)) < 0) {
+		if ((rc = compress_pass(s, now, &done)) < 0) {
 			/* The rest keep their places; keep what is known of due. */
-			s->next_due = due < s->next_due ? due : s->next_due;
+			s->next_due = s->pass_due < s->next_due ? s->pass_due : s->next_due;
 			return rc;
 		}
+		if (!done) {
+			s->compress_more = true;	/* need_compress stays */
+			return SCHED_OK;
+		}
 		passes++;
-	} while (moved && !s->prm.compress_per_end &&
+	} while (s->pass_moved && !s->prm.compress_per_end &&
 	         (!s->prm.compress_passes || passes < s->prm.compress_passes));
-	s->next_due = due;	/* a whole pass saw every queued job */
-	s->compress_more = moved && !s->prm.compress_per_end;
+	s->next_due = s->pass_due;	/* a whole pass saw every queued job */
+	s->compress_more = s->pass_moved && !s->prm.compress_per_end;
 	if (s->compress_more)
 		return SCHED_OK;	/* need_compress stays: the next call goes on */
 	s->need_compress = false;
-	xlog_forget(&s->freed_start, oldest);
-	xlog_forget(&s->freed_end, oldest);
+	xlog_forget(&s->freed_start, s->pass_oldest);
+	xlog_forget(&s->freed_end, s->pass_oldest);
 	return SCHED_OK;
 }
 
@@ -410,7 +437,8 @@ void cons_adopt(struct sched *s, bf_time now)
 		first = IDMAP_NONE;
 	s->ready_len = 0;
 	s->next_due = BF_NEVER;
-	s->need_compress = s->compress_more = false;
+	s->need_compress = s->compress_more = s->pass_open = false;
+	s->pass_cursor = NONE;
 	s->has_last_head = false;
 	/* Nobody will ask about regions freed before every job settled. */
 	xlog_forget(&s->freed_start, s->epoch);
@@ -436,5 +464,6 @@ void cons_drop(struct sched *s)
 	}
 	s->ready_len = 0;
 	s->next_due = BF_NEVER;
-	s->need_compress = s->compress_more = false;
+	s->need_compress = s->compress_more = s->pass_open = false;
+	s->pass_cursor = NONE;
 }

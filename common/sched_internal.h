@@ -103,6 +103,13 @@ struct sched {
 	bool dirty;		/* something happened since the last pass */
 	bool need_compress;	/* conservative: a hole opened */
 	bool compress_more;	/* a compression stopped before it settled */
+	/* A pass cut into slices (sched_params.compress_slice): the job it
+	 * goes on with (NONE: the next pass starts at the head), and what the
+	 * pass has gathered so far. queue_remove moves the cursor on. */
+	uint32_t pass_cursor;
+	bool pass_open, pass_moved;
+	bf_time pass_due;
+	uint64_t pass_oldest;
 	bool hold_extended;	/* a running job's hold grew since the last pass */
 	uint8_t extend_why;	/* why (sched_broken_why), for the announcements */
 

@@ -557,7 +557,7 @@ static void per_end_compression(void)
  * that takes many passes (a tight queue, the head cancelled) goes on at
  * each call, sched_next_wakeup() asks for the next at once, and the plan it
  * settles in is the one a single call reaches. */
-static void sliced_settling(void)
+static void sliced_settling(uint32_t slice)
 {
 	struct sched *one, *all;
 	struct sched_params prm = { .policy = SCHED_CONSERVATIVE, .nodes = 65 };
@@ -567,6 +567,7 @@ static void sliced_settling(void)
 
 	sched_new(&all, &prm);
 	prm.compress_passes = 1;
+	prm.compress_slice = slice;
 	sched_new(&one, &prm);
 	for (uint64_t id = 1; id <= 801; id++) {
 		uint32_t n = id == 1 ? 64 : 2 + (rng = rng * 1103515245u + 12345u) / 7 % 64;
@@ -616,11 +617,95 @@ static void sliced_settling(void)
 		sched_clear_actions(all);
 		sched_clear_actions(one);
 	}
-	ok(calls > 8, "sliced: the settlings took several calls (%u)", calls);
-	ok_eq(later, 0, "sliced: between calls no promise moved later");
-	ok_eq(bad, 0, "sliced: every plan whole, and the same as settled in one call");
+	ok(calls > (slice ? 400u : 8u), "sliced (%u jobs a call): the settlings took several calls (%u)",
+	   slice, calls);
+	ok_eq(later, 0, "sliced (%u jobs a call): between calls no promise moved later", slice);
+	ok_eq(bad, 0, "sliced (%u jobs a call): every plan whole, and the same as settled in one call",
+	      slice);
 	sched_free(all);
 	sched_free(one);
+}
+
+struct nth {
+	uint32_t want, seen;
+	uint64_t id;
+};
+
+static int nth_queued(const struct sched_job_info *i, void *arg)
+{
+	struct nth *n = arg;
+
+	n->id = i->id;
+	return n->seen++ == n->want;
+}
+
+/* Slices with events between them: arrivals and cancels (the job the
+ * next slice starts with among them) while a pass is cut in slices. Every
+ * plan stays whole, no promise moves later, and the settling ends. */
+static void sliced_with_events(void)
+{
+	struct sched *s;
+	struct sched_params prm = { .policy = SCHED_CONSERVATIVE, .nodes = 65,
+	                            .compress_passes = 1, .compress_slice = 5 };
+	bf_time promise[1400] = { 0 }, t = 0;
+	unsigned rng = 11, bad = 0, later = 0, calls = 0, events = 0;
+	uint64_t next_id = 402;
+	char msg[300];
+
+	sched_new(&s, &prm);
+	for (uint64_t id = 1; id <= 401; id++) {
+		uint32_t n = id == 1 ? 64 : 2 + (rng = rng * 1103515245u + 12345u) / 7 % 64;
+
+		t += 1000;
+		sched_submit(s, t, id, n, id == 1 ? S(3600) : S(60 + (rng >> 9) % 14000));
+		sched_run(s, t);
+		sched_clear_actions(s);
+	}
+	t += S(1);
+	sched_cancel(s, t, 2);
+	do {
+		struct sched_job_info in;
+
+		sched_run(s, t);
+		sched_clear_actions(s);
+		calls++;
+		if (calls == 1) {
+			/* The first slice saw the first 5 queued jobs: the 6th,
+			 * where the next slice starts, leaves, and a newcomer may
+			 * take its slot. */
+			struct nth nth = { .want = 5 };
+
+			sched_foreach_queued(s, nth_queued, &nth);
+			sched_cancel(s, t, nth.id);
+			sched_submit(s, t, next_id++, 3, S(100));
+			events++;
+		}
+		if (sched_check(s, t, msg, sizeof msg) != 0)
+			bad++;
+		for (uint64_t id = 3; id < next_id; id++) {
+			if (sched_job_info(s, id, &in) != SCHED_OK || in.state != JOB_QUEUED)
+				continue;
+			if (promise[id] && in.guarantee > promise[id])
+				later++;
+			promise[id] = in.guarantee;
+		}
+		rng = rng * 1103515245u + 12345u;
+		if (calls % 3 == 0 && next_id < 1400) {
+			/* A queued job leaves, or one more arrives. */
+			uint64_t id = 3 + (rng >> 8) % (next_id - 3);
+
+			if (rng % 2 && sched_job_info(s, id, &in) == SCHED_OK && in.state == JOB_QUEUED)
+				sched_cancel(s, t, id);
+			else
+				sched_submit(s, t, next_id++, 2 + (rng >> 12) % 64, S(60 + (rng >> 5) % 9000));
+			events++;
+		}
+	} while (sched_next_wakeup(s) <= t && calls < 200000);
+	ok(events > 50 && calls < 200000, "sliced with events: %u events between %u calls, and it settled",
+	   events, calls);
+	ok_eq(bad, 0, "sliced with events: every plan whole");
+	ok_eq(later, 0, "sliced with events: no promise moved later");
+	sched_free(s);
 }
 
 /* An operator puts a job first (bctl top): conservative plans again in
@@ -1043,7 +1128,9 @@ int main(void)
 	top();
 	settled_compression();
 	per_end_compression();
-	sliced_settling();
+	sliced_settling(0);
+	sliced_settling(7);
+	sliced_with_events();
 	restart();
 	late_passes();
 	for (unsigned seed = 1; seed <= 3; seed++) {

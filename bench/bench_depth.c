@@ -144,13 +144,50 @@ static void report(uint32_t q, const char *what, const struct event_cost *c, uin
 	fflush(stdout);
 }
 
+enum event_kind { EV_ARRIVAL, EV_CANCEL_HEAD, EV_NODE_DOWN, EV_EARLY_END };
+
+static const char *const event_names[] = { "arrival", "cancel head", "node down", "early end" };
+
+/* One event at `now` and its settling, timed and reported; `id`: the
+ * newcomer's, for an arrival. */
+static void event(struct sched *s, uint32_t q, enum event_kind ev, bf_time now, uint64_t id)
+{
+	struct event_cost c = { 0 };
+	uint64_t moved = reanchors(s);
+	uint32_t nodes[NODES], nn = 0;
+	double t0;
+
+	if (ev == EV_NODE_DOWN && (nn = sched_job_nodes(s, BLOCK_ID, nodes, NODES)) == 0) {
+		fprintf(stderr, "bench_depth: the blocker holds no node\n");
+		exit(1);
+	}
+	t0 = clock_s();
+	switch (ev) {
+	case EV_ARRIVAL:
+		ok(sched_submit(s, now, id, 2, SEC(600)), "submit");
+		break;
+	case EV_CANCEL_HEAD:	/* the first job queued behind the blocker */
+		ok(sched_cancel(s, now, BLOCK_ID + 1), "cancel the head");
+		break;
+	case EV_NODE_DOWN:	/* the blocker's: it ends as failed */
+		ok(sched_node_down(s, now, nodes[nn - 1]), "node down");
+		break;
+	case EV_EARLY_END:
+		ok(sched_end(s, now, BLOCK_ID, END_EXITED), "early end");
+		break;
+	}
+	settle(s, now, clock_s() - t0, &c);
+	check(s, now, event_names[ev]);
+	report(q, event_names[ev], &c, reanchors(s) - moved);
+}
+
 static void depth(uint32_t q)
 {
 	struct sched_params prm = { .policy = SCHED_CONSERVATIVE, .nodes = NODES,
 	                            .compress_passes = 1, .compress_slice = 1024 };
 	struct sched *s;
 	struct event_cost c = { 0 };
-	uint64_t st = SEED, id = BLOCK_ID, head, moved;
+	uint64_t st = SEED, id = BLOCK_ID;
 	bf_time now = SEC(1);
 	double t0, fill;
 
@@ -173,49 +210,10 @@ static void depth(uint32_t q)
 	       fill * 1e3, "-", fill / q * 1e3, "-", "-", "-", q / fill);
 	fflush(stdout);
 
-	now += SEC(1);
-	memset(&c, 0, sizeof c);
-	moved = reanchors(s);
-	t0 = clock_s();
-	ok(sched_submit(s, now, ++id, 2, SEC(600)), "submit");
-	settle(s, now, clock_s() - t0, &c);
-	report(q, "arrival", &c, reanchors(s) - moved);
-
-	now += SEC(1);
-	head = BLOCK_ID + 1;
-	memset(&c, 0, sizeof c);
-	moved = reanchors(s);
-	t0 = clock_s();
-	ok(sched_cancel(s, now, head), "cancel the head");
-	settle(s, now, clock_s() - t0, &c);
-	check(s, now, "cancel head");
-	report(q, "cancel head", &c, reanchors(s) - moved);
-
-	now += SEC(1);
-	memset(&c, 0, sizeof c);
-	moved = reanchors(s);
-	{
-		uint32_t nodes[NODES], nn = sched_job_nodes(s, BLOCK_ID, nodes, NODES);
-
-		if (nn == 0) {
-			fprintf(stderr, "bench_depth: the blocker holds no node\n");
-			exit(1);
-		}
-		t0 = clock_s();
-		ok(sched_node_down(s, now, nodes[nn - 1]), "node down");
-	}
-	settle(s, now, clock_s() - t0, &c);
-	check(s, now, "node down");
-	report(q, "node down", &c, reanchors(s) - moved);
-
-	now += SEC(600);
-	memset(&c, 0, sizeof c);
-	moved = reanchors(s);
-	t0 = clock_s();
-	ok(sched_end(s, now, BLOCK_ID, END_EXITED), "early end");
-	settle(s, now, clock_s() - t0, &c);
-	check(s, now, "early end");
-	report(q, "early end", &c, reanchors(s) - moved);
+	event(s, q, EV_ARRIVAL, now += SEC(1), ++id);
+	event(s, q, EV_CANCEL_HEAD, now += SEC(1), 0);
+	event(s, q, EV_NODE_DOWN, now += SEC(1), 0);
+	event(s, q, EV_EARLY_END, now += SEC(600), 0);
 	sched_free(s);
 }
 

@@ -339,35 +339,33 @@ fi
 dlimit=${BENCH_DAEMON_TIMEOUT:-420}
 dtmo=
 [ -z "$tmo" ] || dtmo="timeout $dlimit"
-echo
-echo "== Core: conservative with 10,000 and 100,000 queued ($build/bench/bench_depth) =="
-# shellcheck disable=SC2086
-$dtmo "$bdepth"
-rc=$?
-if [ "$rc" -ne 0 ]; then
+# timed_run NAME PROGRAM ARGS...: run it within that limit; a failure or a
+# hang is reported and fails the bench.
+timed_run() {
+	what=$1
+	shift
+	# shellcheck disable=SC2086
+	$dtmo "$@"
+	rc=$?
+	[ "$rc" -eq 0 ] && return 0
 	status=1
 	if [ -n "$dtmo" ] && [ "$rc" -eq 124 ]; then
-		echo "FAILED: bench_depth gave no result after $dlimit s (killed: a hang?)"
+		echo "FAILED: $what gave no result after $dlimit s (killed: a hang?)"
 	else
-		echo "FAILED: bench_depth exited with status $rc"
+		echo "FAILED: $what exited with status $rc"
 	fi
-fi
+}
+echo
+echo "== Core: conservative with 10,000 and 100,000 queued ($build/bench/bench_depth) =="
+timed_run bench_depth "$bdepth"
 
 echo
 echo "== Daemon: over the socket ($build/bench/bench_daemon) =="
 # Its daemons' directories go under $tmp (removed at exit whatever happens);
 # on a signal it stops what it started itself.
-# shellcheck disable=SC2086
-TMPDIR=$tmp $dtmo "$bd" "$bdir"
-rc=$?
-if [ "$rc" -ne 0 ]; then
-	status=1
-	if [ -n "$dtmo" ] && [ "$rc" -eq 124 ]; then
-		echo "FAILED: bench_daemon gave no result after $dlimit s (killed: a hang?)"
-	else
-		echo "FAILED: bench_daemon exited with status $rc"
-	fi
-fi
+TMPDIR=$tmp
+export TMPDIR
+timed_run bench_daemon "$bd" "$bdir"
 
 echo
 echo "bench took $(secs "$start" "$(now_ns)") s in all"

@@ -25,6 +25,9 @@
  *     the blocker found again under its supervisor).
  *  3. The pass with 10,000 queued: one more submission (pass + commit +
  *     reply), a bkill of the last and of the first queued job, an early end.
+ *  Sections 2-4 also run a probe (PT_INFO of one job every 2 ms) while 16
+ *  clients fill the queue, and around the cancels of the head: its longest
+ *  round trip is the longest the loop was held.
  *  4. Memory with many live jobs in the database (BENCH_DAEMON_BIG,
  *     default 100,000, filled within BENCH_DAEMON_BUDGET seconds, default
  *     150: it stops sooner, and says so, if the measured rate says the next
@@ -941,6 +944,87 @@ static int burst(struct dmn *d, int K, int M, double cap_s, struct burst *out)
 	return 0;
 }
 
+/* ---- the loop-stall probe ---- */
+
+/* A client that asks the state of one job (PT_INFO, as bq -l ID) every
+ * PROBE_GAP_S while something else loads the daemon: the longest round
+ * trip it sees is the longest the daemon's loop was held (a request is
+ * answered in the turn after it arrives), plus one small request. */
+#define PROBE_GAP_S	0.002
+#define PROBE_MAX	400000
+
+struct probe_shm {
+	volatile int stop;
+	uint32_t n;
+	float lat[PROBE_MAX];
+};
+
+struct probe {
+	pid_t pid;
+	struct probe_shm *sh;
+};
+
+static int probe_start(struct probe *p, const char *sock, uint64_t id)
+{
+	p->sh = mmap(NULL, sizeof *p->sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (p->sh == MAP_FAILED) {
+		p->sh = NULL;
+		return -1;
+	}
+	p->sh->stop = 0;
+	p->sh->n = 0;
+	if ((p->pid = fork()) < 0) {
+		munmap(p->sh, sizeof *p->sh);
+		p->sh = NULL;
+		return -1;
+	}
+	if (p->pid == 0) {
+		char st[64];
+
+		child_defaults();
+		while (!p->sh->stop && p->sh->n < PROBE_MAX) {
+			double a = now_s();
+
+			if (job_state(sock, id, st, sizeof st) < 0)
+				_exit(1);
+			p->sh->lat[p->sh->n++] = (float)(now_s() - a);
+			sleep_s(PROBE_GAP_S);
+		}
+		_exit(0);
+	}
+	return 0;
+}
+
+/* Stop the probe and print what it saw, on one line after `label`. */
+static void probe_report(struct probe *p, const char *label)
+{
+	double *v;
+	struct stats st;
+	uint32_t over = 0;
+	int status;
+
+	if (!p->sh)
+		return;
+	p->sh->stop = 1;
+	while (waitpid(p->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		broke("the probe's request failed (%s)", label);
+	v = malloc((p->sh->n + 1) * sizeof *v);
+	for (uint32_t k = 0; v && k < p->sh->n; k++) {
+		v[k] = p->sh->lat[k];
+		over += v[k] > 0.020;
+	}
+	if (v && p->sh->n) {
+		st = stats_of(v, p->sh->n);
+		printf("    loop stall, %s: longest %.1f ms, p99 %.1f ms; %u of %u probes over 20 ms\n",
+		       label, st.max * 1e3, st.p99 * 1e3, over, p->sh->n);
+	}
+	free(v);
+	munmap(p->sh, sizeof *p->sh);
+	p->sh = NULL;
+}
+
 /* ---- the sections ---- */
 
 static void fmt_ms(char *buf, size_t n, double s)
@@ -1099,6 +1183,7 @@ static void early_end(struct dmn *d, const char *pol, const char *label, int n)
 /* 2 and 3 on one daemon with about MID_QUEUE jobs queued. */
 static void measure_queue(struct dmn *d, const char *pol)
 {
+	struct probe pr = { 0 };
 	double cancel_t[10], first_t[10], rep_t[20], v[10];
 	bool easy = strcmp(pol, "easy") == 0;
 	char what[96], id[32];
@@ -1167,11 +1252,14 @@ static void measure_queue(struct dmn *d, const char *pol)
 	row_stats(pol, "bkill the last queued job (PT_CANCEL)", cancel_t, 10, "");
 	snprintf(what, sizeof what, "%zu queued", d->nq);
 	early_end(d, pol, what, 5);
+	if (!easy && probe_start(&pr, d->sock, d->blocker) < 0)
+		broke("cannot start the probe");
 	for (int n = 0; n < 5; n++) {
 		double t0 = now_s();
 
 		if (cancel(d->sock, &d->queued[0], 1) < 0) {
 			broke("%s: cancelling the first queued job failed", pol);
+			probe_report(&pr, "until it broke off");
 			return;
 		}
 		v[n] = now_s() - t0;
@@ -1191,11 +1279,17 @@ static void measure_queue(struct dmn *d, const char *pol)
 		v[0] = now_s() - t0;
 		if (rc != 0) {
 			broke("%s: bkill %s exited with %d", pol, id, rc);
+			probe_report(&pr, "until it broke off");
 			return;
 		}
 		memmove(d->queued, d->queued + 1, (d->nq - 1) * sizeof *d->queued);
 		d->nq--;
 		row(pol, "build/bkill ID (the first queued; whole command)", 1, v[0], v[0], "");
+	}
+	if (!easy) {
+		/* The compressions those cancels started go on in slices. */
+		sleep_s(3);
+		probe_report(&pr, "6 cancels of the head and 3 s after (conservative)");
 	}
 	printf("%-13s %-48s %4s %9.1f %9.1f\n", pol, "daemon VmRSS, VmHWM (MiB)", "",
 	       mib(vm_kib(d->pid, "VmRSS")), mib(vm_kib(d->pid, "VmHWM")));
@@ -1205,6 +1299,7 @@ static void section_queue(void)
 {
 	struct dmn *d;
 	struct burst b;
+	struct probe pr = { 0 };
 	double t;
 
 	printf("== 2-3. With %u jobs queued (conservative, then EASY on the same jobs) ==\n"
@@ -1217,10 +1312,13 @@ static void section_queue(void)
 	if (dmn_start(d, "conservative") < 0 || blocker_start(d) < 0)
 		goto out;
 	early_end(d, "conservative", "empty queue", 5);
+	if (probe_start(&pr, d->sock, d->blocker) < 0)
+		broke("cannot start the probe");
 	if (burst(d, 16, (int)(MID_QUEUE / 16), 120, &b) < 0)
 		goto out;
 	printf("%-13s filling: %zu submissions by 16 clients in %.2f s: %.0f/s\n", "conservative",
 	       b.submitted, b.wall, b.rate);
+	probe_report(&pr, "while 16 clients fill the queue to 10,000 (conservative)");
 	measure_queue(d, "conservative");
 	if (dmn_stop(d) < 0)
 		goto out;
@@ -1237,6 +1335,7 @@ static void section_queue(void)
 	       "[c] bq after a change pays as the first PT_LIST does; repeated, it pays its own\n"
 	       "    decoding and rendering of every row.\n");
 out:
+	probe_report(&pr, "until it broke off");	/* a probe left running */
 	printf("\n");
 }
 
@@ -1249,6 +1348,7 @@ static void section_big(void)
 	const size_t chunk = 10000;
 	struct dmn *d;
 	struct burst b;
+	struct probe pr = { 0 };
 	uint32_t count = 0;
 	size_t bytes = 0;
 	double v[3];
@@ -1271,6 +1371,8 @@ static void section_big(void)
 	       "p99 ms", "VmRSS MiB", "VmHWM MiB");
 	printf("%-16s %8s %8s %8s %8s %10.1f %10.1f\n", "0", "", "", "", "", mib(rss0),
 	       mib(vm_kib(d->pid, "VmHWM")));
+	if (probe_start(&pr, d->sock, d->blocker) < 0)
+		broke("cannot start the probe");
 	while (d->nq < want) {
 		size_t left = want - d->nq, n = left < chunk ? left : chunk;
 
@@ -1289,6 +1391,8 @@ static void section_big(void)
 			break;
 		}
 	}
+	snprintf(line, sizeof line, "while 16 clients fill the queue to %zu (conservative)", d->nq);
+	probe_report(&pr, line);
 	{
 		long rss = vm_kib(d->pid, "VmRSS");
 		double per = d->nq ? (double)(rss - rss0) / (double)d->nq : 0;
@@ -1352,6 +1456,7 @@ static void section_big(void)
 		printf("[d] a listing that does not fit one frame (%u MiB) is cut in halves until "
 		       "it fits.\n", PROTO_MAX_PAYLOAD >> 20);
 out:
+	probe_report(&pr, "until it broke off");	/* a probe left running */
 	printf("\n");
 }
 

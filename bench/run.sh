@@ -1,11 +1,14 @@
 #!/bin/sh
-# Benchmarks: replay speed on real traces and on a synthetic 1M-job trace,
-# the core's per-event cost against the queue length (bench_queue), then the
-# live daemon over its socket (bench_daemon: durable submissions per second,
-# bq latency and the pass with 10,000 queued, memory and restart with many
-# jobs). Prints figures only: timing never fails the run. The exit status is
-# non-zero only if a replay, bench_queue or bench_daemon fails (or cannot run
-# at all).
+# Benchmarks: replay speed on real traces (RICC-2010 too, its conservative
+# schedule checked against the recorded one) and on a synthetic 1M-job
+# trace, the core's per-event cost against the queue length (bench_queue)
+# and conservative events with 10,000 and 100,000 queued (bench_depth),
+# then the live daemon over its socket (bench_daemon: durable submissions
+# per second, bq latency and the pass with 10,000 queued, the longest loop
+# stall, memory and restart with many jobs). Prints figures only: timing
+# never fails the run. The exit status is non-zero only if a replay, a
+# schedule check, bench_queue, bench_depth or bench_daemon fails (or cannot
+# run at all).
 #
 # Usage: sh bench/run.sh [BUILD]      (make bench runs it with BUILD=build)
 # Traces: ../shared/traces beside the checkout (BF_TRACES overrides); they are

@@ -4,9 +4,9 @@
  * workload of bench_daemon: 65 nodes, a blocker job holding 64 of them for
  * an hour, and Q jobs of 2..65 nodes (estimates 1 min .. 4 h) queued behind
  * it, so that every job waits and the plan is as long as the queue. The
- * core runs as the live daemon drives it: one slice of 1,024 jobs of a
- * compression pass per sched_run (compress_passes = 1, compress_slice =
- * 1024, as daemon/server.c), the next asked for at once by
+ * core runs as the live daemon drives it: one slice of a compression pass
+ * per sched_run (compress_passes = 1, compress_slice = SCHED_LIVE_SLICE,
+ * as daemon/server.c), the next asked for at once by
  * sched_next_wakeup; each call is one turn of the daemon's loop, so the
  * longest call is the longest the loop is held ("per slice"), and the sum
  * is the whole event. With Q = 10,000 and 100,000, in this order on one
@@ -184,7 +184,8 @@ static void event(struct sched *s, uint32_t q, enum event_kind ev, bf_time now, 
 static void depth(uint32_t q)
 {
 	struct sched_params prm = { .policy = SCHED_CONSERVATIVE, .nodes = NODES,
-	                            .compress_passes = 1, .compress_slice = 1024 };
+	                            .compress_passes = 1,
+	                            .compress_slice = SCHED_LIVE_SLICE };
 	struct sched *s;
 	struct event_cost c = { 0 };
 	uint64_t st = SEED, id = BLOCK_ID;
@@ -225,9 +226,9 @@ int main(int argc, char **argv)
 		event_budget_s = atof(b);
 	printf("bench_depth: conservative, the tight workload of bench_daemon in the core:\n"
 	       "%u nodes, a blocker on %u for 1 h, Q jobs of 2..%u nodes (1 min .. 4 h)\n"
-	       "behind it; a slice of 1,024 jobs of a compression pass per sched_run, as the\n"
-	       "live daemon runs it.\n\n",
-	       NODES, BLOCK_NODES, NODES);
+	       "behind it; a slice of a compression pass (%u units of work) per sched_run, as\n"
+	       "the live daemon runs it.\n\n",
+	       NODES, BLOCK_NODES, NODES, SCHED_LIVE_SLICE);
 	printf("%8s  %-11s %10s %6s %10s %8s %7s %7s\n", "Q", "event", "total ms", "calls",
 	       "longest ms", "moved", "started", "broken");
 	if (argc > 1) {

@@ -105,6 +105,10 @@ const char *sched_strerror(int err);
 /* The largest partition: node indices and counts stay far from overflow. */
 #define SCHED_MAX_NODES (UINT32_MAX / 4)
 
+/* The work per call of compression the live daemon gives (compress_slice):
+ * about 20 ms where every job moves, with 100,000 queued (bench_depth). */
+#define SCHED_LIVE_SLICE 4096
+
 struct sched_params {
 	enum sched_policy policy;
 	uint32_t nodes;		/* partition size, 1 .. SCHED_MAX_NODES */
@@ -128,13 +132,15 @@ struct sched_params {
 	 * guarantees only earlier; with no event in between, the passes are
 	 * the same as in one call. */
 	uint32_t compress_passes;
-	/* Jobs one call of compression visits at most (0: a whole pass): a
-	 * pass over a deep queue is cut into slices, one a call, between which
-	 * the daemon serves clients. A slice leaves a whole plan, as a pass
-	 * does: the jobs it reached have moved (only earlier), the others keep
-	 * their places; the next call goes on where it stopped. The live
-	 * daemon gives both this and compress_passes = 1. */
+	/* Work one call of compression does at most (0: a whole pass), in
+	 * units: a job visited 1, searched 4 more, moved 16 more. A pass over
+	 * a deep queue is cut into slices, one a call, between which the
+	 * daemon serves clients. A slice leaves a whole plan, as a pass does:
+	 * the jobs it reached have moved (only earlier), the others keep their
+	 * places; the next call goes on where it stopped. The live daemon
+	 * gives both this and compress_passes = 1. */
 	uint32_t compress_slice;
+	/* (SCHED_LIVE_SLICE: the live daemon's, about 200 moves.) */
 	/* Jobs one user may have running at once; 0: no cap. Changed live
 	 * with sched_set_user_cap(). */
 	uint32_t max_running_per_user;

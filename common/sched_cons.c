@@ -166,7 +166,14 @@ void cons_restore(struct sched *s, uint32_t slot, bf_time now, bf_time promised)
 /* Compression in arrival order: a whole pass, or with compress_slice the
  * next slice of one; *done when the pass has seen every queued job. What
  * the pass gathers (a job moved, the earliest due, the oldest epoch a job
- * settled at) is kept in the scheduler between slices. */
+ * settled at) is kept in the scheduler between slices. A slice is counted
+ * in units of work, so that it takes about as long whether its jobs are
+ * skipped, searched or moved (a move is a search, four profile changes and
+ * the log, each a descent of a larger plan): */
+#define SLICE_SKIP	1
+#define SLICE_SEARCH	4
+#define SLICE_MOVE	16
+
 static int compress_pass(struct sched *s, bf_time now, bool *done)
 {
 	uint32_t budget = s->prm.compress_slice ? s->prm.compress_slice : UINT32_MAX;
@@ -183,10 +190,11 @@ static int compress_pass(struct sched *s, bf_time now, bool *done)
 		struct job *j = &s->jobs[i];
 		bf_time a;
 
-		if (budget-- == 0) {
+		if (budget == 0) {
 			s->pass_cursor = i;	/* the next slice starts here */
 			return SCHED_OK;
 		}
+		budget -= budget < SLICE_SKIP ? budget : SLICE_SKIP;
 		/* A release can re-create two breakpoints that had merged
 		 * with neighbours, and the reserve adds two. */
 		if (profile_prepare(&s->prof, 4) < 0) {
@@ -215,10 +223,13 @@ static int compress_pass(struct sched *s, bf_time now, bool *done)
 			a = BF_NEVER;
 			/* And a window that reaches no freed region cannot start
 			 * before first - hold: the search starts there. */
-			if (first < j->resv && last > now)
+			if (first < j->resv && last > now) {
 				a = cons_anchor(s, j, first - now > j->hold ? first - j->hold : now,
 				                last < j->resv ? last : j->resv, j->resv);
+				budget -= budget < SLICE_SEARCH ? budget : SLICE_SEARCH;
+			}
 			if (a != BF_NEVER) {
+				budget -= budget < SLICE_MOVE ? budget : SLICE_MOVE;
 				/* What its old place frees beyond its new one. */
 				bf_time from = a + j->hold > j->resv ? a + j->hold : j->resv;
 

@@ -236,10 +236,9 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 {
 	/* One slice of a compression pass per loop turn: clients are answered
 	 * between the passes of a long settling, and between the slices of a
-	 * pass over a deep queue (see sched.h). A slice of 1,024 jobs is about
-	 * 20 ms where every job moves (bench_depth, 100,000 queued). */
+	 * pass over a deep queue (see sched.h). */
 	struct sched_params prm = { .policy = o->policy, .kill_grace = o->kill_grace,
-	                            .compress_passes = 1, .compress_slice = 1024 };
+	                            .compress_passes = 1, .compress_slice = SCHED_LIVE_SLICE };
 	static const int stops[] = { SIGTERM, SIGINT };
 
 	memset(d, 0, sizeof *d);

@@ -617,10 +617,10 @@ static void sliced_settling(uint32_t slice)
 		sched_clear_actions(all);
 		sched_clear_actions(one);
 	}
-	ok(calls > (slice ? 400u : 8u), "sliced (%u jobs a call): the settlings took several calls (%u)",
+	ok(calls > (slice ? 400u : 8u), "sliced (%u units a call): the settlings took several calls (%u)",
 	   slice, calls);
-	ok_eq(later, 0, "sliced (%u jobs a call): between calls no promise moved later", slice);
-	ok_eq(bad, 0, "sliced (%u jobs a call): every plan whole, and the same as settled in one call",
+	ok_eq(later, 0, "sliced (%u units a call): between calls no promise moved later", slice);
+	ok_eq(bad, 0, "sliced (%u units a call): every plan whole, and the same as settled in one call",
 	      slice);
 	sched_free(all);
 	sched_free(one);
@@ -670,10 +670,10 @@ static void sliced_with_events(void)
 		sched_clear_actions(s);
 		calls++;
 		if (calls == 1) {
-			/* The first slice saw the first 5 queued jobs: the 6th,
-			 * where the next slice starts, leaves, and a newcomer may
-			 * take its slot. */
-			struct nth nth = { .want = 5 };
+			/* The first slice (5 units of work) searched the first
+			 * queued job only: the second, where the next slice
+			 * starts, leaves, and a newcomer may take its slot. */
+			struct nth nth = { .want = 1 };
 
 			sched_foreach_queued(s, nth_queued, &nth);
 			sched_cancel(s, t, nth.id);

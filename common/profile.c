@@ -731,6 +731,7 @@ static void q_scan(struct anchor_q *q, uint32_t i, int64_t acc)
 	q_key(q, x->key, at >= q->target);
 	q_scan(q, x->right, at);
 }
+
 /* The keys after `from` in subtree i, in order; acc: the prefix before i. */
 static void q_from(struct anchor_q *q, uint32_t i, int64_t acc, bf_time from)
 {
@@ -760,7 +761,9 @@ static bf_time anchor_tree(const struct profile *p, struct anchor_q *q, bf_time 
 	if (!q->done && q->has_run)
 		return q->run;	/* the last step is free enough, and lasts */
 	return q->answer;
-}bf_time profile_anchor_before(const struct profile *p, int64_t n, bf_time d, bf_time from,
+}
+
+bf_time profile_anchor_before(const struct profile *p, int64_t n, bf_time d, bf_time from,
                               bf_time before, bf_time clip)
 {
 	/* The search brings stale level summaries up to date: a cache, so

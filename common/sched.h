@@ -138,9 +138,8 @@ struct sched_params {
 	 * daemon serves clients. A slice leaves a whole plan, as a pass does:
 	 * the jobs it reached have moved (only earlier), the others keep their
 	 * places; the next call goes on where it stopped. The live daemon
-	 * gives both this and compress_passes = 1. */
+	 * gives SCHED_LIVE_SLICE (about 200 moves) and compress_passes = 1. */
 	uint32_t compress_slice;
-	/* (SCHED_LIVE_SLICE: the live daemon's, about 200 moves.) */
 	/* Jobs one user may have running at once; 0: no cap. Changed live
 	 * with sched_set_user_cap(). */
 	uint32_t max_running_per_user;

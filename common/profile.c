@@ -94,9 +94,8 @@ static void levels_fix(struct profile_node *n, struct profile_level *lv, uint32_
 {
 	struct profile_node *x = &n[i];
 	struct profile_level *y = &lv[i], *ll, *rl;
-	int64_t here, limit, v = NINF;
-	uint32_t ka = 0, kc = 0, sa = 0, sc = 0;
-	bool self_done;
+	int64_t here, limit, v = NINF;	/* the last level kept */
+	uint32_t ka = 0, kc = 0;	/* the children's levels at most v */
 
 	if (n[x->left].stale)
 		levels_fix(n, lv, x->left);
@@ -110,32 +109,25 @@ static void levels_fix(struct profile_node *n, struct profile_level *lv, uint32_
 	/* Values past a child's `above` are not known level by level. */
 	limit = min64(x->left ? ll->above : PINF, x->right ? here + rl->above : PINF);
 	y->count = 0;
-	self_done = false;
 	for (;;) {
-		/* The next distinct value of the three sources. */
+		/* The next distinct value of the three sources after v. */
 		int64_t nv = PINF;
 		const struct level *a, *c;
 		struct level *o;
 		bool in_x, seen = false;
 		bf_time next = BF_NEVER;
 
-		if (x->left && sa < ll->count)
-			nv = min64(nv, ll->lev[sa].v);
-		if (!self_done)
+		if (x->left && ka < ll->count)
+			nv = min64(nv, ll->lev[ka].v);
+		if (here > v)
 			nv = min64(nv, here);
-		if (x->right && sc < rl->count)
-			nv = min64(nv, here + rl->lev[sc].v);
+		if (x->right && kc < rl->count)
+			nv = min64(nv, here + rl->lev[kc].v);
 		if (nv >= limit || y->count == LEVELS) {
 			y->above = min64(nv, limit);
 			break;
 		}
 		v = nv;
-		while (x->left && sa < ll->count && ll->lev[sa].v <= v)
-			sa++;
-		while (x->right && sc < rl->count && here + rl->lev[sc].v <= v)
-			sc++;
-		if (here <= v)
-			self_done = true;
 		a = x->left ? level_at(ll, &ka, 0, v) : NULL;
 		c = x->right ? level_at(rl, &kc, here, v) : NULL;
 		in_x = here <= v;

@@ -163,6 +163,65 @@ void cons_restore(struct sched *s, uint32_t slot, bf_time now, bf_time promised)
 	s->need_compress = true;	/* the restored plan may have room to close */
 }
 
+/* The earliest start in [lo, hi) the job can move to, where only regions
+ * freed since epoch `since` can have made room: a window reaching no such
+ * region does not fit (see the top of this file), so the search starts
+ * where a window first reaches one (the earliest start logged minus the
+ * hold) and ends where the last one ends. */
+static bf_time search_between(const struct sched *s, const struct job *j, bf_time lo,
+                              bf_time hi, uint64_t since, bool *searched)
+{
+	bf_time first = xlog_after(&s->freed_start, since, BF_NEVER, lo);
+	bf_time last = xlog_after(&s->freed_end, since, lo, BF_NEVER);
+
+	if (first - lo > j->hold)
+		lo = first - j->hold;
+	if (last < hi)
+		hi = last;
+	if (lo >= hi || first >= j->resv)
+		return BF_NEVER;
+	*searched = true;
+	return cons_anchor(s, j, lo, hi, j->resv);
+}
+
+static void remember_settled(struct sched *s, const struct job *j)
+{
+	s->last_settled = (struct cons_last){ .valid = true, .nodes = j->nodes,
+		.user = job_user(s, j), .hold = j->hold, .resv = j->resv, .epoch = s->epoch };
+}
+
+/* Where a reserved job could move to now, BF_NEVER if nowhere earlier;
+ * *searched unless no region freed since it settled could be of use.
+ *
+ * The last job found at its earliest (`last_settled`, reserved at r' and
+ * settled at epoch e') says more about a job of the same nodes and hold
+ * reserved at r >= r': every window of that shape starting before r' and
+ * clipped at r' lacked nodes at e', and this job's windows starting there
+ * hold those (clipped at r >= r'), so before r' only regions freed since
+ * e' can help, and from r' on only those freed since this job settled.
+ * Traces submit long runs of equal jobs: most of a run is then skipped, or
+ * searched only between its neighbour's place and its own. */
+static bf_time cons_search(const struct sched *s, const struct job *j, bf_time now,
+                           bool *searched)
+{
+	const struct cons_last *m = &s->last_settled;
+	bf_time split = now, a = BF_NEVER;
+
+	*searched = false;
+	if (s->prm.compress_unbounded) {
+		*searched = true;
+		return cons_anchor(s, j, now, j->resv, j->resv);
+	}
+	if (m->valid && m->nodes == j->nodes && m->hold == j->hold && m->resv <= j->resv &&
+	    m->epoch > j->settled && (!user_cap(s) || m->user == job_user(s, j))) {
+		split = m->resv > now ? m->resv : now;
+		a = search_between(s, j, now, split, m->epoch, searched);
+	}
+	if (a == BF_NEVER)
+		a = search_between(s, j, split, j->resv, j->settled, searched);
+	return a;
+}
+
 /* Compression in arrival order: a whole pass, or with compress_slice the
  * next slice of one; *done when the pass has seen every queued job. What
  * the pass gathers (a job moved, the earliest due, the oldest epoch a job
@@ -213,21 +272,11 @@ static int compress_pass(struct sched *s, bf_time now, bool *done)
 		 * the search stops where the regions freed since the job settled
 		 * end (see the top of this file). */
 		if (j->resv > now) {
-			bf_time first = xlog_after(&s->freed_start, j->settled, BF_NEVER, now);
-			bf_time last = xlog_after(&s->freed_end, j->settled, now, BF_NEVER);
+			bool searched;
 
-			if (s->prm.compress_unbounded) {
-				first = now;
-				last = BF_NEVER;
-			}
-			a = BF_NEVER;
-			/* And a window that reaches no freed region cannot start
-			 * before first - hold: the search starts there. */
-			if (first < j->resv && last > now) {
-				a = cons_anchor(s, j, first - now > j->hold ? first - j->hold : now,
-				                last < j->resv ? last : j->resv, j->resv);
+			a = cons_search(s, j, now, &searched);
+			if (searched)
 				budget -= budget < SLICE_SEARCH ? budget : SLICE_SEARCH;
-			}
 			if (a != BF_NEVER) {
 				budget -= budget < SLICE_MOVE ? budget : SLICE_MOVE;
 				/* What its old place frees beyond its new one. */
@@ -241,6 +290,7 @@ static int compress_pass(struct sched *s, bf_time now, bool *done)
 				s->pass_moved = true;
 			}
 			j->settled = s->epoch;
+			remember_settled(s, j);
 		}
 		if (j->settled < s->pass_oldest)
 			s->pass_oldest = j->settled;
@@ -451,6 +501,7 @@ void cons_adopt(struct sched *s, bf_time now)
 	s->need_compress = s->compress_more = s->pass_open = false;
 	s->pass_cursor = NONE;
 	s->has_last_head = false;
+	s->last_settled.valid = false;
 	/* Nobody will ask about regions freed before every job settled. */
 	xlog_forget(&s->freed_start, s->epoch);
 	xlog_forget(&s->freed_end, s->epoch);
@@ -466,6 +517,7 @@ void cons_adopt(struct sched *s, bf_time now)
  * job's resv still names its guarantee, for the caller to compare. */
 void cons_drop(struct sched *s)
 {
+	s->last_settled.valid = false;
 	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
 		struct job *j = &s->jobs[i];
 

@@ -91,6 +91,14 @@ struct sched {
 	uint64_t epoch;
 	struct xlog freed_start;	/* smallest start logged since an epoch */
 	struct xlog freed_end;		/* largest end logged since an epoch */
+	/* The last job compression found at its earliest: one of the same
+	 * shape (and user, with a cap) searches less (see sched_cons.c). */
+	struct cons_last {
+		bool valid;
+		uint32_t nodes, user;
+		bf_time hold, resv;
+		uint64_t epoch;
+	} last_settled;
 
 	bf_time *down_since;	/* per node: start of its "down" reservation, or BF_NEVER */
 	uint8_t out_why;	/* the last node taken out: BROKEN_NODE_LOST or _DRAINED */

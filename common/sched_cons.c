@@ -171,9 +171,12 @@ void cons_restore(struct sched *s, uint32_t slot, bf_time now, bf_time promised)
 static bf_time search_between(const struct sched *s, const struct job *j, bf_time lo,
                               bf_time hi, uint64_t since, bool *searched)
 {
-	bf_time first = xlog_after(&s->freed_start, since, BF_NEVER, lo);
-	bf_time last = xlog_after(&s->freed_end, since, lo, BF_NEVER);
+	bf_time first, last;
 
+	if (lo >= hi || since >= s->epoch)
+		return BF_NEVER;	/* (the common case in a run of equal jobs) */
+	first = xlog_after(&s->freed_start, since, BF_NEVER, lo);
+	last = xlog_after(&s->freed_end, since, lo, BF_NEVER);
 	if (first - lo > j->hold)
 		lo = first - j->hold;
 	if (last < hi)
@@ -193,33 +196,29 @@ static void remember_settled(struct sched *s, const struct job *j)
 /* Where a reserved job could move to now, BF_NEVER if nowhere earlier;
  * *searched unless no region freed since it settled could be of use.
  *
- * The last job found at its earliest (`last_settled`, reserved at r' and
- * settled at epoch e') says more about a job of the same nodes and hold
- * reserved at r >= r': every window of that shape starting before r' and
- * clipped at r' lacked nodes at e', and this job's windows starting there
- * hold those (clipped at r >= r'), so before r' only regions freed since
- * e' can help, and from r' on only those freed since this job settled.
- * Traces submit long runs of equal jobs: most of a run is then skipped, or
+ * The last job found at its earliest (`last_settled`, reserved at r'), if
+ * nothing was freed since, says more about a job of the same nodes and
+ * hold (and user, with a cap) reserved at r >= r': every window of that
+ * shape starting before r' and clipped at r' lacks nodes, and this job's
+ * windows starting there hold those (clipped at r >= r'), so only starts
+ * from r' on are searched. Traces submit long runs of equal jobs, which a
+ * pass visits one after another: most of a run is then skipped, or
  * searched only between its neighbour's place and its own. */
 static bf_time cons_search(const struct sched *s, const struct job *j, bf_time now,
                            bool *searched)
 {
 	const struct cons_last *m = &s->last_settled;
-	bf_time split = now, a = BF_NEVER;
+	bf_time from = now;
 
 	*searched = false;
 	if (s->prm.compress_unbounded) {
 		*searched = true;
 		return cons_anchor(s, j, now, j->resv, j->resv);
 	}
-	if (m->valid && m->nodes == j->nodes && m->hold == j->hold && m->resv <= j->resv &&
-	    m->epoch > j->settled && (!user_cap(s) || m->user == job_user(s, j))) {
-		split = m->resv > now ? m->resv : now;
-		a = search_between(s, j, now, split, m->epoch, searched);
-	}
-	if (a == BF_NEVER)
-		a = search_between(s, j, split, j->resv, j->settled, searched);
-	return a;
+	if (m->valid && m->epoch == s->epoch && m->nodes == j->nodes && m->hold == j->hold &&
+	    m->resv <= j->resv && (!user_cap(s) || m->user == job_user(s, j)) && m->resv > now)
+		from = m->resv;
+	return search_between(s, j, from, j->resv, j->settled, searched);
 }
 
 /* Compression in arrival order: a whole pass, or with compress_slice the

@@ -1046,45 +1046,6 @@ void sched_foreach_queued(const struct sched *s,
 	}
 }
 
-size_t sched_predict(const struct sched *s, bf_time now, bf_time *out, size_t cap)
-{
-	struct profile what_if;
-	bf_time from = now;
-	size_t k = 0;
-
-	if (s->prm.policy == SCHED_CONSERVATIVE) {
-		for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next, k++)
-			if (k < cap)
-				out[k] = s->jobs[i].resv;
-		return k;
-	}
-	/* EASY and FCFS promise nothing past the head; predict by planning
-	 * every queued job in queue order on a copy of the running holds, as
-	 * if each ran for its whole estimate. FCFS keeps the order. */
-	if (profile_copy(&what_if, &s->prof) < 0) {
-		for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next, k++)
-			if (k < cap)
-				out[k] = BF_NEVER;
-		return k;
-	}
-	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next, k++) {
-		const struct job *j = &s->jobs[i];
-		bf_time t;
-
-		if (k >= cap)
-			continue;	/* counted, not planned: the caller wants no more */
-		t = profile_anchor(&what_if, j->nodes, j->hold, from);
-
-		if (t != BF_NEVER && profile_reserve(&what_if, t, j->nodes, j->hold) < 0)
-			t = BF_NEVER;
-		if (s->prm.policy == SCHED_FCFS && t != BF_NEVER)
-			from = t;
-		out[k] = t;
-	}
-	profile_destroy(&what_if);
-	return k;
-}
-
 size_t sched_profile_steps(const struct sched *s, bf_time now, bf_time *t, int64_t *free_nodes,
                            size_t cap)
 {

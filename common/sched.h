@@ -380,10 +380,25 @@ void sched_foreach_running(const struct sched *s,
 void sched_foreach_queued(const struct sched *s,
                           int (*visit)(const struct sched_job_info *, void *), void *arg);
 /* Predicted start of every queued job in queue order, assuming each job
- * runs for its full estimate (conservative: the guarantees). Written to
- * out[i] for the i-th queued job; only the first cap are planned (each
- * costs an anchor search over the plan so far); returns the queue length. */
+ * runs for its full estimate (conservative: the guarantees): EASY and FCFS
+ * plan the queue in order on a copy of the running holds. Written to out[i]
+ * for the i-th queued job, the first cap of them; returns the queue
+ * length. A search and a reservation per job: for a long queue, the same
+ * in slices with sched_forecast_*. */
 size_t sched_predict(const struct sched *s, bf_time now, bf_time *out, size_t cap);
+/* sched_predict in slices: a forecast keeps its copy of the plan and the
+ * last job it planned. Each step plans up to max more jobs in queue order
+ * from `now` on (never before the previous ones for FCFS), calling out for
+ * each; it returns 1 at the queue's tail, 0 if jobs remain. Stepped again
+ * later, it plans the jobs that joined the tail since, where a forecast
+ * made at once would place them. Any other change to the queue or the
+ * plan leaves it out of date: the caller makes a new one (a step notices
+ * only that the last job planned left: SCHED_E_NOJOB). SCHED_E_NOMEM. */
+struct sched_forecast;
+struct sched_forecast *sched_forecast_new(const struct sched *s, bf_time now);
+int sched_forecast_step(const struct sched *s, struct sched_forecast *f, bf_time now,
+                        uint32_t max, void (*out)(uint64_t id, bf_time t, void *arg), void *arg);
+void sched_forecast_free(struct sched_forecast *f);
 /* The plan as steps from now on: at t[i] the plan has free[i] nodes free
  * (conservative: after every reservation; EASY/FCFS: after the running
  * jobs). At most cap steps; returns how many were written. */

@@ -323,7 +323,7 @@ static void take_actions(struct daemon *d, bf_time now)
 	/* A pass that did something may change every prediction; one that
 	 * did nothing (most passes a read asks for) keeps them. */
 	if (n > 0)
-		d->pred.valid = false;
+		forecast_stale(d);
 
 	for (size_t k = 0; k < n; k++) {
 		struct djob *j = jobs_get(d, a[k].job);
@@ -512,7 +512,7 @@ static void job_failed(struct daemon *d, struct djob *j, const char *why)
 	bf_time now = server_now(d);
 
 	log_job(LOG_WARNING, j->rec.id, j->rec.user, "failed: %s", why);
-	d->pred.valid = false;
+	forecast_stale(d);
 	if (sched_end(d->sched, now, j->rec.id, END_EXITED) < 0)
 		sched_cancel(d->sched, now, j->rec.id);
 	j->rec.state = ST_FAILED;
@@ -623,7 +623,7 @@ static void sup_cb(evutil_socket_t fd, short what, void *arg)
 	} else if (reason[0]) {
 		j->rec.state = ST_FAILED;	/* it could not start */
 	}
-	d->pred.valid = false;	/* the plan changes: see predictions() */
+	forecast_stale(d);	/* the plan changes */
 	if (j->rec.requeue && recorded && !reason[0]) {
 		requeue(d, j, now, how, wstatus);
 		return;
@@ -660,6 +660,7 @@ void drive_commit(struct daemon *d)
 	bf_time now = server_now(d);
 	int rc;
 
+	d->turns++;
 	if (d->grace_changed) {
 		/* The restore used the stored plan's grace; from now on the
 		 * configured one, for new jobs. */
@@ -675,7 +676,7 @@ void drive_commit(struct daemon *d)
 		/* A reload changed the policy: the guarantees it drops come
 		 * out as SA_BROKEN (BROKEN_POLICY), announced below. */
 		d->policy_changed = false;
-		d->pred.valid = false;
+		forecast_stale(d);
 		if ((rc = sched_set_policy(d->sched, now, d->o.policy)) < 0) {
 			log_warnx("switching to %s: %s; trying again at the next pass",
 			          sched_policy_name(d->o.policy), sched_strerror(rc));
@@ -692,6 +693,7 @@ void drive_commit(struct daemon *d)
 	take_actions(d, now);
 	sync_guarantees(d);
 	prune_ended(d, now);
+	forecast_turn(d);
 	/* The batch's scripts first: one flush of the spool's file system
 	 * for all of them, then the commit that makes the jobs exist. */
 	if (d->spool_dirty) {

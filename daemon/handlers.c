@@ -77,10 +77,6 @@ static int spool_script(struct daemon *d, uint64_t id, uid_t uid, gid_t gid, con
 	return 0;
 }
 
-/* The predicted start of a queued job (EASY/FCFS promise nothing but the
- * head's; this plans the rest as if every job ran its full estimate). */
-static bf_time predicted_start(struct daemon *d, uint64_t id);
-
 /* Who is on the other end, for the log: "alice (uid 1000)". */
 void handlers_who(const struct conn *c, char *buf, size_t len)
 {
@@ -134,7 +130,8 @@ static void answer_submitted(struct conn *c)
 	           info.guarantee != BF_NEVER) {
 		m.kind = PS_GUARANTEED;
 		m.start = info.guarantee;
-	} else if (j && (m.start = predicted_start(d, j->rec.id)) != BF_NEVER) {
+	} else if (j && forecast_ready(d) && (m.start = forecast_of(d, j)) != BF_NEVER) {
+		/* (A forecast that takes more than this turn is not waited for.) */
 		m.kind = PS_PREDICTED;
 	}
 	if (j)
@@ -267,7 +264,7 @@ static void h_submit(struct conn *c, const uint8_t *frame, size_t len)
 		goto out;
 	}
 	d->next_seq++;
-	d->pred.valid = false;	/* the queue changed: see predictions() */
+	/* (An arrival joins the forecast as it is: see forecast.h.) */
 	if (sched_job_info(d->sched, id, &info) == SCHED_OK)
 		j->rec.guarantee = j->rec.first_guarantee = info.guarantee;
 	drive_store(d, j, "submitted");
@@ -283,67 +280,11 @@ out:
 
 /* ---- listing ---- */
 
-static int index_queued(const struct sched_job_info *i, void *arg)
-{
-	struct daemon *d = arg;
-
-	return idmap_put(&d->pred.pos, i->id, (uint32_t)d->pred.n++) < 0;
-}
-
-/* Predictions for the head of the queue, shared by every reply until the
- * queue or the plan changes (a submission, a cancel, an end, a pass that
- * acted: each clears pred.valid) or a second has passed. Reads wait for a
- * pass (conn_wait_durable), so "once per pass" would mean once per read.
- * Each costs an anchor search over the plan so far: past this many queued
- * jobs the start is "not known yet" rather than a costly guess. */
-#define PREDICT_MAX 2000
-
-static bool predictions(struct daemon *d)
-{
-	size_t n = sched_queue_len(d->sched);
-	bf_time now = server_now(d);
-
-	/* Reused within a second: a prediction is a guess, and one that time
-	 * overtook is worth a new search. */
-	if (d->pred.valid && now - d->pred.at < BF_SEC)
-		return true;
-	d->pred.at = now;
-	idmap_destroy(&d->pred.pos);
-	if (idmap_init(&d->pred.pos, (uint32_t)n) < 0)
-		return false;
-	if (n > d->pred.cap) {
-		bf_time *t = realloc(d->pred.t, n * sizeof *t);
-
-		if (!t)
-			return false;
-		d->pred.t = t;
-		d->pred.cap = n;
-	}
-	d->pred.n = 0;
-	sched_foreach_queued(d->sched, index_queued, d);
-	for (size_t k = PREDICT_MAX; k < n; k++)
-		d->pred.t[k] = BF_NEVER;
-	sched_predict(d->sched, now, d->pred.t, n < PREDICT_MAX ? n : PREDICT_MAX);
-	d->pred.valid = d->pred.n == n;
-	return d->pred.valid;
-}
-
-static bf_time predicted_start(struct daemon *d, uint64_t id)
-{
-	uint32_t k;
-
-	if (!predictions(d) || (k = idmap_get(&d->pred.pos, id)) == IDMAP_NONE)
-		return BF_NEVER;
-	return d->pred.t[k];
-}
-
 /* Copies of final jobs read from the store (whose strings live only
  * during the visit). */
 struct listing {
 	struct conn *c;
 	bool all;
-	const bf_time *pred;	/* predictions in queue order */
-	size_t qpos;
 	struct proto_job *jobs;
 	uint32_t n, cap;
 	char **strs;
@@ -365,7 +306,6 @@ static int add_queued(const struct sched_job_info *i, void *arg)
 	struct listing *l = arg;
 	struct daemon *d = conn_daemon(l->c);
 	struct djob *j = jobs_get(d, i->id);
-	size_t pos = l->qpos++;
 	struct store_job shown;
 
 	if (!j || (!l->all && j->rec.uid != conn_uid(l->c)) || l->n == l->cap)
@@ -374,8 +314,7 @@ static int add_queued(const struct sched_job_info *i, void *arg)
 	 * the store holds, and only drive.c moves it (see sync_guarantee). */
 	shown = j->rec;
 	shown.guarantee = i->guarantee;
-	jobs_to_proto(&shown, false, pos < d->pred.n ? l->pred[pos] : BF_NEVER,
-	              &l->jobs[l->n++]);
+	jobs_to_proto(&shown, false, forecast_of(d, j), &l->jobs[l->n++]);
 	return 0;
 }
 
@@ -429,11 +368,15 @@ static void answer_list(struct conn *c)
 	struct listing l = { .c = c };
 	struct proto_buf b;
 
+	if (!forecast_ready(d)) {
+		conn_wait_durable(c, answer_list);	/* the next slice, then again */
+		return;
+	}
 	l.all = m->all_users;
 	l.cap = d->njobs + FINAL_IN_LIST;
 	l.jobs = calloc(l.cap, sizeof *l.jobs);
 	l.strs = calloc(3 * FINAL_IN_LIST + 1, sizeof *l.strs);
-	if (!l.jobs || !l.strs || !predictions(d)) {
+	if (!l.jobs || !l.strs) {
 		conn_error(c, PE_INTERNAL, "out of memory");
 		goto out;
 	}
@@ -444,7 +387,6 @@ static void answer_list(struct conn *c)
 		if (j->rec.state == ST_RUNNING && (l.all || j->rec.uid == conn_uid(c)))
 			jobs_to_proto(&j->rec, false, BF_NEVER, &l.jobs[l.n++]);
 	}
-	l.pred = d->pred.t;	/* in queue order, as add_queued walks it */
 	sched_foreach_queued(d->sched, add_queued, &l);
 	for (uint32_t k = 0; k < d->njobs; k++) {	/* held: out of the queue */
 		struct djob *j = d->jobs[k];
@@ -515,15 +457,19 @@ static void answer_info(struct conn *c)
 	struct one o = { .c = c, .b = &b, .code = PE_OK };
 	struct djob *j;
 
+	if ((j = jobs_get(d, m.job)) && j->rec.state == ST_QUEUED && !forecast_ready(d)) {
+		conn_wait_durable(c, answer_info);	/* the next slice, then again */
+		return;
+	}
 	proto_buf_init(&b);
-	if ((j = jobs_get(d, m.job))) {
+	if (j) {
 		struct sched_job_info info;
 		struct store_job shown = j->rec;	/* a copy: see add_queued */
 		char why[300];
 
 		if (sched_job_info(d->sched, j->rec.id, &info) == SCHED_OK && info.state == JOB_QUEUED)
 			shown.guarantee = info.guarantee;
-		reply_one(&o, &shown, j->rec.state == ST_QUEUED ? predicted_start(d, m.job) : BF_NEVER,
+		reply_one(&o, &shown, j->rec.state == ST_QUEUED ? forecast_of(d, j) : BF_NEVER,
 		          pending_reason(d, j, shown.guarantee, why, sizeof why));
 	} else if (store_get_job(d->store, m.job, info_final, &o) < 0) {
 		o.code = PE_INTERNAL;
@@ -625,7 +571,7 @@ static enum proto_err cancel_one(struct conn *c, uint64_t id, int sig, const cha
 	if (sig)
 		return signal_one(c, j, sig, by);
 	snprintf(detail, sizeof detail, "cancelled by uid %u", (unsigned)conn_uid(c));
-	d->pred.valid = false;	/* the plan changes: see predictions() */
+	forecast_stale(d);
 	if (j->rec.state == ST_QUEUED) {
 		/* A held job is not in the plan: only the store knows it. */
 		if (!j->rec.held && sched_cancel(d->sched, now, id) < 0)

@@ -81,7 +81,7 @@ static enum proto_err hold(struct daemon *d, struct djob *j, const char *by)
 		return PE_INTERNAL;
 	j->rec.held = true;
 	j->rec.guarantee = BF_NEVER;
-	d->pred.valid = false;
+	forecast_stale(d);
 	snprintf(detail, sizeof detail, "held by %s", by);
 	drive_store(d, j, detail);
 	return PE_OK;
@@ -104,7 +104,7 @@ static enum proto_err release(struct daemon *d, struct djob *j, const char *by)
 	j->rec.seq = d->next_seq++;	/* its new place, also after a restart */
 	if (sched_job_info(d->sched, j->rec.id, &info) == SCHED_OK)
 		j->rec.guarantee = j->rec.first_guarantee = info.guarantee;
-	d->pred.valid = false;
+	forecast_stale(d);
 	snprintf(detail, sizeof detail, "released by %s", by);
 	drive_store(d, j, detail);
 	return PE_OK;
@@ -133,7 +133,7 @@ static enum proto_err limit(struct daemon *d, struct djob *j, bf_time est, bool 
 		else
 			j->rec.guarantee = info.guarantee;
 	}
-	d->pred.valid = false;
+	forecast_stale(d);
 	snprintf(detail, sizeof detail, "time limit %s -> %s by %s", was, now, by);
 	drive_store(d, j, detail);
 	return PE_OK;
@@ -172,7 +172,7 @@ static enum proto_err top(struct daemon *d, struct djob *j, bool admin, const ch
 		return rc == SCHED_E_NOJOB ? PE_INVALID : PE_INTERNAL;
 	if (sched_job_info(d->sched, j->rec.id, &info) == SCHED_OK && info.guarantee != BF_NEVER)
 		j->rec.guarantee = info.guarantee;
-	d->pred.valid = false;
+	forecast_stale(d);
 	snprintf(detail, sizeof detail, "moved to the front of the queue by %s", by);
 	drive_store(d, j, detail);
 	return PE_OK;

@@ -284,7 +284,7 @@ static int apply(struct daemon *d, struct nodectl_result *r, uint32_t i, bf_time
 		if (j && !j->rec.reason && jobs_set_str(j, JS_REASON, why, strlen(why)) == 0)
 			drive_store(d, j, why);
 	}
-	d->pred.valid = false;
+	forecast_stale(d);
 	return 1;
 }
 

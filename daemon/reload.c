@@ -70,7 +70,7 @@ static uint32_t apply_user_cap(struct daemon *d, uint32_t cap)
 	}
 	log_info("reload: max_running_per_user %u -> %u (0: none)", d->o.lim.max_running_per_user,
 	         cap);
-	d->pred.valid = false;
+	forecast_stale(d);
 	drive_want_commit(d);
 	return cap;
 }
@@ -88,7 +88,7 @@ static void apply_nodes(struct daemon *d, const char *spec)
 	if (added > 0) {
 		log_info("reload: %d node%s added: the partition is %s (%u nodes, was %u)", added,
 		         added == 1 ? "" : "s", d->partition, d->nnodes, before);
-		d->pred.valid = false;
+		forecast_stale(d);
 		drive_want_commit(d);
 	}
 }

@@ -350,8 +350,7 @@ void server_free(struct daemon *d)
 	free(d->node_sorted);
 	free(d->partition);
 	nodectl_free(d);
-	idmap_destroy(&d->pred.pos);
-	free(d->pred.t);
+	forecast_free(d);
 	free(d->touched);
 	if (d->launch)
 		free((char *)d->launch[0]);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "cgroup.h"
+#include "forecast.h"
 #include "idmap.h"
 #include "proto.h"
 #include "runner.h"
@@ -53,6 +54,9 @@ struct djob {
 	struct event *grace_ev;		/* hard kill after the grace */
 	bool start_pending;		/* chosen by the pass, supervisor not yet forked */
 	bool dirty;			/* row to write at the next commit */
+	/* Its predicted start in the forecasts of each parity (forecast.c). */
+	bf_time pred[2];
+	uint64_t pred_round[2];
 	struct daemon *daemon;		/* for the event callbacks */
 };
 
@@ -101,15 +105,8 @@ struct daemon {
 	 * made by conn_listen, freed by conn_close_all. */
 	struct conn_limits *limits;
 	bf_time last_now;
-	/* Predicted starts (EASY/FCFS), shared by every answer until the plan
-	 * changes or a second passes (see predictions() in handlers.c). */
-	struct {
-		bool valid;
-		bf_time at;		/* computed then */
-		struct idmap pos;	/* job id -> index in t[] */
-		bf_time *t;
-		size_t n, cap;
-	} pred;
+	struct forecast fc;		/* predicted starts (EASY/FCFS) */
+	uint64_t turns;			/* loop turns that committed (drive_commit) */
 	/* Jobs stored or started in this pass: what the commit must look at
 	 * (not every live job). */
 	uint64_t *touched;

@@ -101,6 +101,78 @@ static void compression_is_not_replanning(void)
 	sched_free(scratch.s);
 }
 
+struct collected {
+	bf_time t[64];
+	uint64_t id[64];
+	size_t n;
+};
+
+static void collect(uint64_t id, bf_time t, void *arg)
+{
+	struct collected *c = arg;
+
+	if (c->n < 64) {
+		c->id[c->n] = id;
+		c->t[c->n] = t;
+	}
+	c->n++;
+}
+
+/* A forecast planned 4 jobs a step gives what sched_predict gives at once;
+ * jobs that join the tail after it reached the end are planned where a
+ * forecast made anew would place them; a step after the last job planned
+ * left says so. */
+static void forecast_in_slices(enum sched_policy pol)
+{
+	const char *name = sched_policy_name(pol);
+	struct drv d;
+	struct collected c = { .n = 0 };
+	struct sched_forecast *f;
+	bf_time whole[64];
+	unsigned seed = 7;
+	int steps = 0, rc;
+	bool same = true;
+
+	drv_init(&d, pol, 10, 0);
+	submit(&d, S(0), 1, 8, S(100));		/* running: 2 nodes free until 100 */
+	for (uint64_t id = 2; id < 32; id++) {
+		seed = seed * 1103515245 + 12345;
+		sched_submit(d.s, S(1), id, 1 + (seed >> 8) % 10, S(1 + (seed >> 12) % 200));
+	}
+	ok_eq(sched_predict(d.s, S(1), whole, 64), 30, "%s forecast: 30 queued", name);
+	f = sched_forecast_new(d.s, S(1));
+	while ((rc = sched_forecast_step(d.s, f, S(1), 4, collect, &c)) == 0)
+		steps++;
+	ok(rc == 1 && steps == 7 && c.n == 30, "%s forecast: 30 jobs in 8 steps of 4 (%d, %zu)",
+	   name, steps + 1, c.n);
+	for (size_t k = 0; k < 30; k++)
+		same &= c.t[k] == whole[k] && c.id[k] == k + 2;
+	ok(same, "%s forecast: in slices, the same starts as at once", name);
+	ok(whole[29] > S(100) && whole[0] >= S(1), "%s forecast: the last after the running job",
+	   name);
+
+	/* Two arrivals (at the same instant: a forecast made later would
+	 * plan every job from then on). */
+	sched_submit(d.s, S(1), 40, 10, S(50));
+	sched_submit(d.s, S(1), 41, 1, S(5));
+	ok_eq(sched_forecast_step(d.s, f, S(1), 4, collect, &c), 1, "%s forecast: arrivals planned",
+	      name);
+	sched_predict(d.s, S(1), whole, 64);
+	ok(c.n == 32 && c.id[30] == 40 && c.id[31] == 41 && c.t[30] == whole[30] &&
+	   c.t[31] == whole[31], "%s forecast: arrivals where a new forecast puts them (%lld, %lld)",
+	   name, (long long)c.t[30], (long long)c.t[31]);
+	/* One more, planned a minute later: not before then. */
+	sched_submit(d.s, S(61), 42, 1, S(5));
+	sched_forecast_step(d.s, f, S(61), 4, collect, &c);
+	ok(c.n == 33 && c.t[32] >= S(61), "%s forecast: an arrival planned later is planned from "
+	   "then (%lld)", name, (long long)c.t[32]);
+	sched_cancel(d.s, S(62), 42);
+	ok_eq(sched_forecast_step(d.s, f, S(3), 4, collect, &c), SCHED_E_NOJOB,
+	      "%s forecast: the last job planned left: the forecast says so", name);
+	sched_forecast_free(f);
+	sched_free(d.s);
+}
+
 /* EASY backfills a job that delays the second queued job, never the first;
  * conservative refuses the same job; FCFS lets nobody pass. */
 static void easy_delays_second_not_first(void)
@@ -1134,6 +1206,8 @@ int main(void)
 	top();
 	settled_compression();
 	per_end_compression();
+	forecast_in_slices(SCHED_EASY);
+	forecast_in_slices(SCHED_FCFS);
 	sliced_settling(0);
 	sliced_settling(7);
 	sliced_with_events();

@@ -316,6 +316,9 @@ static int submit(const char *sock, uint32_t nodes, bf_time est, const char *scr
 
 /* PT_LIST of all users: the round trip in seconds, or < 0; the job count
  * and the reply's size. */
+/* Queued jobs with a predicted start in the last listing (EASY). */
+static uint32_t g_predicted;
+
 static double list_all(const char *sock, uint32_t *count, size_t *bytes)
 {
 	struct proto_buf b;
@@ -336,6 +339,9 @@ static double list_all(const char *sock, uint32_t *count, size_t *bytes)
 				t = -1;
 			else if (count)
 				*count = m.count;
+			g_predicted = 0;
+			for (uint32_t k = 0; t >= 0 && k < m.count; k++)
+				g_predicted += m.jobs[k].start_kind == PS_PREDICTED;
 		}
 	}
 	if (bytes)
@@ -1447,7 +1453,33 @@ static void section_big(void)
 	{
 		size_t nq = d->nq;
 
-		if (dmn_stop(d) < 0 || dmn_start(d, "easy") < 0 || (t = cancel_queued(d)) < 0)
+		if (dmn_stop(d) < 0 || dmn_start(d, "easy") < 0)
+			goto out;
+		/* EASY predicts every queued job's start, a slice per loop turn.
+		 * First a change that waits for a pass: the one that switches the
+		 * policy, and announces and stores every guarantee it drops. */
+		t = now_s();
+		if (cancel(d->sock, &d->queued[d->nq - 1], 1) < 0) {
+			broke("a cancel under EASY failed");
+			goto out;
+		}
+		d->nq--;
+		printf("restarted under EASY: a cancel with the pass that switches the policy (%zu "
+		       "guarantees dropped, each announced and stored): %.0f ms\n", nq,
+		       (now_s() - t) * 1e3);
+		if (probe_start(&pr, d->sock, d->blocker) < 0)
+			broke("cannot start the probe");
+		for (int k = 0; k < 3; k++)
+			if ((v[k] = list_all(d->sock, &count, &bytes)) < 0) {
+				broke("PT_LIST under EASY failed");
+				goto out;
+			}
+		printf("then PT_LIST all users %.1f ms (the first: every start predicted anew), then "
+		       "%.1f, %.1f ms; %u predicted starts in the reply of %u jobs\n", v[0] * 1e3,
+		       v[1] * 1e3, v[2] * 1e3, g_predicted, count);
+		snprintf(line, sizeof line, "3 listings under EASY with %zu queued", d->nq);
+		probe_report(&pr, line);
+		if ((t = cancel_queued(d)) < 0)
 			goto out;
 		printf("clean-up, restarted under EASY: cancelling the %zu queued jobs, newest first, "
 		       "%u per request: %.2f s\n", nq, CANCEL_CHUNK, t);

@@ -850,19 +850,66 @@ bf_time profile_next_change(const struct profile *p, bf_time t)
 	return best;
 }
 
+/* Bottom-up: each node's sums after its children's. */
+static void pull_all(struct profile_node *n, uint32_t i)
+{
+	if (!i)
+		return;
+	pull_all(n, n[i].left);
+	pull_all(n, n[i].right);
+	pull(n, i);
+}
+
+/* The live breakpoints only, renumbered in key order: a plan that once
+ * held many more (a deep conservative queue, before a switch to EASY) is
+ * copied at its present size. The tree is rebuilt with the same
+ * priorities in one sweep (each key in order goes under the nearest
+ * earlier key of higher priority, taking the lower ones as its left
+ * subtree), and its level summaries are left to be made when read. */
 int profile_copy(struct profile *dst, const struct profile *src)
 {
+	uint32_t cap = 64, k = 0, *stack;
+	uint32_t sp = 0;
+
+	while (cap < src->count + 1 + 64)
+		cap *= 2;
 	*dst = *src;
-	dst->n = malloc((size_t)src->cap * sizeof *dst->n);
-	dst->lv = malloc((size_t)src->cap * sizeof *dst->lv);
-	if (!dst->n || !dst->lv) {
+	dst->cap = cap;
+	dst->n = calloc(cap, sizeof *dst->n);
+	dst->lv = calloc(cap, sizeof *dst->lv);
+	stack = malloc((size_t)(src->count + 1) * sizeof *stack);
+	if (!dst->n || !dst->lv || !stack) {
 		free(dst->n);
 		free(dst->lv);
+		free(stack);
 		dst->n = NULL;
 		dst->lv = NULL;
 		return -1;
 	}
-	memcpy(dst->n, src->n, (size_t)src->used * sizeof *dst->n);
-	memcpy(dst->lv, src->lv, (size_t)src->used * sizeof *dst->lv);
+	dst->n[0] = src->n[0];
+	dst->lv[0] = src->lv[0];
+	for (uint32_t i = src->n[0].next; i; i = src->n[i].next) {
+		struct profile_node *x = &dst->n[++k];
+		uint32_t last = 0;
+
+		*x = (struct profile_node){ .key = src->n[i].key, .delta = src->n[i].delta,
+		                            .prio = src->n[i].prio, .prev = k - 1 };
+		dst->n[k - 1].next = k;
+		while (sp && dst->n[stack[sp - 1]].prio < x->prio)
+			last = stack[--sp];
+		x->left = last;
+		if (sp)
+			dst->n[stack[sp - 1]].right = k;
+		stack[sp++] = k;
+	}
+	dst->n[k].next = 0;
+	dst->n[0].prev = k;
+	dst->n[0].next = k ? 1 : 0;
+	dst->root = sp ? stack[0] : 0;
+	dst->used = k + 1;
+	dst->free_head = 0;
+	dst->count = k;
+	free(stack);
+	pull_all(dst->n, dst->root);
 	return 0;
 }

@@ -378,6 +378,11 @@ void conn_wait_durable(struct conn *c, void (*answer)(struct conn *c))
 	drive_want_commit(c->d);
 }
 
+void conn_wait_turn(struct conn *c, void (*answer)(struct conn *c))
+{
+	wait_commit(c, answer, 0, false);
+}
+
 void conn_answer_waiting(struct daemon *d, bool committed)
 {
 	struct conn *c = d->conns, *next;

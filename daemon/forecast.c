@@ -3,23 +3,27 @@
  * it: the forecast being made writes one, answers read the other (the
  * last complete forecast), so switching to a new one is a number. */
 #include <stdlib.h>
+#include <event2/event.h>
+#include "clock.h"
 #include "forecast.h"
 #include "log.h"
 #include "server.h"
 
-/* Jobs per slice: FORECAST_SLICE, or for the tests a few, so that a
- * short queue takes several turns (BACKFILLD_TEST_FORECAST_SLICE). */
-static uint32_t slice(void)
+/* Jobs planned between looks at the clock: FORECAST_CHUNK, or for the
+ * tests a few and one chunk a turn, so that a short queue takes several
+ * turns (BACKFILLD_TEST_FORECAST_SLICE). */
+static uint32_t test_chunk(void)
 {
-	static uint32_t n;
+	static long n = -1;
 
-	if (!n) {
+	if (n < 0) {
 		const char *e = getenv("BACKFILLD_TEST_FORECAST_SLICE");
-		long v = e ? strtol(e, NULL, 10) : 0;
 
-		n = v > 0 && v < FORECAST_SLICE ? (uint32_t)v : FORECAST_SLICE;
+		n = e ? strtol(e, NULL, 10) : 0;
+		if (n < 0 || n > FORECAST_CHUNK)
+			n = 0;
 	}
-	return n;
+	return (uint32_t)n;
 }
 
 void forecast_stale(struct daemon *d)
@@ -38,15 +42,24 @@ static void put(uint64_t id, bf_time t, void *arg)
 	}
 }
 
-/* A slice of the forecast being made (all the arrivals, for one that is
- * complete); a forecast that cannot go on is dropped. */
-static void step(struct daemon *d, bf_time now, uint32_t max)
+/* A slice of the forecast being made: chunks until FORECAST_TURN has
+ * passed, or with `whole` until the end (the arrivals since a complete
+ * one: as many as this turn took in). A forecast that cannot go on is
+ * dropped. */
+static void step(struct daemon *d, bf_time now, bool whole)
 {
 	struct forecast *f = &d->fc;
-	int rc = sched_forecast_step(d->sched, f->run, now, max, put, d);
+	uint32_t chunk = test_chunk() ? test_chunk() : FORECAST_CHUNK;
+	bf_time t0 = clock_monotonic();
+	int rc;
 
+	do
+		rc = sched_forecast_step(d->sched, f->run, now, chunk, put, d);
+	while (rc == 0 && (whole || (!test_chunk() && clock_monotonic() - t0 < FORECAST_TURN)));
 	f->stepped = d->turns;
 	if (rc == 1) {
+		if (!f->complete)
+			f->done = now;
 		f->complete = true;
 		f->shown = f->round;
 	} else if (rc < 0) {
@@ -57,6 +70,43 @@ static void step(struct daemon *d, bf_time now, uint32_t max)
 	}
 }
 
+static void next_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	drive_want_commit(arg);
+}
+
+/* The next slice at the next loop turn, after the loop has read the other
+ * clients: a timer that has passed (drive_want_commit from inside a
+ * commit would run the commit again at once). */
+static void next_turn(struct daemon *d)
+{
+	struct forecast *f = &d->fc;
+	struct timeval zero = { 0, 0 };
+
+	if (!f->next_ev && !(f->next_ev = evtimer_new(d->base, next_cb, d))) {
+		log_warnx("predicting starts: out of memory");
+		sched_forecast_free(f->run);
+		f->run = NULL;
+		return;
+	}
+	evtimer_add(f->next_ev, &zero);
+}
+
+/* Whether the forecast shown can be answered with: it is complete and up
+ * to date, or none can be made now (answers then show no predictions). */
+static bool answerable(struct daemon *d)
+{
+	struct forecast *f = &d->fc;
+
+	if (!f->run)
+		return true;
+	if (!f->complete)
+		next_turn(d);
+	return !f->run || f->complete;
+}
+
 bool forecast_ready(struct daemon *d)
 {
 	struct forecast *f = &d->fc;
@@ -64,26 +114,27 @@ bool forecast_ready(struct daemon *d)
 
 	if (d->o.policy == SCHED_CONSERVATIVE)
 		return true;	/* the guarantees are the plan */
-	if (f->run && !f->stale && f->complete && now - f->began < BF_SEC) {
-		step(d, now, UINT32_MAX);	/* the arrivals since, if any */
-		return f->run && f->complete;
+	/* A second old, it is made again; counted from when it was whole,
+	 * or a forecast that takes longer would never be. */
+	if (f->run && !f->stale && f->complete && now - f->done < BF_SEC) {
+		step(d, now, true);	/* the arrivals since, if any */
+		return answerable(d);
 	}
 	if (f->run && !f->stale && !f->complete) {
 		if (f->stepped != d->turns)
-			step(d, now, slice());
-		return f->run && f->complete;
+			step(d, now, false);
+		return answerable(d);
 	}
 	/* Out of date, or none: a new one. The one shown stays shown. */
 	sched_forecast_free(f->run);
 	if (!(f->run = sched_forecast_new(d->sched, now))) {
 		log_warnx("predicting starts: out of memory");
-		return false;
+		return true;
 	}
 	f->round++;
-	f->began = now;
 	f->complete = f->stale = false;
-	step(d, now, slice());
-	return f->run && f->complete;
+	step(d, now, false);
+	return answerable(d);
 }
 
 bf_time forecast_of(const struct daemon *d, const struct djob *j)
@@ -102,13 +153,16 @@ void forecast_turn(struct daemon *d)
 	if (!f->run || f->complete || f->stale)
 		return;
 	if (f->stepped != d->turns)
-		step(d, server_now(d), slice());
+		step(d, server_now(d), false);
 	if (f->run && !f->complete)
-		drive_want_commit(d);	/* the next slice at the next turn */
+		next_turn(d);
 }
 
 void forecast_free(struct daemon *d)
 {
 	sched_forecast_free(d->fc.run);
 	d->fc.run = NULL;
+	if (d->fc.next_ev)
+		event_free(d->fc.next_ev);
+	d->fc.next_ev = NULL;
 }

@@ -369,7 +369,7 @@ static void answer_list(struct conn *c)
 	struct proto_buf b;
 
 	if (!forecast_ready(d)) {
-		conn_wait_durable(c, answer_list);	/* the next slice, then again */
+		conn_wait_turn(c, answer_list);	/* the next slice, then again */
 		return;
 	}
 	l.all = m->all_users;
@@ -458,7 +458,7 @@ static void answer_info(struct conn *c)
 	struct djob *j;
 
 	if ((j = jobs_get(d, m.job)) && j->rec.state == ST_QUEUED && !forecast_ready(d)) {
-		conn_wait_durable(c, answer_info);	/* the next slice, then again */
+		conn_wait_turn(c, answer_info);	/* the next slice, then again */
 		return;
 	}
 	proto_buf_init(&b);

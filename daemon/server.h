@@ -216,6 +216,11 @@ void conn_wait_commit(struct conn *c, void (*answer)(struct conn *c), uint64_t j
  * this pass, a job not yet acknowledged), never a state that a kill -9
  * before the commit would take back. */
 void conn_wait_durable(struct conn *c, void (*answer)(struct conn *c));
+/* The same, answered at the next commit that something else brings (a
+ * read that waits for work the loop does a slice per turn: asking for a
+ * commit at once, from inside one, would run it again before the loop
+ * reads any other client). */
+void conn_wait_turn(struct conn *c, void (*answer)(struct conn *c));
 /* Answer every connection that waited for this commit (or fail them). */
 void conn_answer_waiting(struct daemon *d, bool committed);
 uid_t conn_uid(const struct conn *c);

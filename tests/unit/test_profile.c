@@ -174,6 +174,61 @@ static void random_cases(void)
  * holes and whole subtrees of them are skipped by their summary. The
  * search (with and without its short walk) must give the answer of the
  * hole-by-hole reference for every query, over a long run of changes. */
+/* A copy of a plan that held many more breakpoints than it holds now is
+ * as large as what it holds, answers as the plan does, and changes
+ * without changing the plan. */
+static void copy_cases(struct profile *p, struct resv *rs, int nr)
+{
+	struct profile c;
+	int bad = 0, bad_free = 0, queries = 0;
+	unsigned seed = 4242;
+	int64_t at_before;
+
+	while (nr > 300) {	/* most leave: their nodes go to the free list */
+		nr--;
+		profile_release(p, rs[nr].t, rs[nr].n, rs[nr].d);
+	}
+	ok_eq(profile_copy(&c, p), 0, "copy: made");
+	ok(c.count == p->count && c.cap <= p->cap / 4 && c.used == c.count + 1,
+	   "copy: %u breakpoints in %u nodes (the plan: %u in %u)", c.count, c.cap, p->count,
+	   p->cap);
+	for (bf_time t = -1; t != BF_NEVER;
+	     t = profile_next_change(p, t))
+		bad_free += profile_free_at(&c, t) != profile_free_at(p, t) ||
+			profile_next_change(&c, t) != profile_next_change(p, t);
+	for (int q = 0; q < 20000; q++) {
+		seed = seed * 1103515245 + 12345;
+		unsigned u = seed >> 4;
+		int64_t n = 1 + (u >> 3) % 64;
+		bf_time d = 1 + (u >> 9) % (u % 2 ? 400 : 20000);
+		bf_time from = (u >> 12) % 30000;
+
+		bad += profile_anchor_before(&c, n, d, from, BF_NEVER, BF_NEVER) !=
+			profile_anchor_before_hops(p, n, d, from, BF_NEVER, BF_NEVER);
+		queries++;
+	}
+	ok_eq(bad_free, 0, "copy: the same free nodes at every breakpoint");
+	ok_eq(bad, 0, "copy: the same answers to %d searches", queries);
+	at_before = profile_free_at(p, 100);
+	profile_reserve(&c, 100, 5, 50);
+	ok(profile_free_at(&c, 100) == at_before - 5 && profile_free_at(p, 100) == at_before,
+	   "copy: a reservation in the copy leaves the plan as it was");
+	bad = 0;
+	for (int q = 0; q < 2000; q++) {
+		seed = seed * 1103515245 + 12345;
+		unsigned u = seed >> 4;
+		int64_t n = 1 + (u >> 3) % 64;
+		bf_time d = 1 + (u >> 9) % 3000;
+		bf_time a = profile_anchor_before_hops(&c, n, d, (u >> 12) % 30000, BF_NEVER, BF_NEVER);
+
+		bad += profile_anchor_before(&c, n, d, (u >> 12) % 30000, BF_NEVER, BF_NEVER) != a;
+		if (a != BF_NEVER && q % 2 == 0 && profile_prepare(&c, 2) == 0)
+			profile_reserve(&c, a, n, d);
+	}
+	ok_eq(bad, 0, "copy: grown by 1,000 reservations, it still answers as the reference");
+	profile_destroy(&c);
+}
+
 static void full_plan_cases(void)
 {
 	enum { CAPF = 64, NR = 3000 };
@@ -227,6 +282,7 @@ static void full_plan_cases(void)
 	   found, far, queries);
 	ok_eq(bad, 0, "anchor_before agrees with the hole-by-hole reference");
 	ok_eq(bad_tree, 0, "anchor_before_tree agrees with the hole-by-hole reference");
+	copy_cases(&p, rs, nr);
 	profile_destroy(&p);
 	free(rs);
 }

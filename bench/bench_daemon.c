@@ -1456,17 +1456,16 @@ static void section_big(void)
 		if (dmn_stop(d) < 0 || dmn_start(d, "easy") < 0)
 			goto out;
 		/* EASY predicts every queued job's start, a slice per loop turn.
-		 * First a change that waits for a pass: the one that switches the
-		 * policy, and announces and stores every guarantee it drops. */
+		 * First a change that waits for a pass (the policy switch, which
+		 * announces and stores every guarantee it drops, is over by then). */
 		t = now_s();
 		if (cancel(d->sock, &d->queued[d->nq - 1], 1) < 0) {
 			broke("a cancel under EASY failed");
 			goto out;
 		}
 		d->nq--;
-		printf("restarted under EASY: a cancel with the pass that switches the policy (%zu "
-		       "guarantees dropped, each announced and stored): %.0f ms\n", nq,
-		       (now_s() - t) * 1e3);
+		printf("restarted under EASY (%zu guarantees dropped, each announced and stored): a "
+		       "cancel, %.0f ms\n", nq, (now_s() - t) * 1e3);
 		if (probe_start(&pr, d->sock, d->blocker) < 0)
 			broke("cannot start the probe");
 		for (int k = 0; k < 3; k++)

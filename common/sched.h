@@ -118,6 +118,9 @@ struct sched_params {
 	 * since it settled. Same schedule, slower; the reference to check the
 	 * bound against. */
 	bool compress_unbounded;
+	/* For tests: a repair finds each reservation to take back by a walk
+	 * from the queue's tail, not by its sweep in time order. Same plan. */
+	bool repair_by_walk;
 	/* The event order of the literature's simulators (pyss and those built
 	 * on it; replay --per-event): conservative compresses after every end,
 	 * also one exactly at the planned end, and each compression is one

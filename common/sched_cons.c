@@ -23,6 +23,7 @@
  * changes only with the job intervals the node plan changes with (and a cap
  * raised logs all of the future), so every gain of room for a user is in
  * the freed log too, and the bound above holds for both plans together. */
+#include <stdlib.h>
 #include "sched_internal.h"
 
 /* The earliest t in [from, before) where the job's nodes are free over
@@ -401,6 +402,119 @@ void cons_forget(struct sched *s, uint32_t slot)
 	}
 }
 
+/* The reservations a repair may take back, swept in time order: the
+ * earliest instant over capacity only moves later as reservations leave,
+ * so the jobs reserved by then join a heap by queue position, and the one
+ * on top that still covers the instant is the latest in the queue that
+ * does (jobs whose reservation ended before it never cover a later one). */
+struct sweep {
+	uint32_t *by_resv;	/* reserved jobs by reservation start */
+	uint32_t *pos;		/* queue position, by slot */
+	uint32_t *heap;		/* max-heap by queue position */
+	uint32_t n, next, len;
+};
+
+static const struct sched *sweep_s;	/* for qsort's comparison */
+
+static int by_resv(const void *a, const void *b)
+{
+	bf_time x = sweep_s->jobs[*(const uint32_t *)a].resv;
+	bf_time y = sweep_s->jobs[*(const uint32_t *)b].resv;
+
+	return x < y ? -1 : x > y;
+}
+
+static int sweep_init(struct sweep *w, const struct sched *s)
+{
+	uint32_t k = 0;
+
+	w->by_resv = malloc((size_t)s->qlen * sizeof *w->by_resv + 1);
+	w->heap = malloc((size_t)s->qlen * sizeof *w->heap + 1);
+	w->pos = malloc((size_t)s->jobs_cap * sizeof *w->pos);
+	if (!w->by_resv || !w->heap || !w->pos)
+		return -1;
+	w->n = w->next = w->len = 0;
+	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next, k++) {
+		w->pos[i] = k;
+		if (s->jobs[i].flags & JF_RESERVED)
+			w->by_resv[w->n++] = i;
+	}
+	sweep_s = s;
+	qsort(w->by_resv, w->n, sizeof *w->by_resv, by_resv);
+	return 0;
+}
+
+static void sweep_free(struct sweep *w)
+{
+	free(w->by_resv);
+	free(w->heap);
+	free(w->pos);
+}
+
+static void heap_up(struct sweep *w, uint32_t k)
+{
+	while (k > 0 && w->pos[w->heap[(k - 1) / 2]] < w->pos[w->heap[k]]) {
+		uint32_t p = (k - 1) / 2, x = w->heap[p];
+
+		w->heap[p] = w->heap[k];
+		w->heap[k] = x;
+		k = p;
+	}
+}
+
+static void heap_pop(struct sweep *w)
+{
+	uint32_t k = 0;
+
+	w->heap[0] = w->heap[--w->len];
+	for (;;) {
+		uint32_t l = 2 * k + 1, r = l + 1, m = k, x;
+
+		if (l < w->len && w->pos[w->heap[l]] > w->pos[w->heap[m]])
+			m = l;
+		if (r < w->len && w->pos[w->heap[r]] > w->pos[w->heap[m]])
+			m = r;
+		if (m == k)
+			return;
+		x = w->heap[m];
+		w->heap[m] = w->heap[k];
+		w->heap[k] = x;
+		k = m;
+	}
+}
+
+/* The latest job in the queue whose reservation covers t, NONE if none;
+ * t no earlier than at the previous call. */
+static uint32_t sweep_at(struct sweep *w, const struct sched *s, bf_time t)
+{
+	while (w->next < w->n && s->jobs[w->by_resv[w->next]].resv <= t) {
+		w->heap[w->len++] = w->by_resv[w->next++];
+		heap_up(w, w->len - 1);
+	}
+	while (w->len > 0) {
+		const struct job *j = &s->jobs[w->heap[0]];
+
+		if ((j->flags & JF_RESERVED) && t < j->resv + j->hold)
+			return w->heap[0];
+		heap_pop(w);	/* taken back, or over before t */
+	}
+	return NONE;
+}
+
+/* The same by a walk from the tail (when the sweep has no memory). */
+static uint32_t latest_covering(const struct sched *s, bf_time t)
+{
+	uint32_t i;
+
+	for (i = s->qtail; i != NONE; i = s->jobs[i].prev) {
+		const struct job *j = &s->jobs[i];
+
+		if ((j->flags & JF_RESERVED) && j->resv <= t && t < j->resv + j->hold)
+			break;
+	}
+	return i;
+}
+
 /* A node was lost, or a running job keeps its nodes longer than planned:
  * where the plan now needs more nodes than exist, take
  * back the reservations of the latest arrivals that cover that instant
@@ -410,8 +524,9 @@ void cons_forget(struct sched *s, uint32_t slot)
  * longer hold, a lower cap). */
 int cons_repair(struct sched *s, bf_time now, enum sched_broken_why why)
 {
-	bool evicted = false;
+	bool evicted = false, swept = false, walk = false;
 	bf_time from = now;
+	struct sweep w = { 0 };
 
 	for (;;) {
 		bf_time t = profile_first_below(&s->prof, 0, from, BF_NEVER);
@@ -419,12 +534,11 @@ int cons_repair(struct sched *s, bf_time now, enum sched_broken_why why)
 
 		if (t == BF_NEVER)
 			break;
-		for (i = s->qtail; i != NONE; i = s->jobs[i].prev) {
-			struct job *j = &s->jobs[i];
-
-			if ((j->flags & JF_RESERVED) && j->resv <= t && t < j->resv + j->hold)
-				break;
+		if (!swept && !walk) {
+			walk = s->prm.repair_by_walk || sweep_init(&w, s) < 0;
+			swept = !walk;
 		}
+		i = swept ? sweep_at(&w, s, t) : latest_covering(s, t);
 		if (i == NONE) {
 			/* Only running jobs there: they end on their own. */
 			from = profile_next_change(&s->prof, t);
@@ -434,6 +548,7 @@ int cons_repair(struct sched *s, bf_time now, enum sched_broken_why why)
 		s->jobs[i].flags |= JF_EVICTED;
 		evicted = true;
 	}
+	sweep_free(&w);
 	if (user_cap(s) && user_evict(s))
 		evicted = true;
 	if (evicted)

@@ -992,14 +992,15 @@ static void stress_pass(struct stress *t, bf_time now)
 }
 
 /* shapes: jobs come in runs of 7 of the same nodes and estimate, as in
- * real traces (what compression's shortcut for equal jobs is about). */
-static uint64_t stress(enum sched_policy pol, bf_time grace, unsigned seed, bool unbounded,
-                       bool shapes)
+ * real traces (what compression's shortcut for equal jobs is about);
+ * walk: repairs by the reference walk (sched_params.repair_by_walk). */
+static uint64_t stress_with(enum sched_policy pol, bf_time grace, unsigned seed, bool unbounded,
+                            bool shapes, bool walk)
 {
 	static const bf_time shape_est[] = { S(50), S(120), S(300), S(120) };
 	static const uint32_t shape_nodes[] = { 1, 3, SN / 2, 1, 3 };
 	struct sched_params prm = { .policy = pol, .nodes = SN, .kill_grace = grace,
-	                            .compress_unbounded = unbounded };
+	                            .compress_unbounded = unbounded, .repair_by_walk = walk };
 	uint64_t trace;
 	struct stress *t = calloc(1, sizeof *t);
 	char msg[300];
@@ -1118,6 +1119,12 @@ static uint64_t stress(enum sched_policy pol, bf_time grace, unsigned seed, bool
 	return trace;
 }
 
+static uint64_t stress(enum sched_policy pol, bf_time grace, unsigned seed, bool unbounded,
+                       bool shapes)
+{
+	return stress_with(pol, grace, seed, unbounded, shapes, false);
+}
+
 /* A [0,15) with grace 5 (killed at 10, gone at 15), B reserved at 15, C
  * at 30; the pass that starts B comes at `pass`. */
 static void late_start(struct drv *d, bf_time pass)
@@ -1226,6 +1233,10 @@ int main(void)
 				ok(bounded == stress(SCHED_CONSERVATIVE, grace, seed, true, shapes),
 				   "stress conservative, grace %llds%s: bounded compression gives the "
 				   "same starts and guarantees as searching every hole",
+				   (long long)(grace / BF_SEC), shapes ? ", runs of equal jobs" : "");
+				ok(bounded == stress_with(SCHED_CONSERVATIVE, grace, seed, false, shapes, true),
+				   "stress conservative, grace %llds%s: repairs by the sweep give the same "
+				   "starts and guarantees as by the walk from the tail",
 				   (long long)(grace / BF_SEC), shapes ? ", runs of equal jobs" : "");
 			}
 		}

@@ -339,8 +339,15 @@ static bool has_key(const struct profile *p, bf_time key)
 	return i != 0;
 }
 
-/* Add d to the free-node change at key; room must have been reserved. */
-static void add_point(struct profile *p, bf_time key, int64_t d)
+/* Add d to the free-node change at key, the way adjust/insert would
+ * (the same tree), by walking from the root once: the path is kept to
+ * bring the sums up to date on the way back, and the ring's neighbours of
+ * a new key are the last nodes the walk passed on either side. A tree
+ * deeper than the path's room (no treap of any size in memory is, but
+ * the priorities are only random) takes the recursive way. */
+#define PATH_DEPTH 160
+
+static void add_point_deep(struct profile *p, bf_time key, int64_t d)
 {
 	if (has_key(p, key)) {
 		p->root = adjust(p, p->root, key, d);
@@ -364,6 +371,83 @@ static void add_point(struct profile *p, bf_time key, int64_t d)
 		p->root = insert(p->n, p->root, x);
 		p->count++;
 	}
+}
+
+/* Point the link that led to `old` (the parent's child, or the root) at `to`. */
+static void relink_child(struct profile *p, const uint32_t *path, uint32_t depth, uint32_t old,
+                         uint32_t to)
+{
+	struct profile_node *parent;
+
+	if (depth == 0) {
+		p->root = to;
+		return;
+	}
+	parent = &p->n[path[depth - 1]];
+	if (parent->left == old)
+		parent->left = to;
+	else
+		parent->right = to;
+}
+
+/* Add d to the free-node change at key; room must have been reserved. */
+static void add_point(struct profile *p, bf_time key, int64_t d)
+{
+	uint32_t path[PATH_DEPTH], depth = 0, i = p->root, before = 0, after = 0;
+	struct profile_node *n = p->n;
+
+	while (i && n[i].key != key) {
+		if (depth == PATH_DEPTH) {
+			add_point_deep(p, key, d);
+			return;
+		}
+		path[depth++] = i;
+		if (n[i].key < key) {
+			before = i;
+			i = n[i].right;
+		} else {
+			after = i;
+			i = n[i].left;
+		}
+	}
+	if (i) {
+		n[i].delta += d;
+		if (n[i].delta == 0) {	/* it no longer changes anything */
+			relink_child(p, path, depth, i, merge(n, n[i].left, n[i].right));
+			n[n[i].prev].next = n[i].next;
+			n[n[i].next].prev = n[i].prev;
+			node_free(p, i);
+			p->count--;
+		} else {
+			pull(n, i);
+		}
+	} else {
+		uint32_t x = node_new(p, key, d), k = 0;	/* cannot fail: room reserved */
+
+		n = p->n;
+		n[x].prev = before;
+		n[x].next = after;
+		n[before].next = x;
+		n[after].prev = x;
+		/* It goes where the walk first met a lower priority (insert). */
+		while (k < depth && n[x].prio <= n[path[k]].prio)
+			k++;
+		if (k < depth) {
+			split(n, path[k], key, &n[x].left, &n[x].right);
+			pull(n, x);
+			relink_child(p, path, k, path[k], x);
+			depth = k;
+		} else if (depth == 0) {
+			p->root = x;
+		} else if (key < n[path[depth - 1]].key) {
+			n[path[depth - 1]].left = x;
+		} else {
+			n[path[depth - 1]].right = x;
+		}
+		p->count++;
+	}
+	while (depth > 0)
+		pull(n, path[--depth]);
 }
 
 static int change(struct profile *p, bf_time t, int64_t n, bf_time d)

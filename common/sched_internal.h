@@ -46,22 +46,25 @@ struct users {
 };
 
 struct job {
+	/* What a compression pass reads of every queued job, first: one
+	 * cache line per job visited. */
+	bf_time resv;		/* queued: reserved/promised start, BF_NEVER if none */
+	uint64_t settled;	/* conservative: epoch when its place was last found best */
+	bf_time hold;		/* planned holding time: estimate + grace, >= 1 us */
+	uint32_t nodes;
+	uint32_t prev, next;	/* queue links; next also links free slots */
+	uint8_t state;
+	uint8_t flags;
+
 	uint64_t id;
 	uint64_t seq;		/* arrival order */
 	bf_time submit, estimate;
-	bf_time hold;		/* planned holding time: estimate + grace, >= 1 us */
 	bf_time start;		/* running: actual start */
 	bf_time kill_at;	/* running: when SA_KILL went out, BF_NEVER before */
-	bf_time resv;		/* queued: reserved/promised start, BF_NEVER if none */
 	bf_time first_guarantee;
-	uint64_t settled;	/* conservative: epoch when its place was last found best */
-	uint32_t nodes;
 	uint32_t first_node;	/* running: head of its list in the node set */
-	uint32_t prev, next;	/* queue links; next also links free slots */
 	uint32_t heap;		/* running: index in the deadline heap, NONE if out */
-	uint8_t state;
-	uint8_t flags;
-};
+} __attribute__((aligned(64)));
 
 struct sched {
 	struct sched_params prm;

@@ -1335,9 +1335,9 @@ static void section_queue(void)
 	measure_queue(d, "easy");
 	printf("[a] conservative: a cancel at the head lets every later job move up\n"
 	       "    (compression); the guarantees that moved are rewritten in that commit.\n"
-	       "[b] easy: the predicted starts of the whole queue are computed once per pass\n"
-	       "    and then shared: the first reply that needs them after a change pays for\n"
-	       "    them (a submission's reply always does).\n"
+	       "[b] easy: the predicted starts of the whole queue are planned a few ms per\n"
+	       "    loop turn after a change and then shared (an arrival is added at once):\n"
+	       "    the first listing after a change waits for them.\n"
 	       "[c] bq after a change pays as the first PT_LIST does; repeated, it pays its own\n"
 	       "    decoding and rendering of every row.\n");
 out:

@@ -22,11 +22,17 @@ struct profile_node {
 	/* The level summary (lv[] at the same index) is brought up to date
 	 * only when a search reads it (levels_fix): an update marks the nodes
 	 * it pulls, and every ancestor of a marked node is marked too, so a
-	 * clean node has a clean subtree. Updates then cost what they did
+	 * clean node has a clean subtree (for each of the two marks). Updates then cost what they did
 	 * without the summary, and the nodes that every descent and the walk
 	 * read stay in one cache line. */
-	bool stale;
+	uint8_t stale;		/* STALE_BOUNDS | STALE_LEVELS */
 };
+
+/* A subtree's first and last key (bounds_fix) are brought up to date apart
+ * from its levels (levels_fix): most subtrees a search reads are decided
+ * by their bounds and prefix sums alone, and the levels cost more. */
+#define STALE_BOUNDS	1u
+#define STALE_LEVELS	2u
 
 /* A subtree's first and last key, and its lowest levels: the LEVELS
  * smallest distinct prefix sums in it (a level's keys: those where the
@@ -72,7 +78,7 @@ static void pull(struct profile_node *n, uint32_t i)
 	x->sum = here + r->sum;
 	x->minp = min64(min64(l->minp, here), here + r->minp);
 	x->maxp = max64(max64(l->maxp, here), here + r->maxp);
-	x->stale = true;
+	x->stale = STALE_BOUNDS | STALE_LEVELS;
 }
 
 /* A child's level at value v (prefix sums shifted by `shift`): its
@@ -97,9 +103,9 @@ static void levels_fix(struct profile_node *n, struct profile_level *lv, uint32_
 	int64_t here, limit, v = NINF;	/* the last level kept */
 	uint32_t ka = 0, kc = 0;	/* the children's levels at most v */
 
-	if (n[x->left].stale)
+	if (n[x->left].stale & STALE_LEVELS)
 		levels_fix(n, lv, x->left);
-	if (n[x->right].stale)
+	if (n[x->right].stale & STALE_LEVELS)
 		levels_fix(n, lv, x->right);
 	ll = &lv[x->left];
 	rl = &lv[x->right];
@@ -165,7 +171,21 @@ static void levels_fix(struct profile_node *n, struct profile_level *lv, uint32_
 	}
 	if (y->above >= PINF / 2)
 		y->above = PINF;
-	x->stale = false;
+	x->stale = 0;
+}
+
+/* Only the first and last key of a stale subtree i. */
+static void bounds_fix(struct profile_node *n, struct profile_level *lv, uint32_t i)
+{
+	struct profile_node *x = &n[i];
+
+	if (n[x->left].stale & STALE_BOUNDS)
+		bounds_fix(n, lv, x->left);
+	if (n[x->right].stale & STALE_BOUNDS)
+		bounds_fix(n, lv, x->right);
+	lv[i].kmin = x->left ? lv[x->left].kmin : x->key;
+	lv[i].kmax = x->right ? lv[x->right].kmax : x->key;
+	x->stale &= (uint8_t)~STALE_BOUNDS;
 }
 
 int profile_init(struct profile *p, int64_t capacity)
@@ -743,8 +763,8 @@ static void q_scan(struct anchor_q *q, uint32_t i, int64_t acc)
 		return;
 	x = &q->n[i];
 	y = &q->lv[i];
-	if (x->stale)
-		levels_fix(q->n, q->lv, i);
+	if (x->stale & STALE_BOUNDS)
+		bounds_fix(q->n, q->lv, i);
 	if (q->has_run && y->kmin >= run_end(q)) {
 		q_found(q, q->run);
 		return;
@@ -767,6 +787,8 @@ static void q_scan(struct anchor_q *q, uint32_t i, int64_t acc)
 		uint32_t k = 0;
 		const struct level *l;
 
+		if (x->stale & STALE_LEVELS)
+			levels_fix(q->n, q->lv, i);
 		while (k + 1 < y->count && y->lev[k + 1].v < theta)
 			k++;
 		l = &y->lev[k];

@@ -221,6 +221,10 @@ struct sched_stats {
 	 * changes other than its own arrival. A driver that persists
 	 * guarantees re-reads them all when the sum moves. */
 	uint64_t replans;
+	/* Compression: queued jobs looked at, and those of them searched for
+	 * an earlier place (the others could not move: see sched_cons.c);
+	 * reanchors counts those that moved. */
+	uint64_t compress_visits, compress_searches;
 };
 
 struct sched;

@@ -275,8 +275,11 @@ static int compress_pass(struct sched *s, bf_time now, bool *done)
 			bool searched;
 
 			a = cons_search(s, j, now, &searched);
-			if (searched)
+			s->st.compress_visits++;
+			if (searched) {
+				s->st.compress_searches++;
 				budget -= budget < SLICE_SEARCH ? budget : SLICE_SEARCH;
+			}
 			if (a != BF_NEVER) {
 				budget -= budget < SLICE_MOVE ? budget : SLICE_MOVE;
 				/* What its old place frees beyond its new one. */

@@ -578,6 +578,66 @@ static void limits(void)
  * 1 (1 node, 100), 2 (1 node, estimate 1000, runs 10), 3 (2 nodes, 100),
  * 4 (1 node, 100). At 10 job 2 ends: job 3 moves to 200 and job 4 to 10,
  * which frees [110, 200); a second pass moves job 3 to 110. */
+/* What a compression costs: only the jobs reserved after a freed region
+ * are searched for an earlier place, and of a run of equal jobs that
+ * cannot move, only the first. */
+static void compression_cost(void)
+{
+	struct drv d;
+	const struct sched_stats *st;
+	uint64_t visits, searches, moves;
+	bool stacked = true;
+
+	/* 10 nodes: A holds them all until 100; B1..B50 (10 nodes, 10 s each)
+	 * are stacked after it, Bk at 90 + 10 k. */
+	drv_init(&d, SCHED_CONSERVATIVE, 10, 0);
+	submit(&d, S(0), 1, 10, S(100));
+	for (uint64_t k = 1; k <= 50; k++) {
+		submit(&d, S(1), 100 + k, 10, S(10));
+		stacked &= guarantee(&d, 100 + k) == S(90) + S(10) * (bf_time)k;
+	}
+	ok(stacked, "cost: 50 equal jobs stacked after the running one");
+	st = sched_get_stats(d.s);
+	visits = st->compress_visits;
+	searches = st->compress_searches;
+	moves = st->reanchors;
+	sched_cancel(d.s, S(2), 150);	/* the last: nobody is after it */
+	run(&d, S(2));
+	ok(st->compress_searches == searches && st->reanchors == moves,
+	   "cost: the last job cancelled: %llu jobs looked at, none searched",
+	   (unsigned long long)(st->compress_visits - visits));
+	searches = st->compress_searches;
+	sched_cancel(d.s, S(3), 125);	/* frees [340, 350): B26..B49 move up */
+	run(&d, S(3));
+	ok(st->reanchors - moves == 24 && st->compress_searches - searches == 24 &&
+	   guarantee(&d, 126) == S(340) && guarantee(&d, 149) == S(570),
+	   "cost: a job in the middle cancelled: the 24 after it move up, each searched once "
+	   "(%llu searches, %llu moves), the 24 before it never",
+	   (unsigned long long)(st->compress_searches - searches),
+	   (unsigned long long)(st->reanchors - moves));
+	ok_eq(d.checks_failed, 0, "cost: invariants held");
+	sched_free(d.s);
+
+	/* A1 and A2 hold 5 nodes each, until 100 and 200; C1..C100 (10 nodes)
+	 * wait for both. A1 ends at 10: its 5 nodes are no use to any of them,
+	 * and only the first of the run is searched. */
+	drv_init(&d, SCHED_CONSERVATIVE, 10, 0);
+	submit(&d, S(0), 1, 5, S(100));
+	submit(&d, S(0), 2, 5, S(200));
+	for (uint64_t k = 1; k <= 100; k++)
+		submit(&d, S(1), 200 + k, 10, S(10));
+	st = sched_get_stats(d.s);
+	searches = st->compress_searches;
+	visits = st->compress_visits;
+	moves = st->reanchors;
+	end(&d, S(10), 1);
+	ok(st->compress_visits - visits == 100 && st->compress_searches - searches == 1 &&
+	   st->reanchors == moves, "cost: an early end no queued job fits: 100 equal jobs looked "
+	   "at, %llu searched", (unsigned long long)(st->compress_searches - searches));
+	ok_eq(d.checks_failed, 0, "cost: invariants held");
+	sched_free(d.s);
+}
+
 static void settled_compression(void)
 {
 	struct drv d;
@@ -1212,6 +1272,7 @@ int main(void)
 	limits();
 	top();
 	settled_compression();
+	compression_cost();
 	per_end_compression();
 	forecast_in_slices(SCHED_EASY);
 	forecast_in_slices(SCHED_FCFS);

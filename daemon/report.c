@@ -66,6 +66,9 @@ static void report_json(FILE *out, const struct replay_result *r)
 	jw_u64(&w, "events", r->events);
 	jw_u64(&w, "checks", r->checks);
 	jw_u64(&w, "compressions", r->stats.compressions);
+	jw_u64(&w, "compress_visits", r->stats.compress_visits);
+	jw_u64(&w, "compress_searches", r->stats.compress_searches);
+	jw_u64(&w, "compress_moves", r->stats.reanchors);
 	jw_u64(&w, "max_queue", r->stats.max_queue);
 	jw_f64(&w, "wall_s", r->wall_seconds);
 	jw_f64(&w, "events_per_s", r->events_per_second);
@@ -136,7 +139,9 @@ static void report_text(FILE *out, const struct replay_result *r)
 	        (int)(METRICS_BSLD_THRESHOLD / BF_SEC));
 	fprintf(out, LABEL "max %" PRIu64 " jobs waiting", "queue", r->stats.max_queue);
 	if (r->policy == SCHED_CONSERVATIVE)
-		fprintf(out, "; %" PRIu64 " compressions", r->stats.compressions);
+		fprintf(out, "; %" PRIu64 " compressions (jobs looked at %" PRIu64 ", searched %"
+		        PRIu64 ", moved %" PRIu64 ")", r->stats.compressions,
+		        r->stats.compress_visits, r->stats.compress_searches, r->stats.reanchors);
 	putc('\n', out);
 	fprintf(out, LABEL "%" PRIu64 " (%.0f per second), replay took %.3f s\n",
 	        "events", r->events, r->events_per_second, r->wall_seconds);

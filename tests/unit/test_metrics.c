@@ -176,7 +176,8 @@ static const char *const keys[] = {
 	"skipped", "total", "no_size", "no_runtime", "bad_submit", "bad_time",
 	"too_large", "malformed", "reordered", "killed", "backfilled", "makespan_s",
 	"utilization", "wait_avg_s", "wait_max_s", "response_avg_s",
-	"bounded_slowdown_avg", "events", "checks", "compressions", "max_queue",
+	"bounded_slowdown_avg", "events", "checks", "compressions", "compress_visits",
+	"compress_searches", "compress_moves", "max_queue",
 	"wall_s", "events_per_s", "trace_nodes", "per_event", "estimates", "seed",
 	"estimate_accuracy", "extended_predictions", "broken_by_extensions", "shaping", "load",
 	"from_s", "to_s", "before_window", "after_window", "excluded_users", "excluded_jobs",
@@ -223,7 +224,8 @@ static void test_json(void)
 	ok(strstr(j, "\"jobs_simulated\": 995,\n") != NULL, "JSON: jobs_simulated = m.jobs");
 	ok(strstr(j, "\"makespan_s\": 86400.500000,\n") != NULL, "JSON: seconds with %%.6f");
 	ok(strstr(j, "\"response_avg_s\": 4567.125000,\n") != NULL, "JSON: response");
-	ok(strstr(j, "\"compressions\": 77,\n  \"max_queue\": 41,\n") != NULL, "JSON: sched stats");
+	ok(strstr(j, "\"compressions\": 77,\n  \"compress_visits\": 0,\n  \"compress_searches\": 0,\n"
+	             "  \"compress_moves\": 0,\n  \"max_queue\": 41,\n") != NULL, "JSON: sched stats");
 	ok(strstr(j, "\"events_per_s\": 3980.000000,\n") != NULL, "JSON: events per second");
 	ok(strstr(j, "\"flurry_users\": 0\n  }\n}") != NULL, "JSON: last key, no comma");
 	ok(strstr(j, "\"estimates\": \"trace\",\n") != NULL && strstr(j, "\"per_event\": false,\n"),

@@ -411,18 +411,18 @@ void cons_forget(struct sched *s, uint32_t slot)
  * on top that still covers the instant is the latest in the queue that
  * does (jobs whose reservation ended before it never cover a later one). */
 struct sweep {
-	uint32_t *by_resv;	/* reserved jobs by reservation start */
+	struct by_start {
+		bf_time resv;
+		uint32_t slot;
+	} *by_resv;		/* reserved jobs by reservation start */
 	uint32_t *pos;		/* queue position, by slot */
 	uint32_t *heap;		/* max-heap by queue position */
 	uint32_t n, next, len;
 };
 
-static const struct sched *sweep_s;	/* for qsort's comparison */
-
 static int by_resv(const void *a, const void *b)
 {
-	bf_time x = sweep_s->jobs[*(const uint32_t *)a].resv;
-	bf_time y = sweep_s->jobs[*(const uint32_t *)b].resv;
+	bf_time x = ((const struct by_start *)a)->resv, y = ((const struct by_start *)b)->resv;
 
 	return x < y ? -1 : x > y;
 }
@@ -440,9 +440,8 @@ static int sweep_init(struct sweep *w, const struct sched *s)
 	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next, k++) {
 		w->pos[i] = k;
 		if (s->jobs[i].flags & JF_RESERVED)
-			w->by_resv[w->n++] = i;
+			w->by_resv[w->n++] = (struct by_start){ s->jobs[i].resv, i };
 	}
-	sweep_s = s;
 	qsort(w->by_resv, w->n, sizeof *w->by_resv, by_resv);
 	return 0;
 }
@@ -490,8 +489,8 @@ static void heap_pop(struct sweep *w)
  * t no earlier than at the previous call. */
 static uint32_t sweep_at(struct sweep *w, const struct sched *s, bf_time t)
 {
-	while (w->next < w->n && s->jobs[w->by_resv[w->next]].resv <= t) {
-		w->heap[w->len++] = w->by_resv[w->next++];
+	while (w->next < w->n && w->by_resv[w->next].resv <= t) {
+		w->heap[w->len++] = w->by_resv[w->next++].slot;
 		heap_up(w, w->len - 1);
 	}
 	while (w->len > 0) {

@@ -131,7 +131,8 @@ bool forecast_ready(struct daemon *d)
 		log_warnx("predicting starts: out of memory");
 		return true;
 	}
-	f->round++;
+	/* Its parity not the shown one's: that one is read until it is whole. */
+	f->round += (f->round + 1) % 2 == f->shown % 2 && f->shown ? 2 : 1;
 	f->complete = f->stale = false;
 	step(d, now, false);
 	return answerable(d);

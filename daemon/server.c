@@ -337,6 +337,7 @@ void server_free(struct daemon *d)
 		event_free(d->commit_ev);
 	if (d->prune_ev)
 		event_free(d->prune_ev);
+	forecast_free(d);	/* its timer, before the base */
 	sysd_free(d);	/* after conn_close_all, which asks whose the socket is */
 	if (d->base)
 		event_base_free(d->base);
@@ -350,7 +351,6 @@ void server_free(struct daemon *d)
 	free(d->node_sorted);
 	free(d->partition);
 	nodectl_free(d);
-	forecast_free(d);
 	free(d->touched);
 	if (d->launch)
 		free((char *)d->launch[0]);

@@ -119,8 +119,10 @@ struct sched_params {
 	 * bound against. */
 	bool compress_unbounded;
 	/* For tests: a repair finds each reservation to take back by a walk
-	 * from the queue's tail, not by its sweep in time order. Same plan. */
-	bool repair_by_walk;
+	 * from the queue's tail, not by its sweep in time order, and places
+	 * each job it took back from now, without the bounds the jobs placed
+	 * before it give. Same plan. */
+	bool repair_reference;
 	/* The event order of the literature's simulators (pyss and those built
 	 * on it; replay --per-event): conservative compresses after every end,
 	 * also one exactly at the planned end, and each compression is one

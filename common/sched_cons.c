@@ -82,12 +82,13 @@ static void ready_remove(struct sched *s, uint32_t slot)
 	}
 }
 
-/* Reserve for a job that has no reservation, from `now`; false if it
- * cannot be placed at all (more nodes than are up). */
-static bool place(struct sched *s, uint32_t slot, bf_time now)
+/* Reserve for a job that has no reservation, at the earliest from `from`
+ * (>= now) where it fits, the caller knowing it fits nowhere before; false
+ * if it cannot be placed at all (more nodes than are up). */
+static bool place_from(struct sched *s, uint32_t slot, bf_time now, bf_time from)
 {
 	struct job *j = &s->jobs[slot];
-	bf_time a = cons_anchor(s, j, now, BF_NEVER, BF_NEVER);
+	bf_time a = cons_anchor(s, j, from, BF_NEVER, BF_NEVER);
 
 	if (a == BF_NEVER) {
 		j->resv = BF_NEVER;
@@ -104,6 +105,12 @@ static bool place(struct sched *s, uint32_t slot, bf_time now)
 	else if (a < s->next_due)
 		s->next_due = a;
 	return true;
+}
+
+/* Reserve for a job that has no reservation, from `now`. */
+static bool place(struct sched *s, uint32_t slot, bf_time now)
+{
+	return place_from(s, slot, now, now);
 }
 
 void cons_arrive(struct sched *s, uint32_t slot, bf_time now)
@@ -537,7 +544,7 @@ int cons_repair(struct sched *s, bf_time now, enum sched_broken_why why)
 		if (t == BF_NEVER)
 			break;
 		if (!swept && !walk) {
-			walk = s->prm.repair_by_walk || sweep_init(&w, s) < 0;
+			walk = s->prm.repair_reference || sweep_init(&w, s) < 0;
 			swept = !walk;
 		}
 		i = swept ? sweep_at(&w, s, t) : latest_covering(s, t);
@@ -560,8 +567,44 @@ int cons_repair(struct sched *s, bf_time now, enum sched_broken_why why)
 
 /* Place the evicted jobs again, in arrival order; one placed later than
  * promised gets SA_BROKEN. Room was prepared by the caller. */
+/* Jobs placed by one cons_replace, as bounds for the next (the plan only
+ * gains reservations meanwhile): where a job found no room before t_A, none
+ * is found for one at least as wide and as long.
+ * The last few are kept (placing hundreds of thousands must not compare
+ * each with all before it); the later a place, the more it tells. */
+#define PLACED_HINTS 32
+
+struct placed_hints {
+	struct placed_hint {
+		uint32_t nodes;
+		bf_time hold, at;
+	} h[PLACED_HINTS];
+	uint32_t n, next;
+};
+
+/* The latest place of a job no wider nor longer than this one, or from. */
+static bf_time hints_from(const struct placed_hints *ph, uint32_t nodes, bf_time hold,
+                                 bf_time from)
+{
+	for (uint32_t k = 0; k < ph->n; k++)
+		if (ph->h[k].nodes <= nodes && ph->h[k].hold <= hold && ph->h[k].at > from)
+			from = ph->h[k].at;
+	return from;
+}
+
+static void hints_add(struct placed_hints *ph, uint32_t nodes, bf_time hold, bf_time at)
+{
+	ph->h[ph->next] = (struct placed_hint){ nodes, hold, at };
+	ph->next = (ph->next + 1) % PLACED_HINTS;
+	ph->n += ph->n < PLACED_HINTS;
+}
+
 void cons_replace(struct sched *s, bf_time now, enum sched_broken_why why)
 {
+	struct placed_hints ph = { .n = 0 };
+	/* A place under a cap is also its user's: no bound for another's. */
+	bool hints = !user_cap(s) && !s->prm.repair_reference;
+
 	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
 		struct job *j = &s->jobs[i];
 		bf_time promised;
@@ -569,7 +612,9 @@ void cons_replace(struct sched *s, bf_time now, enum sched_broken_why why)
 		if (!(j->flags & JF_EVICTED))
 			continue;
 		promised = j->resv;
-		place(s, i, now);
+		if (place_from(s, i, now, hints ? hints_from(&ph, j->nodes, j->hold, now) : now) &&
+		    hints)
+			hints_add(&ph, j->nodes, j->hold, j->resv);
 		s->st.replans++;	/* earlier or later: its guarantee changed */
 		if (j->resv > promised) {
 			j->first_guarantee = j->resv;	/* the new promise */

@@ -1053,14 +1053,14 @@ static void stress_pass(struct stress *t, bf_time now)
 
 /* shapes: jobs come in runs of 7 of the same nodes and estimate, as in
  * real traces (what compression's shortcut for equal jobs is about);
- * walk: repairs by the reference walk (sched_params.repair_by_walk). */
+ * walk: repairs the reference way (sched_params.repair_reference). */
 static uint64_t stress_with(enum sched_policy pol, bf_time grace, unsigned seed, bool unbounded,
                             bool shapes, bool walk)
 {
 	static const bf_time shape_est[] = { S(50), S(120), S(300), S(120) };
 	static const uint32_t shape_nodes[] = { 1, 3, SN / 2, 1, 3 };
 	struct sched_params prm = { .policy = pol, .nodes = SN, .kill_grace = grace,
-	                            .compress_unbounded = unbounded, .repair_by_walk = walk };
+	                            .compress_unbounded = unbounded, .repair_reference = walk };
 	uint64_t trace;
 	struct stress *t = calloc(1, sizeof *t);
 	char msg[300];
@@ -1296,8 +1296,8 @@ int main(void)
 				   "same starts and guarantees as searching every hole",
 				   (long long)(grace / BF_SEC), shapes ? ", runs of equal jobs" : "");
 				ok(bounded == stress_with(SCHED_CONSERVATIVE, grace, seed, false, shapes, true),
-				   "stress conservative, grace %llds%s: repairs by the sweep give the same "
-				   "starts and guarantees as by the walk from the tail",
+				   "stress conservative, grace %llds%s: repairs by the sweep and bounded "
+				   "places give the same starts and guarantees as the reference",
 				   (long long)(grace / BF_SEC), shapes ? ", runs of equal jobs" : "");
 			}
 		}

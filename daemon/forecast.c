@@ -42,11 +42,10 @@ static void put(uint64_t id, bf_time t, void *arg)
 	}
 }
 
-/* A slice of the forecast being made: chunks until FORECAST_TURN has
- * passed, or with `whole` until the end (the arrivals since a complete
- * one: as many as this turn took in). A forecast that cannot go on is
- * dropped. */
-static void step(struct daemon *d, bf_time now, bool whole)
+/* A slice of the forecast being made (or of the arrivals since it was
+ * whole): chunks until FORECAST_TURN has passed. A forecast that cannot
+ * go on is dropped. */
+static void step(struct daemon *d, bf_time now)
 {
 	struct forecast *f = &d->fc;
 	uint32_t chunk = test_chunk() ? test_chunk() : FORECAST_CHUNK;
@@ -55,13 +54,12 @@ static void step(struct daemon *d, bf_time now, bool whole)
 
 	do
 		rc = sched_forecast_step(d->sched, f->run, now, chunk, put, d);
-	while (rc == 0 && (whole || (!test_chunk() && clock_monotonic() - t0 < FORECAST_TURN)));
+	while (rc == 0 && !test_chunk() && clock_monotonic() - t0 < FORECAST_TURN);
 	f->stepped = d->turns;
-	if (rc == 1) {
-		if (!f->complete)
-			f->done = now;
-		f->complete = true;
+	f->complete = rc == 1;
+	if (rc == 1 && f->shown != f->round) {
 		f->shown = f->round;
+		f->done = now;	/* its age: arrivals planned later do not renew it */
 	} else if (rc < 0) {
 		if (rc != SCHED_E_NOJOB)
 			log_warnx("predicting starts: %s", sched_strerror(rc));
@@ -117,12 +115,12 @@ bool forecast_ready(struct daemon *d)
 	/* A second old, it is made again; counted from when it was whole,
 	 * or a forecast that takes longer would never be. */
 	if (f->run && !f->stale && f->complete && now - f->done < BF_SEC) {
-		step(d, now, true);	/* the arrivals since, if any */
+		step(d, now);	/* the arrivals since, if any */
 		return answerable(d);
 	}
 	if (f->run && !f->stale && !f->complete) {
 		if (f->stepped != d->turns)
-			step(d, now, false);
+			step(d, now);
 		return answerable(d);
 	}
 	/* Out of date, or none: a new one. The one shown stays shown. */
@@ -134,7 +132,7 @@ bool forecast_ready(struct daemon *d)
 	/* Its parity not the shown one's: that one is read until it is whole. */
 	f->round += (f->round + 1) % 2 == f->shown % 2 && f->shown ? 2 : 1;
 	f->complete = f->stale = false;
-	step(d, now, false);
+	step(d, now);
 	return answerable(d);
 }
 
@@ -154,7 +152,7 @@ void forecast_turn(struct daemon *d)
 	if (!f->run || f->complete || f->stale)
 		return;
 	if (f->stepped != d->turns)
-		step(d, server_now(d), false);
+		step(d, server_now(d));
 	if (f->run && !f->complete)
 		next_turn(d);
 }

@@ -22,9 +22,9 @@ struct forecast {
 	struct sched_forecast *run;	/* being made, or the last made (for arrivals) */
 	uint64_t round;			/* the number of `run` (1, 2, ...) */
 	uint64_t shown;			/* the last complete: what answers show (0: none) */
-	bool complete;			/* run reached the queue's tail */
+	bool complete;			/* run is at the queue's tail */
 	bool stale;			/* something changed since run began */
-	bf_time done;			/* when run became complete */
+	bf_time done;			/* when run first reached the tail */
 	uint64_t stepped;		/* the loop turn it last planned in */
 	struct event *next_ev;		/* brings the next turn for the next slice */
 };

@@ -197,25 +197,37 @@ static bf_time search_between(const struct sched *s, const struct job *j, bf_tim
 
 static void remember_settled(struct sched *s, const struct job *j)
 {
-	s->last_settled = (struct cons_last){ .valid = true, .nodes = j->nodes,
-		.user = job_user(s, j), .hold = j->hold, .resv = j->resv, .epoch = s->epoch };
+	if (s->last_epoch != s->epoch) {
+		s->last_epoch = s->epoch;	/* something was freed: the rest say nothing */
+		s->last_count = 0;
+	}
+	s->last_settled[s->last_next] = (struct cons_last){ .nodes = j->nodes,
+		.user = job_user(s, j), .hold = j->hold, .resv = j->resv };
+	s->last_next = (s->last_next + 1) % CONS_LAST;
+	s->last_count += s->last_count < CONS_LAST;
+}
+
+static void forget_settled(struct sched *s)
+{
+	s->last_count = 0;
 }
 
 /* Where a reserved job could move to now, BF_NEVER if nowhere earlier;
  * *searched unless no region freed since it settled could be of use.
  *
- * The last job found at its earliest (`last_settled`, reserved at r'), if
- * nothing was freed since, says more about a job of the same nodes and
- * hold (and user, with a cap) reserved at r >= r': every window of that
- * shape starting before r' and clipped at r' lacks nodes, and this job's
- * windows starting there hold those (clipped at r >= r'), so only starts
- * from r' on are searched. Traces submit long runs of equal jobs, which a
+ * A job found at its earliest (`last_settled`, reserved at r'), if nothing
+ * was freed since, says more about a job at least as wide and as long
+ * (and of the same user, with a cap) reserved at r >= r': every window of
+ * the first job's shape starting before r' and clipped at r' lacks its
+ * nodes, and this job's windows starting there hold those (longer, and
+ * clipped at r >= r'), so only starts from r' on are searched. The last
+ * few such jobs are kept: the latest r' of those that bound this job is
+ * where its search starts. Traces submit long runs of equal jobs, which a
  * pass visits one after another: most of a run is then skipped, or
  * searched only between its neighbour's place and its own. */
 static bf_time cons_search(const struct sched *s, const struct job *j, bf_time now,
                            bool *searched)
 {
-	const struct cons_last *m = &s->last_settled;
 	bf_time from = now;
 
 	*searched = false;
@@ -223,9 +235,17 @@ static bf_time cons_search(const struct sched *s, const struct job *j, bf_time n
 		*searched = true;
 		return cons_anchor(s, j, now, j->resv, j->resv);
 	}
-	if (m->valid && m->epoch == s->epoch && m->nodes == j->nodes && m->hold == j->hold &&
-	    m->resv <= j->resv && (!user_cap(s) || m->user == job_user(s, j)) && m->resv > now)
-		from = m->resv;
+	/* The latest first: in a run of equal jobs it is the neighbour. */
+	for (uint32_t k = 0, i = s->last_next;
+	     s->last_epoch == s->epoch && k < s->last_count && from < j->resv; k++) {
+		const struct cons_last *m;
+
+		i = (i + CONS_LAST - 1) % CONS_LAST;
+		m = &s->last_settled[i];
+		if (m->nodes <= j->nodes && m->hold <= j->hold && m->resv <= j->resv && m->resv > from &&
+		    (!user_cap(s) || m->user == job_user(s, j)))
+			from = m->resv;
+	}
 	return search_between(s, j, from, j->resv, j->settled, searched);
 }
 
@@ -662,7 +682,7 @@ void cons_adopt(struct sched *s, bf_time now)
 	s->need_compress = s->compress_more = s->pass_open = false;
 	s->pass_cursor = NONE;
 	s->has_last_head = false;
-	s->last_settled.valid = false;
+	forget_settled(s);
 	/* Nobody will ask about regions freed before every job settled. */
 	xlog_forget(&s->freed_start, s->epoch);
 	xlog_forget(&s->freed_end, s->epoch);
@@ -678,7 +698,7 @@ void cons_adopt(struct sched *s, bf_time now)
  * job's resv still names its guarantee, for the caller to compare. */
 void cons_drop(struct sched *s)
 {
-	s->last_settled.valid = false;
+	forget_settled(s);
 	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
 		struct job *j = &s->jobs[i];
 

@@ -67,6 +67,9 @@ struct job {
 	uint32_t heap;		/* running: index in the deadline heap, NONE if out */
 };
 
+/* How many of the last jobs found at their earliest bound the next. */
+#define CONS_LAST 8
+
 struct sched {
 	struct sched_params prm;
 	struct profile prof;	/* running holds (+ conservative reservations) */
@@ -95,14 +98,16 @@ struct sched {
 	uint64_t epoch;
 	struct xlog freed_start;	/* smallest start logged since an epoch */
 	struct xlog freed_end;		/* largest end logged since an epoch */
-	/* The last job compression found at its earliest: one of the same
-	 * shape (and user, with a cap) searches less (see sched_cons.c). */
+	/* The last jobs compression found at their earliest since anything
+	 * was freed: a job at least as wide and as long (of the same user,
+	 * with a cap) searches less (see sched_cons.c). A ring. */
 	struct cons_last {
-		bool valid;
 		uint32_t nodes, user;
 		bf_time hold, resv;
 		uint64_t epoch;
-	} last_settled;
+	} last_settled[CONS_LAST];
+	uint32_t last_next, last_count;	/* entries settled at last_epoch */
+	uint64_t last_epoch;
 
 	bf_time *down_since;	/* per node: start of its "down" reservation, or BF_NEVER */
 	uint8_t out_why;	/* the last node taken out: BROKEN_NODE_LOST or _DRAINED */

@@ -47,5 +47,4 @@ starts >s2
 ok $? "after a cancel the forecast is made again: job 8 moves up into job 7's start"
 "$BSUB" -n 1 -t 10 short.sh | grep -q "predicted to start at"
 ok $? "bsub's answer predicts the start of a job joining the tail"
-stop_daemon
-done_testing
+done_testing	# (the exit cancels the jobs, then stops the daemon: lib.sh)

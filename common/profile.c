@@ -22,9 +22,9 @@ struct profile_node {
 	/* The level summary (lv[] at the same index) is brought up to date
 	 * only when a search reads it (levels_fix): an update marks the nodes
 	 * it pulls, and every ancestor of a marked node is marked too, so a
-	 * clean node has a clean subtree (for each of the two marks). Updates then cost what they did
-	 * without the summary, and the nodes that every descent and the walk
-	 * read stay in one cache line. */
+	 * clean node has a clean subtree (for each of the two marks). Updates
+	 * then cost what they did without the summary, and the nodes that
+	 * every descent and the walk read stay in one cache line. */
 	uint8_t stale;		/* STALE_BOUNDS | STALE_LEVELS */
 };
 

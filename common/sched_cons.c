@@ -195,27 +195,50 @@ static bf_time search_between(const struct sched *s, const struct job *j, bf_tim
 	return cons_anchor(s, j, lo, hi, j->resv);
 }
 
+static void bounds_add(struct place_bounds *b, const struct sched *s, const struct job *j)
+{
+	b->e[b->next] = (struct place_bound){ .nodes = j->nodes, .user = job_user(s, j),
+		.hold = j->hold, .at = j->resv };
+	b->next = (b->next + 1) % PLACE_BOUNDS;
+	b->count += b->count < PLACE_BOUNDS;
+}
+
+/* The latest place, before `limit`, of a job no wider nor longer than j
+ * (of its user, with a cap); `from` if none is later. The latest first:
+ * in a run of equal jobs it is the neighbour. */
+static bf_time bounds_from(const struct place_bounds *b, const struct sched *s,
+                           const struct job *j, bf_time from, bf_time limit)
+{
+	for (uint32_t k = 0, i = b->next; k < b->count && from < limit; k++) {
+		const struct place_bound *m;
+
+		i = (i + PLACE_BOUNDS - 1) % PLACE_BOUNDS;
+		m = &b->e[i];
+		if (m->nodes <= j->nodes && m->hold <= j->hold && m->at <= limit && m->at > from &&
+		    (!user_cap(s) || m->user == job_user(s, j)))
+			from = m->at;
+	}
+	return from;
+}
+
 static void remember_settled(struct sched *s, const struct job *j)
 {
-	if (s->last_epoch != s->epoch) {
-		s->last_epoch = s->epoch;	/* something was freed: the rest say nothing */
-		s->last_count = 0;
+	if (s->settled_epoch != s->epoch) {
+		s->settled_epoch = s->epoch;	/* something was freed: the rest say nothing */
+		s->settled.count = 0;
 	}
-	s->last_settled[s->last_next] = (struct cons_last){ .nodes = j->nodes,
-		.user = job_user(s, j), .hold = j->hold, .resv = j->resv };
-	s->last_next = (s->last_next + 1) % CONS_LAST;
-	s->last_count += s->last_count < CONS_LAST;
+	bounds_add(&s->settled, s, j);
 }
 
 static void forget_settled(struct sched *s)
 {
-	s->last_count = 0;
+	s->settled.count = 0;
 }
 
 /* Where a reserved job could move to now, BF_NEVER if nowhere earlier;
  * *searched unless no region freed since it settled could be of use.
  *
- * A job found at its earliest (`last_settled`, reserved at r'), if nothing
+ * A job found at its earliest (`settled`, reserved at r'), if nothing
  * was freed since, says more about a job at least as wide and as long
  * (and of the same user, with a cap) reserved at r >= r': every window of
  * the first job's shape starting before r' and clipped at r' lacks its
@@ -235,17 +258,8 @@ static bf_time cons_search(const struct sched *s, const struct job *j, bf_time n
 		*searched = true;
 		return cons_anchor(s, j, now, j->resv, j->resv);
 	}
-	/* The latest first: in a run of equal jobs it is the neighbour. */
-	for (uint32_t k = 0, i = s->last_next;
-	     s->last_epoch == s->epoch && k < s->last_count && from < j->resv; k++) {
-		const struct cons_last *m;
-
-		i = (i + CONS_LAST - 1) % CONS_LAST;
-		m = &s->last_settled[i];
-		if (m->nodes <= j->nodes && m->hold <= j->hold && m->resv <= j->resv && m->resv > from &&
-		    (!user_cap(s) || m->user == job_user(s, j)))
-			from = m->resv;
-	}
+	if (s->settled_epoch == s->epoch)
+		from = bounds_from(&s->settled, s, j, from, j->resv);
 	return search_between(s, j, from, j->resv, j->settled, searched);
 }
 
@@ -587,43 +601,13 @@ int cons_repair(struct sched *s, bf_time now, enum sched_broken_why why)
 
 /* Place the evicted jobs again, in arrival order; one placed later than
  * promised gets SA_BROKEN. Room was prepared by the caller. */
-/* Jobs placed by one cons_replace, as bounds for the next (the plan only
- * gains reservations meanwhile): where a job found no room before t_A, none
- * is found for one at least as wide and as long.
- * The last few are kept (placing hundreds of thousands must not compare
- * each with all before it); the later a place, the more it tells. */
-#define PLACED_HINTS 32
-
-struct placed_hints {
-	struct placed_hint {
-		uint32_t nodes;
-		bf_time hold, at;
-	} h[PLACED_HINTS];
-	uint32_t n, next;
-};
-
-/* The latest place of a job no wider nor longer than this one, or from. */
-static bf_time hints_from(const struct placed_hints *ph, uint32_t nodes, bf_time hold,
-                                 bf_time from)
-{
-	for (uint32_t k = 0; k < ph->n; k++)
-		if (ph->h[k].nodes <= nodes && ph->h[k].hold <= hold && ph->h[k].at > from)
-			from = ph->h[k].at;
-	return from;
-}
-
-static void hints_add(struct placed_hints *ph, uint32_t nodes, bf_time hold, bf_time at)
-{
-	ph->h[ph->next] = (struct placed_hint){ nodes, hold, at };
-	ph->next = (ph->next + 1) % PLACED_HINTS;
-	ph->n += ph->n < PLACED_HINTS;
-}
-
+/* Jobs placed by one cons_replace bound the next the same way (the plan
+ * only gains reservations meanwhile): where a job found no room before
+ * its place, none is found for one at least as wide and as long. */
 void cons_replace(struct sched *s, bf_time now, enum sched_broken_why why)
 {
-	struct placed_hints ph = { .n = 0 };
-	/* A place under a cap is also its user's: no bound for another's. */
-	bool hints = !user_cap(s) && !s->prm.repair_reference;
+	struct place_bounds placed = { .count = 0 };
+	bool bound = !user_cap(s) && !s->prm.repair_reference;
 
 	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
 		struct job *j = &s->jobs[i];
@@ -632,9 +616,9 @@ void cons_replace(struct sched *s, bf_time now, enum sched_broken_why why)
 		if (!(j->flags & JF_EVICTED))
 			continue;
 		promised = j->resv;
-		if (place_from(s, i, now, hints ? hints_from(&ph, j->nodes, j->hold, now) : now) &&
-		    hints)
-			hints_add(&ph, j->nodes, j->hold, j->resv);
+		if (place_from(s, i, now, bound ? bounds_from(&placed, s, j, now, BF_NEVER) : now) &&
+		    bound)
+			bounds_add(&placed, s, j);
 		s->st.replans++;	/* earlier or later: its guarantee changed */
 		if (j->resv > promised) {
 			j->first_guarantee = j->resv;	/* the new promise */

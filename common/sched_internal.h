@@ -67,8 +67,18 @@ struct job {
 	uint32_t heap;		/* running: index in the deadline heap, NONE if out */
 };
 
-/* How many of the last jobs found at their earliest bound the next. */
-#define CONS_LAST 8
+/* The places of the last few jobs placed at their earliest while the plan
+ * lost no reservation: each bounds where a job at least as wide and as
+ * long (of the same user, with a cap) can go (see sched_cons.c). */
+#define PLACE_BOUNDS 8
+
+struct place_bounds {
+	struct place_bound {
+		uint32_t nodes, user;
+		bf_time hold, at;
+	} e[PLACE_BOUNDS];
+	uint32_t next, count;
+};
 
 struct sched {
 	struct sched_params prm;
@@ -99,15 +109,9 @@ struct sched {
 	struct xlog freed_start;	/* smallest start logged since an epoch */
 	struct xlog freed_end;		/* largest end logged since an epoch */
 	/* The last jobs compression found at their earliest since anything
-	 * was freed: a job at least as wide and as long (of the same user,
-	 * with a cap) searches less (see sched_cons.c). A ring. */
-	struct cons_last {
-		uint32_t nodes, user;
-		bf_time hold, resv;
-		uint64_t epoch;
-	} last_settled[CONS_LAST];
-	uint32_t last_next, last_count;	/* entries settled at last_epoch */
-	uint64_t last_epoch;
+	 * was freed (at epoch settled_epoch). */
+	struct place_bounds settled;
+	uint64_t settled_epoch;
 
 	bf_time *down_since;	/* per node: start of its "down" reservation, or BF_NEVER */
 	uint8_t out_why;	/* the last node taken out: BROKEN_NODE_LOST or _DRAINED */

@@ -63,12 +63,13 @@ int sched_new(struct sched **out, const struct sched_params *prm)
 	if (!s)
 		return SCHED_E_NOMEM;
 	s->prm = *prm;
-	s->qhead = s->qtail = s->free_slot = s->pass_cursor = NONE;
+	s->qhead = s->qtail = s->free_slot = s->pass_cursor = s->place_cursor = NONE;
 	s->next_due = BF_NEVER;
 	s->last_pass = BF_NEVER;
 	s->now = INT64_MIN;
 	xlog_init(&s->freed_start, false);
 	xlog_init(&s->freed_end, true);
+	s->freed_memo.epoch = UINT64_MAX;	/* nothing asked yet */
 	s->down_since = malloc((size_t)prm->nodes * sizeof *s->down_since);
 	if (!s->down_since || profile_init(&s->prof, prm->nodes) < 0 ||
 	    nodeset_init(&s->ns, prm->nodes) < 0 || idmap_init(&s->ids, 1024) < 0 ||
@@ -289,6 +290,8 @@ static void queue_remove(struct sched *s, uint32_t slot)
 
 	if (s->pass_cursor == slot)
 		s->pass_cursor = j->next;	/* a sliced pass goes on with the next */
+	if (s->place_cursor == slot)
+		s->place_cursor = j->next;	/* and so does placing */
 	if (j->prev == NONE)
 		s->qhead = j->next;
 	else
@@ -395,7 +398,7 @@ int sched_submit_as(struct sched *s, bf_time now, uint64_t id, uint32_t nodes, b
 	queue_append(s, slot);
 	s->dirty = true;
 	if (s->prm.policy == SCHED_CONSERVATIVE)
-		cons_arrive(s, slot, now);
+		cons_arrive(s, slot, now, BROKEN_LATE);	/* (no promise to break) */
 	return SCHED_OK;
 }
 
@@ -698,7 +701,7 @@ static void limit_queued(struct sched *s, uint32_t slot, bf_time now, bf_time es
 	if (s->need_compress)
 		(void)cons_compress(s, now);
 	if (!(j->flags & JF_RESERVED))
-		cons_arrive(s, slot, now);
+		cons_arrive(s, slot, now, BROKEN_LIMIT);
 	s->st.replans++;
 	if (was != BF_NEVER && j->resv > was && was >= now) {
 		s->st.broken++;
@@ -787,11 +790,9 @@ int sched_top(struct sched *s, bf_time now, uint64_t id)
 	if (s->prm.policy == SCHED_CONSERVATIVE) {
 		/* Every reservation taken back (each keeps its promise in
 		 * resv, to compare), then placed again in the new order. */
-		for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
-			cons_forget(s, i);
-			s->jobs[i].flags |= JF_EVICTED;
-		}
-		cons_replace(s, now, BROKEN_TOP);
+		for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next)
+			cons_evict(s, i, BROKEN_TOP);
+		cons_replace(s, now);
 	} else if (s->has_last_head) {
 		uint32_t old = idmap_get(&s->ids, s->last_head);
 
@@ -935,7 +936,7 @@ static int run_pass(struct sched *s, bf_time now)
 	 * marks (a later job that moved up in a compression can leave an
 	 * earlier one anchored at the moved job's old end); sched_next_wakeup()
 	 * names that instant. */
-	if (!s->dirty && !s->compress_more && s->next_due > now) {
+	if (!s->dirty && !s->compress_more && !s->placing && s->next_due > now) {
 		s->hold_extended = false;
 		return SCHED_OK;
 	}
@@ -948,6 +949,11 @@ static int run_pass(struct sched *s, bf_time now)
 		easy_pass(s, now, true);
 		break;
 	case SCHED_CONSERVATIVE:
+		/* While jobs wait for a place the plan is half made: the
+		 * next slice, and nothing else until the last (then the
+		 * compression and the starts, in the same call). */
+		if (s->placing && (cons_replace(s, now), s->placing))
+			break;
 		if (s->need_compress && (rc = cons_compress(s, now)) < 0)
 			return rc;
 		s->hold_extended = false;
@@ -975,9 +981,9 @@ bf_time sched_next_wakeup(const struct sched *s)
 {
 	bf_time t = s->heap_len ? heap_key(s, s->heap[0]) : BF_NEVER;
 
-	if (s->dirty || s->compress_more)
+	if (s->dirty || s->compress_more || s->placing)
 		return s->now;	/* an event came in without a pass after it, or
-				 * a compression goes on */
+				 * a compression or placing goes on */
 	return s->next_due < t ? s->next_due : t;
 }
 
@@ -996,6 +1002,11 @@ static void fill_info(const struct sched *s, const struct job *j, struct sched_j
 		.backfilled = j->flags & JF_BACKFILLED,
 		.kill_sent = j->flags & JF_KILL_SENT,
 	};
+}
+
+bool sched_placing(const struct sched *s)
+{
+	return s->placing;
 }
 
 int sched_job_info(const struct sched *s, uint64_t id, struct sched_job_info *out)

@@ -108,6 +108,9 @@ const char *sched_strerror(int err);
 /* The work per call of compression the live daemon gives (compress_slice):
  * about 20 ms where every job moves, with 100,000 queued (bench_depth). */
 #define SCHED_LIVE_SLICE 4096
+/* The jobs per call the live daemon places again (place_slice): about
+ * 10 ms in a dense plan with 100,000 queued (bench_depth). */
+#define SCHED_LIVE_PLACES 48
 
 struct sched_params {
 	enum sched_policy policy;
@@ -145,6 +148,13 @@ struct sched_params {
 	 * places; the next call goes on where it stopped. The live daemon
 	 * gives SCHED_LIVE_SLICE (about 200 moves) and compress_passes = 1. */
 	uint32_t compress_slice;
+	/* Conservative: jobs one call places at most of those waiting for a
+	 * place (0: all at once). A lost node, a longer hold, a lower cap or
+	 * a job moved to the front can take back many reservations, each
+	 * placed again by a search of the whole plan: with a slice they are
+	 * placed in queue order over several calls (see sched_placing). The
+	 * live daemon gives SCHED_LIVE_PLACES. */
+	uint32_t place_slice;
 	/* Jobs one user may have running at once; 0: no cap. Changed live
 	 * with sched_set_user_cap(). */
 	uint32_t max_running_per_user;
@@ -377,6 +387,12 @@ const struct sched_action *sched_actions(const struct sched *s, size_t *count);
 void sched_clear_actions(struct sched *s);
 
 /* Queries. */
+/* Conservative with place_slice: some queued jobs wait for their place (a
+ * repair or a move to the front took their reservations back, or they
+ * arrived meanwhile); each sched_run() places the next slice. Until then
+ * their guarantees are not known (sched_job_info gives the old promise,
+ * or BF_NEVER for a new job), and a reader that wants a whole plan waits. */
+bool sched_placing(const struct sched *s);
 int  sched_job_info(const struct sched *s, uint64_t id, struct sched_job_info *out);
 /* A running job's nodes (ascending indices); returns the count and writes
  * at most `cap` of them. */

@@ -113,9 +113,20 @@ static bool place(struct sched *s, uint32_t slot, bf_time now)
 	return place_from(s, slot, now, now);
 }
 
-void cons_arrive(struct sched *s, uint32_t slot, bf_time now)
+/* A job without a reservation joins the plan: at once, or while jobs
+ * before it wait for a place (see cons_replace), after them; why: the
+ * cause told if that is later than it was promised (a new job has no
+ * promise yet). Room was prepared by the caller. */
+void cons_arrive(struct sched *s, uint32_t slot, bf_time now, enum sched_broken_why why)
 {
-	place(s, slot, now);	/* room was prepared by sched_submit */
+	if (!s->placing) {
+		place(s, slot, now);
+		return;
+	}
+	s->jobs[slot].flags |= JF_EVICTED;
+	s->jobs[slot].why = (uint8_t)why;
+	if (s->qtail != slot)
+		s->place_cursor = s->qhead;	/* not at the tail: it may be behind */
 }
 
 /* A reserved job's place is settled for this pass: due now, or note when. */
@@ -171,25 +182,46 @@ void cons_restore(struct sched *s, uint32_t slot, bf_time now, bf_time promised)
 	s->need_compress = true;	/* the restored plan may have room to close */
 }
 
+/* Forget what was freed at epochs <= oldest: no job settled before. */
+static void freed_forget(struct sched *s, uint64_t oldest)
+{
+	xlog_forget(&s->freed_start, oldest);
+	xlog_forget(&s->freed_end, oldest);
+	s->freed_memo.epoch = UINT64_MAX;	/* its answers may have changed */
+}
+
+/* What the freed log says since epoch `since`: the earliest start and the
+ * latest end logged after it (INT64_MIN: none). A pass asks about runs of
+ * jobs that settled at one epoch: the last answer is kept while nothing
+ * new was logged. */
+static void freed_since(struct sched *s, uint64_t since)
+{
+	struct freed_memo *m = &s->freed_memo;
+
+	if (m->since == since && m->epoch == s->epoch)
+		return;
+	m->since = since;
+	m->epoch = s->epoch;
+	/* (INT64_MIN where an entry was lost: search from `lo`) */
+	m->first = xlog_after(&s->freed_start, since, BF_NEVER, INT64_MIN);
+	m->last = xlog_after(&s->freed_end, since, INT64_MIN, BF_NEVER);
+}
+
 /* The earliest start in [lo, hi) the job can move to, where only regions
- * freed since epoch `since` can have made room: a window reaching no such
+ * freed since it settled can have made room: a window reaching no such
  * region does not fit (see the top of this file), so the search starts
  * where a window first reaches one (the earliest start logged minus the
  * hold) and ends where the last one ends. */
 static bf_time search_between(const struct sched *s, const struct job *j, bf_time lo,
-                              bf_time hi, uint64_t since, bool *searched)
+                              bf_time hi, bool *searched)
 {
-	bf_time first, last;
+	bf_time first = s->freed_memo.first, last = s->freed_memo.last;
 
-	if (lo >= hi || since >= s->epoch)
-		return BF_NEVER;	/* (the common case in a run of equal jobs) */
-	first = xlog_after(&s->freed_start, since, BF_NEVER, lo);
-	last = xlog_after(&s->freed_end, since, lo, BF_NEVER);
-	if (first - lo > j->hold)
+	if (first > lo && first - lo > j->hold)
 		lo = first - j->hold;
-	if (last < hi)
+	if (last != INT64_MIN && last < hi)
 		hi = last;
-	if (lo >= hi || first >= j->resv)
+	if (lo >= hi || last == INT64_MIN)
 		return BF_NEVER;
 	*searched = true;
 	return cons_anchor(s, j, lo, hi, j->resv);
@@ -248,8 +280,7 @@ static void forget_settled(struct sched *s)
  * where its search starts. Traces submit long runs of equal jobs, which a
  * pass visits one after another: most of a run is then skipped, or
  * searched only between its neighbour's place and its own. */
-static bf_time cons_search(const struct sched *s, const struct job *j, bf_time now,
-                           bool *searched)
+static bf_time cons_search(struct sched *s, const struct job *j, bf_time now, bool *searched)
 {
 	bf_time from = now;
 
@@ -258,9 +289,16 @@ static bf_time cons_search(const struct sched *s, const struct job *j, bf_time n
 		*searched = true;
 		return cons_anchor(s, j, now, j->resv, j->resv);
 	}
+	/* The tests that need no more than the job and the log first: most
+	 * jobs a pass looks at end here. */
+	if (j->settled >= s->epoch)
+		return BF_NEVER;	/* (the common case in a run of equal jobs) */
+	freed_since(s, j->settled);
+	if (s->freed_memo.first >= j->resv)
+		return BF_NEVER;
 	if (s->settled_epoch == s->epoch)
 		from = bounds_from(&s->settled, s, j, from, j->resv);
-	return search_between(s, j, from, j->resv, j->settled, searched);
+	return search_between(s, j, from, j->resv, searched);
 }
 
 /* Compression in arrival order: a whole pass, or with compress_slice the
@@ -295,13 +333,11 @@ static int compress_pass(struct sched *s, bf_time now, bool *done)
 			return SCHED_OK;
 		}
 		budget -= budget < SLICE_SKIP ? budget : SLICE_SKIP;
-		/* A release can re-create two breakpoints that had merged
-		 * with neighbours, and the reserve adds two. */
-		if (profile_prepare(&s->prof, 4) < 0) {
-			s->pass_cursor = i;
-			return SCHED_E_NOMEM;
-		}
 		if (!(j->flags & JF_RESERVED)) {
+			if (profile_prepare(&s->prof, 2) < 0) {
+				s->pass_cursor = i;
+				return SCHED_E_NOMEM;
+			}
 			if (place(s, i, now))	/* unplaced: nodes may be back */
 				settle(s, i, now, &s->pass_due);
 			continue;
@@ -322,10 +358,16 @@ static int compress_pass(struct sched *s, bf_time now, bool *done)
 				budget -= budget < SLICE_SEARCH ? budget : SLICE_SEARCH;
 			}
 			if (a != BF_NEVER) {
-				budget -= budget < SLICE_MOVE ? budget : SLICE_MOVE;
 				/* What its old place frees beyond its new one. */
 				bf_time from = a + j->hold > j->resv ? a + j->hold : j->resv;
 
+				/* A release can re-create two breakpoints that had
+				 * merged with neighbours, and the reserve adds two. */
+				if (profile_prepare(&s->prof, 4) < 0) {
+					s->pass_cursor = i;
+					return SCHED_E_NOMEM;
+				}
+				budget -= budget < SLICE_MOVE ? budget : SLICE_MOVE;
 				plan_release(s, j, j->resv, j->hold);
 				plan_reserve(s, j, a, j->hold);
 				cons_freed(s, from, j->resv + j->hold);
@@ -364,6 +406,10 @@ int cons_compress(struct sched *s, bf_time now)
 	bool done;
 	int rc;
 
+	/* Jobs waiting for a place come first (the compression would place
+	 * them in its own order): need_compress stays for after them. */
+	if (s->placing)
+		return SCHED_OK;
 	/* Counted at every call, a settling's continuations too: the daemon
 	 * looks for moved promises to store when this count changes. */
 	s->st.compressions++;
@@ -385,8 +431,7 @@ int cons_compress(struct sched *s, bf_time now)
 	if (s->compress_more)
 		return SCHED_OK;	/* need_compress stays: the next call goes on */
 	s->need_compress = false;
-	xlog_forget(&s->freed_start, s->pass_oldest);
-	xlog_forget(&s->freed_end, s->pass_oldest);
+	freed_forget(s, s->pass_oldest);
 	return SCHED_OK;
 }
 
@@ -444,6 +489,17 @@ void cons_forget(struct sched *s, uint32_t slot)
 		s->need_compress = true;
 		cons_freed(s, j->resv, j->resv + j->hold);
 	}
+}
+
+/* Take back a job's reservation, for cons_replace to place it again (resv
+ * keeps the promise to compare); why: the cause told if it moves later. */
+void cons_evict(struct sched *s, uint32_t slot, enum sched_broken_why why)
+{
+	cons_forget(s, slot);
+	s->jobs[slot].flags |= JF_EVICTED;
+	s->jobs[slot].why = (uint8_t)why;
+	s->placing = true;
+	s->place_cursor = s->qhead;
 }
 
 /* The reservations a repair may take back, swept in time order: the
@@ -587,34 +643,45 @@ int cons_repair(struct sched *s, bf_time now, enum sched_broken_why why)
 			from = profile_next_change(&s->prof, t);
 			continue;
 		}
-		cons_forget(s, i);	/* resv keeps the promise to compare */
-		s->jobs[i].flags |= JF_EVICTED;
+		cons_evict(s, i, why);
 		evicted = true;
 	}
 	sweep_free(&w);
-	if (user_cap(s) && user_evict(s))
+	if (user_cap(s) && user_evict(s, why))
 		evicted = true;
 	if (evicted)
-		cons_replace(s, now, why);
+		cons_replace(s, now);
 	return SCHED_OK;
 }
 
-/* Place the evicted jobs again, in arrival order; one placed later than
- * promised gets SA_BROKEN. Room was prepared by the caller. */
-/* Jobs placed by one cons_replace bound the next the same way (the plan
- * only gains reservations meanwhile): where a job found no room before
- * its place, none is found for one at least as wide and as long. */
-void cons_replace(struct sched *s, bf_time now, enum sched_broken_why why)
+/* Place the jobs waiting for a place (cons_evict, and what arrived
+ * meanwhile: cons_arrive), in queue order; one placed later than promised
+ * gets SA_BROKEN with its cause. With place_slice, a call places that many
+ * and the next goes on from the job after (the live daemon: a lost node
+ * can take back thousands of reservations, each placed by a search of the
+ * whole plan). Until all are placed, sched_placing() says so, compression
+ * waits, and a job that arrives waits behind them: each is placed as in
+ * one call, in the same order, only the instant may be later. Room was
+ * prepared by the caller.
+ *
+ * Jobs placed by one call bound the next the same way as in compression
+ * (the plan only gains reservations meanwhile): where a job found no room
+ * before its place, none is found for one at least as wide and as long. */
+void cons_replace(struct sched *s, bf_time now)
 {
 	struct place_bounds placed = { .count = 0 };
 	bool bound = !user_cap(s) && !s->prm.repair_reference;
+	uint32_t budget = s->prm.place_slice ? s->prm.place_slice : UINT32_MAX, i;
 
-	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
+	for (i = s->place_cursor; i != NONE; i = s->jobs[i].next) {
 		struct job *j = &s->jobs[i];
 		bf_time promised;
 
 		if (!(j->flags & JF_EVICTED))
 			continue;
+		if (budget == 0)
+			break;
+		budget--;
 		promised = j->resv;
 		if (place_from(s, i, now, bound ? bounds_from(&placed, s, j, now, BF_NEVER) : now) &&
 		    bound)
@@ -623,9 +690,11 @@ void cons_replace(struct sched *s, bf_time now, enum sched_broken_why why)
 		if (j->resv > promised) {
 			j->first_guarantee = j->resv;	/* the new promise */
 			s->st.broken++;
-			sched_emit(s, SA_BROKEN, (uint8_t)why, j->id, j->resv);
+			sched_emit(s, SA_BROKEN, j->why, j->id, j->resv);
 		}
 	}
+	s->place_cursor = i;
+	s->placing = i != NONE;
 }
 
 /* One queued job placed as if it arrived now (cons_adopt). */
@@ -663,13 +732,12 @@ void cons_adopt(struct sched *s, bf_time now)
 		first = IDMAP_NONE;
 	s->ready_len = 0;
 	s->next_due = BF_NEVER;
-	s->need_compress = s->compress_more = s->pass_open = false;
-	s->pass_cursor = NONE;
+	s->need_compress = s->compress_more = s->pass_open = s->placing = false;
+	s->pass_cursor = s->place_cursor = NONE;
 	s->has_last_head = false;
 	forget_settled(s);
 	/* Nobody will ask about regions freed before every job settled. */
-	xlog_forget(&s->freed_start, s->epoch);
-	xlog_forget(&s->freed_end, s->epoch);
+	freed_forget(s, s->epoch);
 	if (first != IDMAP_NONE)
 		adopt_one(s, first, now);
 	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next)
@@ -692,6 +760,6 @@ void cons_drop(struct sched *s)
 	}
 	s->ready_len = 0;
 	s->next_due = BF_NEVER;
-	s->need_compress = s->compress_more = s->pass_open = false;
-	s->pass_cursor = NONE;
+	s->need_compress = s->compress_more = s->pass_open = s->placing = false;
+	s->pass_cursor = s->place_cursor = NONE;
 }

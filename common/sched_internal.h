@@ -14,7 +14,7 @@ enum job_flag {
 	JF_KILL_SENT = 1 << 1,
 	JF_BACKFILLED = 1 << 2,
 	JF_READY = 1 << 3,	/* on the ready list (reservation reached) */
-	JF_EVICTED = 1 << 4,	/* lost its reservation to a lost node, to be placed again */
+	JF_EVICTED = 1 << 4,	/* conservative: waits for a place (see cons_replace) */
 	JF_WAITED = 1 << 5,	/* conservative: due at a pass that could not start it */
 };
 
@@ -56,6 +56,8 @@ struct job {
 	uint32_t prev, next;	/* queue links; next also links free slots */
 	uint8_t state;
 	uint8_t flags;
+	uint8_t why;		/* waiting for a place (JF_EVICTED): the cause told
+				 * if its new place is later than promised */
 
 	uint64_t id;
 	uint64_t seq;		/* arrival order */
@@ -108,6 +110,12 @@ struct sched {
 	uint64_t epoch;
 	struct xlog freed_start;	/* smallest start logged since an epoch */
 	struct xlog freed_end;		/* largest end logged since an epoch */
+	/* The log's answers for the last epoch a pass asked about (see
+	 * freed_since in sched_cons.c); valid while the epoch is the same. */
+	struct freed_memo {
+		uint64_t since, epoch;
+		bf_time first, last;
+	} freed_memo;
 	/* The last jobs compression found at their earliest since anything
 	 * was freed (at epoch settled_epoch). */
 	struct place_bounds settled;
@@ -131,6 +139,11 @@ struct sched {
 	bool pass_open, pass_moved;
 	bf_time pass_due;
 	uint64_t pass_oldest;
+	/* Conservative: jobs wait for a place (JF_EVICTED: their reservation
+	 * was taken back, or they arrived meanwhile), placed in queue order
+	 * from place_cursor, with place_slice a slice a call. */
+	bool placing;
+	uint32_t place_cursor;
 	bool hold_extended;	/* a running job's hold grew since the last pass */
 	uint8_t extend_why;	/* why (sched_broken_why), for the announcements */
 
@@ -171,7 +184,7 @@ void user_ended(struct sched *s, const struct job *j);
 bool user_fits(const struct sched *s, const struct job *j, bf_time t);
 /* Conservative: reservations that put a user above the cap, taken back
  * (flagged JF_EVICTED) for cons_repair to place again; true if any. */
-bool user_evict(struct sched *s);
+bool user_evict(struct sched *s, enum sched_broken_why why);
 int  user_check(const struct sched *s, char *buf, size_t len);
 
 static inline uint32_t user_cap(const struct sched *s)
@@ -237,12 +250,13 @@ void easy_cap_lowered(struct sched *s, bf_time now);
 /* sched_cons.c: conservative backfilling. */
 bf_time cons_anchor(const struct sched *s, const struct job *j, bf_time from, bf_time before,
                     bf_time clip);
-void cons_arrive(struct sched *s, uint32_t slot, bf_time now);
+void cons_arrive(struct sched *s, uint32_t slot, bf_time now, enum sched_broken_why why);
 int  cons_compress(struct sched *s, bf_time now);
 void cons_pass(struct sched *s, bf_time now);
 int  cons_repair(struct sched *s, bf_time now, enum sched_broken_why why);
-void cons_replace(struct sched *s, bf_time now, enum sched_broken_why why);
+void cons_replace(struct sched *s, bf_time now);
 void cons_forget(struct sched *s, uint32_t slot);
+void cons_evict(struct sched *s, uint32_t slot, enum sched_broken_why why);
 void cons_freed(struct sched *s, bf_time start, bf_time end);
 void cons_restore(struct sched *s, uint32_t slot, bf_time now, bf_time promised);
 void cons_adopt(struct sched *s, bf_time now);

@@ -166,7 +166,7 @@ static uint32_t latest_covering(const struct sched *s, uint32_t k, bf_time t, bf
 	return NONE;
 }
 
-bool user_evict(struct sched *s)
+bool user_evict(struct sched *s, enum sched_broken_why why)
 {
 	bool evicted = false;
 
@@ -192,8 +192,7 @@ bool user_evict(struct sched *s)
 				from = next < from ? next : from;
 				continue;
 			}
-			cons_forget(s, i);	/* resv keeps the promise to compare */
-			s->jobs[i].flags |= JF_EVICTED;
+			cons_evict(s, i, why);
 			evicted = true;
 		}
 	}
@@ -254,8 +253,8 @@ int sched_set_user_cap(struct sched *s, bf_time now, uint32_t cap)
 	if (cap != 0 && (old == 0 || cap < old)) {
 		/* Only what the cap moves: what a hold that grew overlaps is
 		 * repaired at the next pass, with its own cause. */
-		if (s->prm.policy == SCHED_CONSERVATIVE && user_evict(s))
-			cons_replace(s, now, BROKEN_USER_CAP);
+		if (s->prm.policy == SCHED_CONSERVATIVE && user_evict(s, BROKEN_USER_CAP))
+			cons_replace(s, now);
 		else if (s->prm.policy != SCHED_CONSERVATIVE)
 			easy_cap_lowered(s, now);
 		return SCHED_OK;

@@ -481,6 +481,47 @@ static void node_failure(void)
 	sched_free(d.s);
 }
 
+/* A lost node takes back reservations, placed again a slice a call
+ * (place_slice, as the live daemon does): until the last slice the core
+ * says it is placing, the plan stays whole, compression waits, and a job
+ * that arrives meanwhile waits behind the others and is placed after
+ * them; the moved promises are told as each job is placed. */
+static void placing_in_slices(void)
+{
+	struct drv d;
+
+	drv_init_params(&d, &(struct sched_params){ .policy = SCHED_CONSERVATIVE, .nodes = 5,
+	                                            .place_slice = 1 });
+	submit(&d, S(0), 1, 5, S(100));		/* runs [0,100) */
+	submit(&d, S(1), 2, 3, S(100));		/* [100,200) */
+	submit(&d, S(2), 3, 2, S(100));		/* [100,200), beside 2 */
+	submit(&d, S(3), 4, 2, S(100));		/* [200,300) */
+	submit(&d, S(4), 5, 3, S(100));		/* [200,300), beside 4 */
+	ok_eq(guarantee(&d, 5), S(200), "placing: job 5 promised 200");
+	/* Node 0 is out from job 1's planned end: 4 nodes from 100 on. */
+	ok_eq(sched_node_down(d.s, S(10), 0), SCHED_OK, "placing: node 0 lost under job 1");
+	drv_take(&d, S(10));
+	ok(sched_placing(d.s) && guarantee(&d, 3) == S(200) && d.broken[3] == 1 &&
+	   d.broken[5] == 0 && guarantee(&d, 5) == S(200),
+	   "placing: the first slice placed job 3 at 200 and told it; job 5 waits with its "
+	   "old promise (%lld)", (long long)guarantee(&d, 5));
+	ok_eq(submit(&d, S(11), 6, 1, S(50)), SCHED_OK, "placing: job 6 arrives meanwhile");
+	ok(sched_placing(d.s) && guarantee(&d, 5) == S(300) && d.broken[5] == 1 &&
+	   d.broken_why[5] == BROKEN_NODE_LOST && guarantee(&d, 6) == BF_NEVER,
+	   "placing: the next call placed job 5 at 300 and told it why; job 6 waits behind it");
+	run(&d, S(11));
+	ok(!sched_placing(d.s) && guarantee(&d, 6) == S(100) && d.broken[6] == 0,
+	   "placing: then job 6, in the hole at 100 (%lld), with nothing to tell",
+	   (long long)guarantee(&d, 6));
+	ok_eq(sched_cancel(d.s, S(12), 2), SCHED_OK, "placing: job 2 cancelled");
+	run(&d, S(12));
+	ok(guarantee(&d, 3) == S(100) && guarantee(&d, 4) == S(150) && guarantee(&d, 5) == S(250),
+	   "placing done: compression runs again (jobs 3, 4, 5 at 100, 150, 250: %lld %lld %lld)",
+	   (long long)guarantee(&d, 3), (long long)guarantee(&d, 4), (long long)guarantee(&d, 5));
+	ok_eq(d.checks_failed, 0, "placing: invariants held after every call");
+	sched_free(d.s);
+}
+
 /* A drained node finishes its job and takes no new one: the job is not
  * signalled, the node is out of the plan from the job's planned end, the
  * guarantees that no longer fit are told (BROKEN_NODE_DRAINED), and a
@@ -1002,6 +1043,8 @@ static void restart(void)
  * job's guarantee ever moves later unless the core said SA_BROKEN. */
 enum { SN = 32, SJ = 400 };
 
+static int stress_slices;	/* passes that left jobs waiting for a place, all runs */
+
 struct stress {
 	struct sched *s;
 	enum sched_policy pol;
@@ -1012,6 +1055,7 @@ struct stress {
 	int slow_deaths;
 	int late_start;
 	int stuck;
+	int slices;		/* passes that left jobs waiting for a place */
 	uint64_t trace;		/* a hash of every action, to compare runs */
 };
 
@@ -1053,14 +1097,17 @@ static void stress_pass(struct stress *t, bf_time now)
 
 /* shapes: jobs come in runs of 7 of the same nodes and estimate, as in
  * real traces (what compression's shortcut for equal jobs is about);
- * walk: repairs the reference way (sched_params.repair_reference). */
+ * walk: repairs the reference way (sched_params.repair_reference);
+ * place_slice: places again that many a call (the driver calls until all
+ * are placed before it looks at the guarantees). */
 static uint64_t stress_with(enum sched_policy pol, bf_time grace, unsigned seed, bool unbounded,
-                            bool shapes, bool walk)
+                            bool shapes, bool walk, uint32_t place_slice)
 {
 	static const bf_time shape_est[] = { S(50), S(120), S(300), S(120) };
 	static const uint32_t shape_nodes[] = { 1, 3, SN / 2, 1, 3 };
 	struct sched_params prm = { .policy = pol, .nodes = SN, .kill_grace = grace,
-	                            .compress_unbounded = unbounded, .repair_reference = walk };
+	                            .compress_unbounded = unbounded, .repair_reference = walk,
+	                            .place_slice = place_slice };
 	uint64_t trace;
 	struct stress *t = calloc(1, sizeof *t);
 	char msg[300];
@@ -1147,7 +1194,11 @@ static uint64_t stress_with(enum sched_policy pol, bf_time grace, unsigned seed,
 			if (t->state[v] == 1)
 				sched_top(t->s, now, v);
 		}
-		stress_pass(t, now);
+		do {
+			stress_pass(t, now);
+			if (sched_placing(t->s))
+				t->slices++;
+		} while (sched_placing(t->s));
 		if (pol == SCHED_CONSERVATIVE) {
 			for (uint64_t i = 0; i < next; i++) {
 				struct sched_job_info info;
@@ -1173,6 +1224,7 @@ static uint64_t stress_with(enum sched_policy pol, bf_time grace, unsigned seed,
 		ok_eq(later, 0, "stress conservative: no guarantee moved later unless announced");
 		ok_eq(t->late_start, 0, "stress conservative: no job started after its guarantee");
 	}
+	stress_slices += t->slices;
 	trace = t->trace;
 	sched_free(t->s);
 	free(t);
@@ -1182,7 +1234,7 @@ static uint64_t stress_with(enum sched_policy pol, bf_time grace, unsigned seed,
 static uint64_t stress(enum sched_policy pol, bf_time grace, unsigned seed, bool unbounded,
                        bool shapes)
 {
-	return stress_with(pol, grace, seed, unbounded, shapes, false);
+	return stress_with(pol, grace, seed, unbounded, shapes, false, 0);
 }
 
 /* A [0,15) with grace 5 (killed at 10, gone at 15), B reserved at 15, C
@@ -1277,6 +1329,7 @@ int main(void)
 	forecast_in_slices(SCHED_EASY);
 	forecast_in_slices(SCHED_FCFS);
 	sliced_settling(0);
+	placing_in_slices();
 	sliced_settling(7);
 	sliced_with_events();
 	restart();
@@ -1295,12 +1348,19 @@ int main(void)
 				   "stress conservative, grace %llds%s: bounded compression gives the "
 				   "same starts and guarantees as searching every hole",
 				   (long long)(grace / BF_SEC), shapes ? ", runs of equal jobs" : "");
-				ok(bounded == stress_with(SCHED_CONSERVATIVE, grace, seed, false, shapes, true),
+				ok(bounded == stress_with(SCHED_CONSERVATIVE, grace, seed, false, shapes, true, 0),
 				   "stress conservative, grace %llds%s: repairs by the sweep and bounded "
 				   "places give the same starts and guarantees as the reference",
 				   (long long)(grace / BF_SEC), shapes ? ", runs of equal jobs" : "");
+				ok(bounded == stress_with(SCHED_CONSERVATIVE, grace, seed, false, shapes, false,
+				                          1 + seed % 3),
+				   "stress conservative, grace %llds%s: placing again %u a call gives the "
+				   "same starts and guarantees as all at once",
+				   (long long)(grace / BF_SEC), shapes ? ", runs of equal jobs" : "", 1 + seed % 3);
 			}
 		}
 	}
+	ok(stress_slices > 100, "stress conservative: %d passes placed a slice and left jobs "
+	   "waiting for a place", stress_slices);
 	return tap_done();
 }

@@ -185,7 +185,8 @@ static void depth(uint32_t q)
 {
 	struct sched_params prm = { .policy = SCHED_CONSERVATIVE, .nodes = NODES,
 	                            .compress_passes = 1,
-	                            .compress_slice = SCHED_LIVE_SLICE };
+	                            .compress_slice = SCHED_LIVE_SLICE,
+	                            .place_slice = SCHED_LIVE_PLACES };
 	struct sched *s;
 	struct event_cost c = { 0 };
 	uint64_t st = SEED, id = BLOCK_ID;
@@ -226,9 +227,9 @@ int main(int argc, char **argv)
 		event_budget_s = atof(b);
 	printf("bench_depth: conservative, the tight workload of bench_daemon in the core:\n"
 	       "%u nodes, a blocker on %u for 1 h, Q jobs of 2..%u nodes (1 min .. 4 h)\n"
-	       "behind it; a slice of a compression pass (%u units of work) per sched_run, as\n"
-	       "the live daemon runs it.\n\n",
-	       NODES, BLOCK_NODES, NODES, SCHED_LIVE_SLICE);
+	       "behind it; a slice of a compression pass (%u units of work), or %u jobs placed\n"
+	       "again, per sched_run, as the live daemon runs it.\n\n",
+	       NODES, BLOCK_NODES, NODES, SCHED_LIVE_SLICE, SCHED_LIVE_PLACES);
 	printf("%8s  %-11s %10s %6s %10s %8s %7s %7s\n", "Q", "event", "total ms", "calls",
 	       "longest ms", "moved", "started", "broken");
 	if (argc > 1) {

@@ -88,6 +88,7 @@ void sched_free(struct sched *s)
 	if (!s)
 		return;
 	user_destroy(s);
+	cons_repair_stop(s);
 	profile_destroy(&s->prof);
 	nodeset_destroy(&s->ns);
 	idmap_destroy(&s->ids);

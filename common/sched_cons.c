@@ -507,16 +507,6 @@ void cons_evict(struct sched *s, uint32_t slot, enum sched_broken_why why)
  * so the jobs reserved by then join a heap by queue position, and the one
  * on top that still covers the instant is the latest in the queue that
  * does (jobs whose reservation ended before it never cover a later one). */
-struct sweep {
-	struct by_start {
-		bf_time resv;
-		uint32_t slot;
-	} *by_resv;		/* reserved jobs by reservation start */
-	uint32_t *pos;		/* queue position, by slot */
-	uint32_t *heap;		/* max-heap by queue position */
-	uint32_t n, next, len;
-};
-
 static int by_resv(const void *a, const void *b)
 {
 	bf_time x = ((const struct by_start *)a)->resv, y = ((const struct by_start *)b)->resv;
@@ -615,54 +605,87 @@ static uint32_t latest_covering(const struct sched *s, bf_time t)
 }
 
 /* A node was lost, or a running job keeps its nodes longer than planned:
- * where the plan now needs more nodes than exist, take
- * back the reservations of the latest arrivals that cover that instant
- * (earlier arrivals keep theirs), then place those jobs again in arrival
- * order. A job placed later than promised gets SA_BROKEN. With a cap per
- * user, the same where a user's plan holds more jobs than the cap (a
- * longer hold, a lower cap). */
+ * where the plan now needs more nodes than exist, take back the
+ * reservations of the latest arrivals that cover that instant (earlier
+ * arrivals keep theirs), then place those jobs again in arrival order
+ * (cons_replace). A job placed later than promised gets SA_BROKEN. With a
+ * cap per user, the same where a user's plan holds more jobs than the cap
+ * (a longer hold, a lower cap). With place_slice the repair too goes a
+ * slice a call (a lost node in a full plan of 100,000 jobs takes back tens
+ * of thousands); meanwhile sched_placing() says so, and a repair asked
+ * for again starts over from now, keeping the first cause. */
 int cons_repair(struct sched *s, bf_time now, enum sched_broken_why why)
 {
-	bool evicted = false, swept = false, walk = false;
-	bf_time from = now;
-	struct sweep w = { 0 };
+	struct repair *r = &s->repair;
+
+	if (r->active) {
+		why = (enum sched_broken_why)r->why;
+		sweep_free(&r->w);
+	}
+	*r = (struct repair){ .active = true, .why = (uint8_t)why, .from = now };
+	s->placing = true;
+	cons_replace(s, now);
+	return SCHED_OK;
+}
+
+void cons_repair_stop(struct sched *s)
+{
+	if (s->repair.active)
+		sweep_free(&s->repair.w);
+	s->repair = (struct repair){ .active = false };
+}
+
+/* Evictions per call of a sliced repair, per job placed a call: about as
+ * long as a slice of placing (an eviction is a release and a step of the
+ * sweep, a placing a search of the plan). */
+#define REPAIR_PER_PLACE 8
+
+/* Go on with the repair under way; true when it is over. Between calls
+ * the plan only gains room (nothing is placed or started while placing,
+ * and a new repair starts over), so the instants over capacity only move
+ * later, as the sweep wants. */
+static bool repair_step(struct sched *s)
+{
+	struct repair *r = &s->repair;
+	uint32_t budget = s->prm.place_slice ? REPAIR_PER_PLACE * s->prm.place_slice : UINT32_MAX;
 
 	for (;;) {
-		bf_time t = profile_first_below(&s->prof, 0, from, BF_NEVER);
+		bf_time t = profile_first_below(&s->prof, 0, r->from, BF_NEVER);
 		uint32_t i;
 
 		if (t == BF_NEVER)
 			break;
-		if (!swept && !walk) {
-			walk = s->prm.repair_reference || sweep_init(&w, s) < 0;
-			swept = !walk;
+		if (budget == 0)
+			return false;
+		if (!r->swept && !r->walk) {
+			r->walk = s->prm.repair_reference || sweep_init(&r->w, s) < 0;
+			r->swept = !r->walk;
 		}
-		i = swept ? sweep_at(&w, s, t) : latest_covering(s, t);
+		i = r->swept ? sweep_at(&r->w, s, t) : latest_covering(s, t);
 		if (i == NONE) {
 			/* Only running jobs there: they end on their own. */
-			from = profile_next_change(&s->prof, t);
+			r->from = profile_next_change(&s->prof, t);
 			continue;
 		}
-		cons_evict(s, i, why);
-		evicted = true;
+		cons_evict(s, i, (enum sched_broken_why)r->why);
+		if (!r->walk)
+			budget--;	/* (the walk has no memory to go on with) */
 	}
-	sweep_free(&w);
-	if (user_cap(s) && user_evict(s, why))
-		evicted = true;
-	if (evicted)
-		cons_replace(s, now);
-	return SCHED_OK;
+	if (user_cap(s))
+		user_evict(s, (enum sched_broken_why)r->why);
+	cons_repair_stop(s);
+	return true;
 }
 
 /* Place the jobs waiting for a place (cons_evict, and what arrived
- * meanwhile: cons_arrive), in queue order; one placed later than promised
- * gets SA_BROKEN with its cause. With place_slice, a call places that many
- * and the next goes on from the job after (the live daemon: a lost node
- * can take back thousands of reservations, each placed by a search of the
- * whole plan). Until all are placed, sched_placing() says so, compression
- * waits, and a job that arrives waits behind them: each is placed as in
- * one call, in the same order, only the instant may be later. Room was
- * prepared by the caller.
+ * meanwhile: cons_arrive), in queue order, once a repair under way is
+ * over; one placed later than promised gets SA_BROKEN with its cause.
+ * With place_slice, a call places that many and the next goes on from the
+ * job after (each is placed by a search of the whole plan). Until all are
+ * placed, sched_placing() says so, compression and starts wait, and a job
+ * that arrives waits behind them: each is placed as in one call, in the
+ * same order, only the instant may be later. Room was prepared by the
+ * caller.
  *
  * Jobs placed by one call bound the next the same way as in compression
  * (the plan only gains reservations meanwhile): where a job found no room
@@ -673,6 +696,8 @@ void cons_replace(struct sched *s, bf_time now)
 	bool bound = !user_cap(s) && !s->prm.repair_reference;
 	uint32_t budget = s->prm.place_slice ? s->prm.place_slice : UINT32_MAX, i;
 
+	if (s->repair.active && !repair_step(s))
+		return;		/* placing stays set */
 	for (i = s->place_cursor; i != NONE; i = s->jobs[i].next) {
 		struct job *j = &s->jobs[i];
 		bf_time promised;
@@ -734,6 +759,7 @@ void cons_adopt(struct sched *s, bf_time now)
 	s->next_due = BF_NEVER;
 	s->need_compress = s->compress_more = s->pass_open = s->placing = false;
 	s->pass_cursor = s->place_cursor = NONE;
+	cons_repair_stop(s);
 	s->has_last_head = false;
 	forget_settled(s);
 	/* Nobody will ask about regions freed before every job settled. */
@@ -762,4 +788,5 @@ void cons_drop(struct sched *s)
 	s->next_due = BF_NEVER;
 	s->need_compress = s->compress_more = s->pass_open = s->placing = false;
 	s->pass_cursor = s->place_cursor = NONE;
+	cons_repair_stop(s);
 }

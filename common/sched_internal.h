@@ -82,6 +82,27 @@ struct place_bounds {
 	uint32_t next, count;
 };
 
+/* The reservations a repair may take back, swept in time order (see
+ * cons_repair). */
+struct sweep {
+	struct by_start {
+		bf_time resv;
+		uint32_t slot;
+	} *by_resv;		/* reserved jobs by reservation start */
+	uint32_t *pos;		/* queue position, by slot */
+	uint32_t *heap;		/* max-heap by queue position */
+	uint32_t n, next, len;
+};
+
+/* A repair under way, a slice a call with place_slice (cons_replace). */
+struct repair {
+	bool active;
+	bool swept, walk;	/* the sweep is made; or walks instead (no memory) */
+	uint8_t why;		/* the cause told to a job that moves later */
+	bf_time from;		/* over capacity nowhere before, but for running jobs */
+	struct sweep w;
+};
+
 struct sched {
 	struct sched_params prm;
 	struct profile prof;	/* running holds (+ conservative reservations) */
@@ -144,6 +165,7 @@ struct sched {
 	 * from place_cursor, with place_slice a slice a call. */
 	bool placing;
 	uint32_t place_cursor;
+	struct repair repair;	/* taken back first, then placed (placing) */
 	bool hold_extended;	/* a running job's hold grew since the last pass */
 	uint8_t extend_why;	/* why (sched_broken_why), for the announcements */
 
@@ -254,6 +276,7 @@ void cons_arrive(struct sched *s, uint32_t slot, bf_time now, enum sched_broken_
 int  cons_compress(struct sched *s, bf_time now);
 void cons_pass(struct sched *s, bf_time now);
 int  cons_repair(struct sched *s, bf_time now, enum sched_broken_why why);
+void cons_repair_stop(struct sched *s);
 void cons_replace(struct sched *s, bf_time now);
 void cons_forget(struct sched *s, uint32_t slot);
 void cons_evict(struct sched *s, uint32_t slot, enum sched_broken_why why);

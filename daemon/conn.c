@@ -380,7 +380,7 @@ void conn_wait_durable(struct conn *c, void (*answer)(struct conn *c))
 
 void conn_wait_turn(struct conn *c, void (*answer)(struct conn *c))
 {
-	wait_commit(c, answer, 0, false);
+	wait_commit(c, answer, c->job, c->ack);	/* (a submission's stays) */
 }
 
 void conn_answer_waiting(struct daemon *d, bool committed)

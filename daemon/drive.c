@@ -655,6 +655,28 @@ int drive_watch(struct daemon *d, struct djob *j)
 	return j->sup_ev && event_add(j->sup_ev, NULL) == 0 ? 0 : -1;
 }
 
+/* Say how long placing again took, once it is over (it began at an
+ * event before this turn: the turn's pass placed the next slice). */
+static void note_placing(struct daemon *d, bf_time now)
+{
+	const struct sched_stats *st = sched_get_stats(d->sched);
+
+	if (sched_placing(d->sched)) {
+		if (!d->placing_turn) {
+			d->placing_turn = d->turns;
+			d->placing_since = now;
+		}
+		return;
+	}
+	if (d->placing_turn) {
+		log_info("placed again: %" PRIu64 " queued jobs in %" PRIu64 " loop turns (%.1f ms), "
+		         "clients answered between them", st->replans - d->placing_replans,
+		         d->turns - d->placing_turn + 1, (double)(now - d->placing_since) / 1e3);
+		d->placing_turn = 0;
+	}
+	d->placing_replans = st->replans;	/* (replans are counted from here) */
+}
+
 void drive_commit(struct daemon *d)
 {
 	bf_time now = server_now(d);
@@ -690,6 +712,7 @@ void drive_commit(struct daemon *d)
 	}
 	if ((rc = sched_run(d->sched, now)) < 0)
 		log_warnx("scheduling pass: %s", sched_strerror(rc));
+	note_placing(d, now);
 	take_actions(d, now);
 	sync_guarantees(d);
 	prune_ended(d, now);

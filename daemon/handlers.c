@@ -123,6 +123,13 @@ static void answer_submitted(struct conn *c)
 	struct sched_job_info info;
 	struct proto_buf b;
 
+	if (sched_placing(d->sched)) {
+		/* Its place, or the places of jobs before it, are still being
+		 * found (a lost node took reservations back): the answer
+		 * names its guarantee, so it waits for the last slice. */
+		conn_wait_turn(c, answer_submitted);
+		return;
+	}
 	if (j && j->rec.start != BF_NEVER) {
 		m.kind = PS_ACTUAL;
 		m.start = j->rec.start;
@@ -368,7 +375,7 @@ static void answer_list(struct conn *c)
 	struct listing l = { .c = c };
 	struct proto_buf b;
 
-	if (!forecast_ready(d)) {
+	if (!forecast_ready(d) || sched_placing(d->sched)) {
 		conn_wait_turn(c, answer_list);	/* the next slice, then again */
 		return;
 	}
@@ -457,7 +464,8 @@ static void answer_info(struct conn *c)
 	struct one o = { .c = c, .b = &b, .code = PE_OK };
 	struct djob *j;
 
-	if ((j = jobs_get(d, m.job)) && j->rec.state == ST_QUEUED && !forecast_ready(d)) {
+	if ((j = jobs_get(d, m.job)) && j->rec.state == ST_QUEUED &&
+	    (!forecast_ready(d) || sched_placing(d->sched))) {
 		conn_wait_turn(c, answer_info);	/* the next slice, then again */
 		return;
 	}

@@ -232,13 +232,26 @@ static int stored_grace(struct daemon *d, bf_time *restore_with, char *err, size
 	}
 }
 
+/* Jobs placed again per loop turn: SCHED_LIVE_PLACES, or for the tests
+ * fewer, so that a short queue takes several turns
+ * (BACKFILLD_TEST_PLACE_SLICE). */
+static uint32_t place_slice(void)
+{
+	const char *e = getenv("BACKFILLD_TEST_PLACE_SLICE");
+	long n = e ? strtol(e, NULL, 10) : 0;
+
+	return n > 0 && n < SCHED_LIVE_PLACES ? (uint32_t)n : SCHED_LIVE_PLACES;
+}
+
 int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t errlen)
 {
 	/* One slice of a compression pass per loop turn: clients are answered
 	 * between the passes of a long settling, and between the slices of a
-	 * pass over a deep queue (see sched.h). */
+	 * pass over a deep queue; the same for placing again what a lost node
+	 * took back (see sched.h). */
 	struct sched_params prm = { .policy = o->policy, .kill_grace = o->kill_grace,
-	                            .compress_passes = 1, .compress_slice = SCHED_LIVE_SLICE };
+	                            .compress_passes = 1, .compress_slice = SCHED_LIVE_SLICE,
+	                            .place_slice = place_slice() };
 	static const int stops[] = { SIGTERM, SIGINT };
 
 	memset(d, 0, sizeof *d);

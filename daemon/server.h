@@ -107,6 +107,12 @@ struct daemon {
 	bf_time last_now;
 	struct forecast fc;		/* predicted starts (EASY/FCFS) */
 	uint64_t turns;			/* loop turns that committed (drive_commit) */
+	/* Placing again what a lost node (a longer hold, a move to the
+	 * front) took back, a slice a turn: since which turn and when, and
+	 * the core's replans at the last turn before, for the log line at
+	 * the end. */
+	uint64_t placing_turn, placing_replans;
+	bf_time placing_since;
 	/* Jobs stored or started in this pass: what the commit must look at
 	 * (not every live job). */
 	uint64_t *touched;

@@ -71,6 +71,33 @@ wait_state() {
 	return 1
 }
 
+# Every guarantee that moves later must be announced (conservative).
+# guarantees: "id start_us" (or "id none") of each queued job.
+guarantees() {
+	"$BQ" -a --json | tr '\n' ' ' | grep -o '{[^{}]*}' |
+		sed -n 's/.*"id":\([0-9]*\),.*"state":"queued",.*"start_kind":\("guaranteed"\|null\|"predicted"\).*/\1 \2/p' |
+		while read -r id kind; do
+			t=$("$BQ" -l "$id" --json | sed -n 's/.*"start_us":\([0-9]*\).*"start_kind":"guaranteed".*/\1/p')
+			echo "$id ${t:-none}"
+		done
+}
+# silent BEFORE AFTER LOG-BEFORE: the jobs that moved later from BEFORE to
+# AFTER (guarantees' output) without a "guarantee broken" line in
+# daemon.log since LOG-BEFORE (a copy of it) was taken.
+silent() {
+	while read -r id was; do
+		now=$(awk -v j="$id" '$1 == j { print $2 }' "$2")
+		[ -n "$now" ] || continue		# started or gone
+		later=0
+		if [ "$now" = none ] && [ "$was" != none ]; then later=1; fi
+		if [ "$now" != none ] && [ "$was" != none ] && [ "$now" -gt "$was" ]; then later=1; fi
+		[ $later -eq 0 ] && continue
+		before=$(grep -c "job $id: guarantee broken" "$3" || true)
+		after=$(grep -c "job $id: guarantee broken" "$TMP/daemon.log" || true)
+		[ "$after" -gt "$before" ] || echo "job $id: $was -> $now, not announced"
+	done <"$1"
+}
+
 # The jobs a test left running belong to its daemon's supervisors: cancel
 # them all before the daemon stops, then stop it.
 cleanup_daemon() {

@@ -131,36 +131,14 @@ ok $? "down and up again: every node idle"
 # Every guarantee a drain or a down moves later is announced: a queue of
 # mixed sizes, its guarantees before and after each change, and for every
 # job whose start moved later (or was lost) a "guarantee broken" line of
-# its own since the change.
-state() {	# id and guaranteed start of each queued job, one per line
-	"$BQ" -a --json | tr '\n' ' ' | sed 's/},/}\n/g' |
-		sed -n 's/.*"id":\([0-9]*\),.*"state":"queued",.*"start_kind":\("guaranteed"\|null\|"predicted"\).*/\1 \2/p' |
-		while read -r id kind; do
-			t=$("$BQ" -l "$id" --json | sed -n 's/.*"start_us":\([0-9]*\).*"start_kind":"guaranteed".*/\1/p')
-			echo "$id ${t:-none}"
-		done
-}
-# silent BEFORE AFTER: the jobs that moved later without a line since.
-silent() {
-	while read -r id was; do
-		now=$(awk -v j="$id" '$1 == j { print $2 }' "$2")
-		[ -n "$now" ] || continue		# started or gone
-		later=0
-		if [ "$now" = none ] && [ "$was" != none ]; then later=1; fi
-		if [ "$now" != none ] && [ "$was" != none ] && [ "$now" -gt "$was" ]; then later=1; fi
-		[ $later -eq 0 ] && continue
-		before=$(grep -c "job $id: guarantee broken" "$3" || true)
-		after=$(grep -c "job $id: guarantee broken" daemon.log || true)
-		[ "$after" -gt "$before" ] || echo "job $id: $was -> $now, not announced"
-	done <"$1"
-}
+# its own since the change (guarantees and silent: lib.sh).
 "$BSUB" -n 2 -t 1:00 -o /dev/null job.sh >/dev/null
 for size in 4 1 2 3 1 4 2 1; do "$BSUB" -n "$size" -t 0:30 -o /dev/null job.sh >/dev/null; done
 sleep 0.5
-state >g0; cp daemon.log log0
+guarantees >g0; cp daemon.log log0
 "$BCTL" drain node003 --reason x >/dev/null
 sleep 0.5
-state >g1; cp daemon.log log1
+guarantees >g1; cp daemon.log log1
 silent g0 g1 log0 >"$TMP/silent"
 later=$(awk 'NR==FNR { a[$1] = $2; next } ($1 in a) && a[$1] != "none" &&
 	($2 == "none" || $2 + 0 > a[$1] + 0)' g0 g1 | wc -l)
@@ -169,7 +147,7 @@ ok $? "drain under conservative with $(wc -l <g0) queued: $later guarantees move
 sed 's/^/# /' "$TMP/silent"
 "$BCTL" down node001 --reason y >/dev/null
 sleep 1
-state >g2
+guarantees >g2
 silent g1 g2 log1 >"$TMP/silent"
 [ ! -s "$TMP/silent" ]
 ok $? "down of a busy node: every guarantee moved later is announced"

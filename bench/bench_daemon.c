@@ -1346,6 +1346,71 @@ out:
 }
 
 /* 4. Memory with many live jobs, stop and restart. */
+/* The last line of the daemon's log that holds `what`, into buf ("" if
+ * none). */
+static void log_line(const struct dmn *d, const char *what, char *buf, size_t n)
+{
+	char line[512];
+	FILE *f = fopen(d->log, "r");
+
+	buf[0] = 0;
+	while (f && fgets(line, sizeof line, f))
+		if (strstr(line, what))
+			snprintf(buf, n, "%s", strtok(line, "\n"));
+	if (f)
+		fclose(f);
+}
+
+/* Conservative at depth, each event with the probe on: a cancel of the
+ * head (its compression goes on in slices; 3 s of it are watched), then a
+ * node lost (its repair and placing again go on in slices: watched until
+ * the daemon logs that they are over, at most 60 s). -1 if it broke. */
+static int depth_events(struct dmn *d)
+{
+	const char *args[] = { "--socket", d->sock, "down", "node065", "--reason", "bench", NULL };
+	struct probe pr = { 0 };
+	char line[600], placed[512];
+	double t0;
+
+	if (probe_start(&pr, d->sock, d->blocker) < 0)
+		broke("cannot start the probe");
+	t0 = now_s();
+	if (cancel(d->sock, &d->queued[0], 1) < 0) {
+		broke("cancelling the head with %zu queued failed", d->nq);
+		probe_report(&pr, "until it broke off");
+		return -1;
+	}
+	printf("bkill the first queued job (PT_CANCEL) with %zu queued: %.1f ms\n", d->nq,
+	       (now_s() - t0) * 1e3);
+	memmove(d->queued, d->queued + 1, (d->nq - 1) * sizeof *d->queued);
+	d->nq--;
+	sleep_s(3);
+	snprintf(line, sizeof line, "the cancel of the head with %zu queued and 3 s after", d->nq);
+	probe_report(&pr, line);
+	if (geteuid() != 0) {
+		printf("(node down: not measured, bctl is for root)\n");
+		return 0;
+	}
+	if (probe_start(&pr, d->sock, d->blocker) < 0)
+		broke("cannot start the probe");
+	t0 = now_s();
+	if (run_prog("bctl", args) != 0) {
+		broke("bctl down node065 failed");
+		probe_report(&pr, "until it broke off");
+		return -1;
+	}
+	printf("bctl down node065 (idle) with %zu queued: answered after %.1f ms\n", d->nq,
+	       (now_s() - t0) * 1e3);
+	do {
+		sleep_s(0.1);
+		log_line(d, "placed again: ", placed, sizeof placed);
+	} while (!placed[0] && now_s() - t0 < 60);
+	snprintf(line, sizeof line, "node down with %zu queued, until placed again", d->nq);
+	probe_report(&pr, line);
+	printf("  (its log: %s)\n", placed[0] ? strstr(placed, "placed again") : "not over in 60 s");
+	return 0;
+}
+
 static void section_big(void)
 {
 	const char *e = getenv("BENCH_DAEMON_BIG"), *bu = getenv("BENCH_DAEMON_BUDGET");
@@ -1427,6 +1492,8 @@ static void section_big(void)
 		       "the %zu jobs (%.1f MB)%s\n", s.med * 1e3, s.max * 1e3, count, d->nq + 1,
 		       (double)bytes / 1e6, count < d->nq + 1 ? " [d]" : "");
 	}
+	if (depth_events(d) < 0)
+		goto out;
 	if ((t = dmn_stop(d)) < 0)
 		goto out;
 	printf("stop (SIGTERM to exit): %.0f ms\n", t * 1e3);
@@ -1495,7 +1562,7 @@ int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	char path[PATH_MAX], prog[PATH_MAX + 32];
-	const char *progs[] = { "backfilld", "bq", "bkill" };
+	const char *progs[] = { "backfilld", "bq", "bkill", "bctl" };
 	const char *only = getenv("BENCH_DAEMON_ONLY");
 	double t0 = now_s();
 

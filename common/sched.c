@@ -96,6 +96,7 @@ void sched_free(struct sched *s)
 	free(s->ju);
 	free(s->heap);
 	free(s->ready);
+	free(s->moved);
 	free(s->down_since);
 	free(s->acts);
 	xlog_destroy(&s->freed_start);
@@ -139,12 +140,14 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
  * per slot, so they grow with the table and never need to grow later. */
 static int grow_job_table(struct sched *s)
 {
-	uint32_t cap = s->jobs_cap, hcap = s->jobs_cap, rcap = s->jobs_cap, ucap = s->jobs_cap;
+	uint32_t cap = s->jobs_cap, hcap = s->jobs_cap, rcap = s->jobs_cap, ucap = s->jobs_cap,
+	         mcap = s->jobs_cap;
 
 	if (grow((void **)&s->jobs, &cap, s->jobs_used + 1, sizeof *s->jobs) < 0 ||
 	    grow((void **)&s->ju, &ucap, cap, sizeof *s->ju) < 0 ||
 	    grow((void **)&s->heap, &hcap, cap, sizeof *s->heap) < 0 ||
-	    grow((void **)&s->ready, &rcap, cap, sizeof *s->ready) < 0)
+	    grow((void **)&s->ready, &rcap, cap, sizeof *s->ready) < 0 ||
+	    grow((void **)&s->moved, &mcap, cap, sizeof *s->moved) < 0)
 		return -1;	/* the larger arrays that did grow are kept */
 	s->jobs_cap = cap;
 	return 0;
@@ -798,7 +801,7 @@ int sched_top(struct sched *s, bf_time now, uint64_t id)
 		uint32_t old = idmap_get(&s->ids, s->last_head);
 
 		if (old != IDMAP_NONE && old != slot && s->jobs[old].resv != BF_NEVER) {
-			s->jobs[old].resv = BF_NEVER;
+			set_resv(s, &s->jobs[old], BF_NEVER);
 			s->jobs[old].first_guarantee = BF_NEVER;
 			s->st.broken++;
 			sched_emit(s, SA_BROKEN, BROKEN_TOP, s->last_head, BF_NEVER);
@@ -1056,6 +1059,34 @@ void sched_foreach_queued(const struct sched *s,
 		if (visit(&info, arg))
 			break;
 	}
+}
+
+void sched_drain_moved(struct sched *s, int (*visit)(const struct sched_job_info *, void *),
+                       void *arg)
+{
+	struct sched_job_info info;
+
+	for (uint32_t k = 0; k < s->moved_len; k++) {
+		struct job *j = &s->jobs[s->moved[k]];
+
+		/* (A slot freed and taken again: its new job was not noted.) */
+		if (!(j->flags & JF_MOVED))
+			continue;
+		j->flags &= (uint8_t)~JF_MOVED;
+		if (j->state == SLOT_QUEUED && !s->moved_all) {
+			fill_info(s, j, &info);
+			visit(&info, arg);
+		}
+	}
+	if (s->moved_all) {
+		for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
+			s->jobs[i].flags &= (uint8_t)~JF_MOVED;
+			fill_info(s, &s->jobs[i], &info);
+			visit(&info, arg);
+		}
+	}
+	s->moved_len = 0;
+	s->moved_all = false;
 }
 
 size_t sched_profile_steps(const struct sched *s, bf_time now, bf_time *t, int64_t *free_nodes,

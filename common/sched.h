@@ -386,6 +386,13 @@ bf_time sched_next_wakeup(const struct sched *s);
 const struct sched_action *sched_actions(const struct sched *s, size_t *count);
 void sched_clear_actions(struct sched *s);
 
+/* The queued jobs whose guaranteed or promised start (info.guarantee)
+ * changed since the last call, each once, in no set order: what a driver
+ * that keeps a copy of the guarantees must look at, instead of every
+ * queued job after every pass. */
+void sched_drain_moved(struct sched *s, int (*visit)(const struct sched_job_info *, void *),
+                       void *arg);
+
 /* Queries. */
 /* Conservative with place_slice: some queued jobs wait for their place (a
  * repair or a move to the front took their reservations back, or they

@@ -91,11 +91,11 @@ static bool place_from(struct sched *s, uint32_t slot, bf_time now, bf_time from
 	bf_time a = cons_anchor(s, j, from, BF_NEVER, BF_NEVER);
 
 	if (a == BF_NEVER) {
-		j->resv = BF_NEVER;
+		set_resv(s, j, BF_NEVER);
 		return false;
 	}
 	plan_reserve(s, j, a, j->hold);
-	j->resv = a;
+	set_resv(s, j, a);
 	j->settled = s->epoch;
 	j->flags = (uint8_t)((j->flags | JF_RESERVED) & ~(JF_EVICTED | JF_WAITED));
 	if (j->first_guarantee == BF_NEVER)
@@ -154,7 +154,7 @@ void cons_restore(struct sched *s, uint32_t slot, bf_time now, bf_time promised)
 	if (nodes_fit && (!user_cap(s) || user_fits(s, j, promised))) {
 		j->first_guarantee = promised;
 		plan_reserve(s, j, promised, j->hold);
-		j->resv = promised;
+		set_resv(s, j, promised);
 		j->settled = 0;		/* not known to be the earliest: compression looks */
 		/* (where the driver says the acknowledged plan had room that
 		 * this one has not: sched_restore_freed) */
@@ -372,7 +372,7 @@ static int compress_pass(struct sched *s, bf_time now, bool *done)
 				plan_reserve(s, j, a, j->hold);
 				cons_freed(s, from, j->resv + j->hold);
 				s->st.reanchors++;
-				j->resv = a;
+				set_resv(s, j, a);
 				s->pass_moved = true;
 			}
 			j->settled = s->epoch;

@@ -38,7 +38,7 @@ static void promise_head(struct sched *s, struct job *head, bf_time shadow, bf_t
 			                (long long)shadow);
 		}
 	}
-	head->resv = shadow;
+	set_resv(s, head, shadow);
 	s->has_last_head = true;
 	s->last_head = head->id;
 	s->last_shadow = shadow;
@@ -163,7 +163,8 @@ void easy_cap_lowered(struct sched *s, bf_time now)
 	/* A promise that passed is kept by a start now. */
 	if (was == BF_NEVER || shadow <= (was > now ? was : now))
 		return;
-	j->resv = j->first_guarantee = shadow;
+	set_resv(s, j, shadow);
+	j->first_guarantee = shadow;
 	s->last_shadow = shadow;
 	s->st.replans++;
 	s->st.broken++;
@@ -237,7 +238,7 @@ void easy_adopt(struct sched *s, bf_time now, bool from_conservative)
 	if (head) {
 		was = head->resv;
 		shadow = easy_shadow(s, head, now, &extra);
-		head->resv = shadow;
+		set_resv(s, head, shadow);
 		if (shadow != was)
 			s->st.replans++;
 		/* A promise that passed is kept by a start now. Conservative
@@ -256,7 +257,7 @@ void easy_adopt(struct sched *s, bf_time now, bool from_conservative)
 
 		if (j == head || j->resv == BF_NEVER)
 			continue;
-		j->resv = BF_NEVER;
+		set_resv(s, j, BF_NEVER);
 		j->first_guarantee = BF_NEVER;	/* a new promise will be its first */
 		s->st.replans++;
 		s->st.broken++;

@@ -16,6 +16,7 @@ enum job_flag {
 	JF_READY = 1 << 3,	/* on the ready list (reservation reached) */
 	JF_EVICTED = 1 << 4,	/* conservative: waits for a place (see cons_replace) */
 	JF_WAITED = 1 << 5,	/* conservative: due at a pass that could not start it */
+	JF_MOVED = 1 << 6,	/* its resv changed since sched_drain_moved (on s->moved) */
 };
 
 enum slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_RUNNING };
@@ -122,6 +123,13 @@ struct sched {
 
 	uint32_t *ready;	/* conservative: queued jobs whose reservation is now */
 	uint32_t ready_len;
+	/* Queued jobs whose resv changed since the driver last asked
+	 * (sched_drain_moved), each once (JF_MOVED); as large as the job
+	 * table, and if a slot freed and taken again would overfill it,
+	 * moved_all says to look at every queued job instead. */
+	uint32_t *moved;
+	uint32_t moved_len;
+	bool moved_all;
 	/* Conservative: no reservation outside the ready list starts before
 	 * this (it may be earlier than the true minimum, never later). */
 	bf_time next_due;
@@ -234,6 +242,20 @@ static inline struct user *user_of(const struct sched *s, const struct job *j)
 static inline bool user_eligible(const struct sched *s, const struct job *j)
 {
 	return !user_cap(s) || user_of(s, j)->running < user_cap(s);
+}
+
+/* A queued job's reserved or promised start changes: every change goes
+ * through here, so the driver hears of it (sched_drain_moved). */
+static inline void set_resv(struct sched *s, struct job *j, bf_time t)
+{
+	j->resv = t;
+	if (j->flags & JF_MOVED)
+		return;
+	j->flags |= JF_MOVED;
+	if (s->moved_len < s->jobs_cap)
+		s->moved[s->moved_len++] = (uint32_t)(j - s->jobs);
+	else
+		s->moved_all = true;
 }
 
 /* A job's interval in the plans: its nodes, and its user's slot. */

@@ -117,7 +117,6 @@ struct daemon {
 	 * (not every live job). */
 	uint64_t *touched;
 	uint32_t ntouched, touched_cap;
-	uint64_t plan_moves;		/* the core's compressions + broken + replans, last synced */
 	bool stopping;
 	bool spool_dirty;		/* scripts written since the last sync */
 	bool serving;			/* set up: a failed store now means exit 75 */

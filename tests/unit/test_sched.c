@@ -1056,8 +1056,17 @@ struct stress {
 	int late_start;
 	int stuck;
 	int slices;		/* passes that left jobs waiting for a place */
+	bf_time copy[SJ];	/* the guarantees as sched_drain_moved told them */
 	uint64_t trace;		/* a hash of every action, to compare runs */
 };
+
+static int copy_moved(const struct sched_job_info *i, void *arg)
+{
+	struct stress *t = arg;
+
+	t->copy[i->id] = i->guarantee;
+	return 0;
+}
 
 /* A scheduling pass at `now`, acting on its actions like a driver would. */
 static void stress_pass(struct stress *t, bf_time now)
@@ -1111,7 +1120,7 @@ static uint64_t stress_with(enum sched_policy pol, bf_time grace, unsigned seed,
 	uint64_t trace;
 	struct stress *t = calloc(1, sizeof *t);
 	char msg[300];
-	int bad_check = 0, later = 0, events = 0, node_events = 0, limits = 0;
+	int bad_check = 0, later = 0, events = 0, node_events = 0, limits = 0, stale = 0;
 	bf_time now = 0;
 	uint64_t next = 0;
 
@@ -1126,6 +1135,7 @@ static uint64_t stress_with(enum sched_policy pol, bf_time grace, unsigned seed,
 		t->run_for[i] = (seed >> 8) % 4 == 0 ? t->est[i] + S(1)
 		                                     : (bf_time)((seed >> 8) % (uint64_t)t->est[i]);
 		t->promised[i] = BF_NEVER;
+		t->copy[i] = BF_NEVER;
 		t->end_at[i] = BF_NEVER;
 	}
 	while (events < 4000) {
@@ -1199,6 +1209,13 @@ static uint64_t stress_with(enum sched_policy pol, bf_time grace, unsigned seed,
 			if (sched_placing(t->s))
 				t->slices++;
 		} while (sched_placing(t->s));
+		sched_drain_moved(t->s, copy_moved, t);
+		for (uint64_t i = 0; i < next; i++) {
+			struct sched_job_info info;
+
+			if (t->state[i] == 1 && sched_job_info(t->s, i, &info) == SCHED_OK)
+				stale += t->copy[i] != info.guarantee;
+		}
 		if (pol == SCHED_CONSERVATIVE) {
 			for (uint64_t i = 0; i < next; i++) {
 				struct sched_job_info info;
@@ -1220,6 +1237,8 @@ static uint64_t stress_with(enum sched_policy pol, bf_time grace, unsigned seed,
 	      sched_policy_name(pol), (long long)(grace / BF_SEC), events, node_events, limits,
 	      t->slow_deaths, (unsigned long long)sched_get_stats(t->s)->hold_extensions);
 	ok_eq(t->stuck, 0, "stress %s: the driver never got stuck on a wake-up", sched_policy_name(pol));
+	ok_eq(stale, 0, "stress %s: a copy of the guarantees kept by sched_drain_moved stays equal "
+	      "to the core's", sched_policy_name(pol));
 	if (pol == SCHED_CONSERVATIVE) {
 		ok_eq(later, 0, "stress conservative: no guarantee moved later unless announced");
 		ok_eq(t->late_start, 0, "stress conservative: no job started after its guarantee");

@@ -95,18 +95,20 @@ static const struct level *level_at(const struct profile_level *c, uint32_t *k, 
 /* Bring the level summary of a stale subtree i up to date (see struct
  * profile_node). A level of the subtree is one of its children's or its
  * own key's: a value v is kept if each child keeps every level it has up
- * to v (v below the child's `above`), so that its keys there are known. */
-static void levels_fix(struct profile_node *n, struct profile_level *lv, uint32_t i)
+ * to v (v below the child's `above`), so that its keys there are known.
+ * Returns the summaries made. */
+static uint32_t levels_fix(struct profile_node *n, struct profile_level *lv, uint32_t i)
 {
 	struct profile_node *x = &n[i];
 	struct profile_level *y = &lv[i], *ll, *rl;
 	int64_t here, limit, v = NINF;	/* the last level kept */
 	uint32_t ka = 0, kc = 0;	/* the children's levels at most v */
+	uint32_t made = 1;
 
 	if (n[x->left].stale & STALE_LEVELS)
-		levels_fix(n, lv, x->left);
+		made += levels_fix(n, lv, x->left);
 	if (n[x->right].stale & STALE_LEVELS)
-		levels_fix(n, lv, x->right);
+		made += levels_fix(n, lv, x->right);
 	ll = &lv[x->left];
 	rl = &lv[x->right];
 	here = n[x->left].sum + x->delta;
@@ -172,20 +174,23 @@ static void levels_fix(struct profile_node *n, struct profile_level *lv, uint32_
 	if (y->above >= PINF / 2)
 		y->above = PINF;
 	x->stale = 0;
+	return made;
 }
 
-/* Only the first and last key of a stale subtree i. */
-static void bounds_fix(struct profile_node *n, struct profile_level *lv, uint32_t i)
+/* Only the first and last key of a stale subtree i; the nodes made. */
+static uint32_t bounds_fix(struct profile_node *n, struct profile_level *lv, uint32_t i)
 {
 	struct profile_node *x = &n[i];
+	uint32_t made = 1;
 
 	if (n[x->left].stale & STALE_BOUNDS)
-		bounds_fix(n, lv, x->left);
+		made += bounds_fix(n, lv, x->left);
 	if (n[x->right].stale & STALE_BOUNDS)
-		bounds_fix(n, lv, x->right);
+		made += bounds_fix(n, lv, x->right);
 	lv[i].kmin = x->left ? lv[x->left].kmin : x->key;
 	lv[i].kmax = x->right ? lv[x->right].kmax : x->key;
 	x->stale &= (uint8_t)~STALE_BOUNDS;
+	return made;
 }
 
 int profile_init(struct profile *p, int64_t capacity)
@@ -194,9 +199,11 @@ int profile_init(struct profile *p, int64_t capacity)
 	p->cap = 64;
 	p->n = calloc(p->cap, sizeof *p->n);
 	p->lv = calloc(p->cap, sizeof *p->lv);
-	if (!p->n || !p->lv) {
+	p->steps = calloc(1, sizeof *p->steps);
+	if (!p->n || !p->lv || !p->steps) {
 		free(p->n);
 		free(p->lv);
+		free(p->steps);
 		return -1;
 	}
 	/* The nil sentinel: empty sum, and extremes that never win. Adding its
@@ -214,6 +221,7 @@ void profile_destroy(struct profile *p)
 {
 	free(p->n);
 	free(p->lv);
+	free(p->steps);
 	memset(p, 0, sizeof *p);
 }
 
@@ -703,7 +711,11 @@ struct anchor_q {
 	bf_time run;		/* start of the current run, if has_run */
 	bool has_run, done;
 	bf_time answer;
+	uint64_t steps;		/* nodes looked at, summaries made (profile_steps) */
 };
+
+/* A level summary costs about this many steps of a search to make. */
+#define LEVEL_FIX_STEPS 4
 
 static inline bf_time run_end(const struct anchor_q *q) { return q->run + q->d < q->clip ? q->run + q->d : q->clip; }
 
@@ -738,6 +750,7 @@ static void q_lead(struct anchor_q *q, uint32_t i, int64_t acc, bf_time bound)
 		const struct profile_node *x = &q->n[i];
 		int64_t at;
 
+		q->steps++;
 		if (x->key >= bound) {
 			i = x->left;
 			continue;
@@ -763,8 +776,9 @@ static void q_scan(struct anchor_q *q, uint32_t i, int64_t acc)
 		return;
 	x = &q->n[i];
 	y = &q->lv[i];
+	q->steps++;
 	if (x->stale & STALE_BOUNDS)
-		bounds_fix(q->n, q->lv, i);
+		q->steps += bounds_fix(q->n, q->lv, i);
 	if (q->has_run && y->kmin >= run_end(q)) {
 		q_found(q, q->run);
 		return;
@@ -788,7 +802,7 @@ static void q_scan(struct anchor_q *q, uint32_t i, int64_t acc)
 		const struct level *l;
 
 		if (x->stale & STALE_LEVELS)
-			levels_fix(q->n, q->lv, i);
+			q->steps += LEVEL_FIX_STEPS * levels_fix(q->n, q->lv, i);
 		while (k + 1 < y->count && y->lev[k + 1].v < theta)
 			k++;
 		l = &y->lev[k];
@@ -837,6 +851,7 @@ static void q_from(struct anchor_q *q, uint32_t i, int64_t acc, bf_time from)
 		const struct profile_node *x = &q->n[i];
 		int64_t at = acc + q->n[x->left].sum + x->delta;
 
+		q->steps++;
 		if (x->key <= from) {
 			acc = at;
 			i = x->right;
@@ -871,6 +886,7 @@ bf_time profile_anchor_before(const struct profile *p, int64_t n, bf_time d, bf_
 	                      .before = before, .clip = clip, .answer = BF_NEVER };
 	int64_t acc;
 	uint32_t i;
+	bf_time answer;
 
 	if (n <= 0)
 		return from < before ? from : BF_NEVER;
@@ -884,14 +900,19 @@ bf_time profile_anchor_before(const struct profile *p, int64_t n, bf_time d, bf_
 	for (int steps = 0; steps < SHORT_WALK && i; steps++) {
 		acc += nd[i].delta;
 		q_key(&q, nd[i].key, acc >= q.target);
-		if (q.done)
+		if (q.done) {
+			*p->steps += (uint64_t)steps + 1;
 			return q.answer;
+		}
 		i = nd[i].next;
 	}
+	*p->steps += SHORT_WALK;
 	if (!i)
 		return q.has_run ? q.run : BF_NEVER;	/* the last step lasts */
 	/* Keys are whole microseconds: the keys after key - 1 are those from key on. */
-	return anchor_tree(p, &q, nd[i].key - 1);
+	answer = anchor_tree(p, &q, nd[i].key - 1);
+	*p->steps += q.steps;
+	return answer;
 }
 
 bf_time profile_anchor_before_tree(const struct profile *p, int64_t n, bf_time d, bf_time from,
@@ -983,13 +1004,16 @@ int profile_copy(struct profile *dst, const struct profile *src)
 	dst->cap = cap;
 	dst->n = calloc(cap, sizeof *dst->n);
 	dst->lv = calloc(cap, sizeof *dst->lv);
+	dst->steps = calloc(1, sizeof *dst->steps);
 	stack = malloc((size_t)(src->count + 1) * sizeof *stack);
-	if (!dst->n || !dst->lv || !stack) {
+	if (!dst->n || !dst->lv || !dst->steps || !stack) {
 		free(dst->n);
 		free(dst->lv);
+		free(dst->steps);
 		free(stack);
 		dst->n = NULL;
 		dst->lv = NULL;
+		dst->steps = NULL;
 		return -1;
 	}
 	dst->n[0] = src->n[0];

@@ -38,6 +38,11 @@ struct profile {
 	uint32_t count;		/* live breakpoints */
 	uint64_t rng;		/* treap priorities */
 	int64_t capacity;	/* free nodes with nothing reserved */
+	/* Steps the searches took (nodes looked at, summaries made), so a
+	 * caller can measure its work in what it costs: behind a pointer,
+	 * like the level summaries a search brings up to date, so the
+	 * profile stays const to readers. */
+	uint64_t *steps;
 };
 
 int     profile_init(struct profile *p, int64_t capacity);
@@ -89,6 +94,8 @@ bf_time profile_anchor_before_hops(const struct profile *p, int64_t n, bf_time d
 bf_time profile_first_below(const struct profile *p, int64_t n, bf_time from, bf_time until);
 /* The first breakpoint strictly after t, or BF_NEVER: for walking the steps. */
 bf_time profile_next_change(const struct profile *p, bf_time t);
+/* The steps every search of this profile has taken so far. */
+static inline uint64_t profile_steps(const struct profile *p) { return *p->steps; }
 /* Number of breakpoints (for statistics and tests). */
 static inline uint32_t profile_size(const struct profile *p) { return p->count; }
 

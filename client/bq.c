@@ -1,6 +1,7 @@
 /* bq: list backfilld's jobs, one job in detail, or the free-node profile.
  * See bq(1). */
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -168,6 +169,13 @@ int main(int argc, char **argv)
 	bool all = false, json = false;
 	const char *socket = NULL;
 	static uint64_t ids[PROTO_MAX_LIST];
+
+	/* A listing of 10,000 jobs is a few MB, read once: from the heap in
+	 * one piece, not a mapping per large block grown, copied and unmapped
+	 * (a tenth of bq -a). */
+	mallopt(M_MMAP_THRESHOLD, 64 << 20);
+	mallopt(M_TRIM_THRESHOLD, 128 << 20);
+	mallopt(M_TOP_PAD, 8 << 20);
 	const char *user = NULL;	/* -u: one user's jobs ("all": everyone's) */
 	struct bq_history_opts hist = { .since = BF_NEVER, .until = BF_NEVER, .uid = -1 };
 	bool since_until = false;

@@ -674,54 +674,86 @@ static const struct spec job_spec[] = {
 	{ JO_PENDING, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
 };
 
+static void put_job(struct proto_buf *b, const struct proto_job *j)
+{
+	size_t g = proto_group_open(b, JS_JOB);
+
+	proto_put_int(b, JO_ID, (int64_t)j->id);
+	proto_put_int(b, JO_UID, j->uid);
+	proto_put_str(b, JO_USER, j->user);
+	proto_put_str(b, JO_NAME, j->name);
+	proto_put_str(b, JO_STATE, j->state ? j->state : "?");
+	proto_put_int(b, JO_NODES, j->nodes);
+	proto_put_int(b, JO_ESTIMATE, j->estimate);
+	proto_put_int(b, JO_SUBMIT, j->submit);
+	if (j->start_kind != PS_NONE) {
+		proto_put_int(b, JO_START, j->start);
+		proto_put_int(b, JO_START_KIND, j->start_kind);
+	}
+	if (j->start_kind != PS_NONE || j->end != 0)	/* an end without a start: cancelled queued */
+		proto_put_int(b, JO_END, j->end);
+	if (j->has_exit)
+		proto_put_int(b, JO_EXIT, j->exit_status);
+	proto_put_str(b, JO_NODE_LIST, j->node_list);
+	proto_put_str(b, JO_CWD, j->cwd);
+	proto_put_str(b, JO_OUT, j->out);
+	proto_put_str(b, JO_ERR, j->err);
+	if (j->reason)
+		proto_put_bytes(b, JO_REASON, j->reason, strnlen(j->reason, PROTO_MAX_STRING));
+	if (j->broken)
+		proto_put_bytes(b, JO_BROKEN, j->broken, strnlen(j->broken, PROTO_MAX_STRING));
+	if (j->pending)
+		proto_put_bytes(b, JO_PENDING, j->pending, strnlen(j->pending, PROTO_MAX_STRING));
+	if (j->first_guarantee != BF_NEVER && j->first_guarantee != 0)
+		proto_put_int(b, JO_FIRST_GUARANTEE, j->first_guarantee);
+	/* A usage with a known source and a value, or nothing. */
+	if (j->cpu_src > PU_NONE && j->cpu_src <= PU_RUSAGE && j->cpu_us >= 0) {
+		proto_put_int(b, JO_CPU_US, j->cpu_us);
+		proto_put_int(b, JO_CPU_SRC, j->cpu_src);
+	}
+	if (j->mem_src > PU_NONE && j->mem_src <= PU_RUSAGE && j->mem_kb >= 0) {
+		proto_put_int(b, JO_MEM_KB, j->mem_kb);
+		proto_put_int(b, JO_MEM_SRC, j->mem_src);
+	}
+	proto_group_close(b, g);
+}
+
 int proto_enc_jobs(struct proto_buf *b, const struct proto_jobs *m)
 {
 	proto_start(b, PT_JOBS);
+	for (uint32_t k = 0; k < m->count; k++)
+		put_job(b, &m->jobs[k]);
 	if (m->total > m->count)
 		proto_put_int(b, JS_TOTAL, m->total);
-	for (uint32_t k = 0; k < m->count; k++) {
-		const struct proto_job *j = &m->jobs[k];
-		size_t g = proto_group_open(b, JS_JOB);
+	return proto_finish(b);
+}
 
-		proto_put_int(b, JO_ID, (int64_t)j->id);
-		proto_put_int(b, JO_UID, j->uid);
-		proto_put_str(b, JO_USER, j->user);
-		proto_put_str(b, JO_NAME, j->name);
-		proto_put_str(b, JO_STATE, j->state ? j->state : "?");
-		proto_put_int(b, JO_NODES, j->nodes);
-		proto_put_int(b, JO_ESTIMATE, j->estimate);
-		proto_put_int(b, JO_SUBMIT, j->submit);
-		if (j->start_kind != PS_NONE) {
-			proto_put_int(b, JO_START, j->start);
-			proto_put_int(b, JO_START_KIND, j->start_kind);
-		}
-		if (j->start_kind != PS_NONE || j->end != 0)	/* an end without a start: cancelled queued */
-			proto_put_int(b, JO_END, j->end);
-		if (j->has_exit)
-			proto_put_int(b, JO_EXIT, j->exit_status);
-		proto_put_str(b, JO_NODE_LIST, j->node_list);
-		proto_put_str(b, JO_CWD, j->cwd);
-		proto_put_str(b, JO_OUT, j->out);
-		proto_put_str(b, JO_ERR, j->err);
-		if (j->reason)
-			proto_put_bytes(b, JO_REASON, j->reason, strnlen(j->reason, PROTO_MAX_STRING));
-		if (j->broken)
-			proto_put_bytes(b, JO_BROKEN, j->broken, strnlen(j->broken, PROTO_MAX_STRING));
-		if (j->pending)
-			proto_put_bytes(b, JO_PENDING, j->pending, strnlen(j->pending, PROTO_MAX_STRING));
-		if (j->first_guarantee != BF_NEVER && j->first_guarantee != 0)
-			proto_put_int(b, JO_FIRST_GUARANTEE, j->first_guarantee);
-		/* A usage with a known source and a value, or nothing. */
-		if (j->cpu_src > PU_NONE && j->cpu_src <= PU_RUSAGE && j->cpu_us >= 0) {
-			proto_put_int(b, JO_CPU_US, j->cpu_us);
-			proto_put_int(b, JO_CPU_SRC, j->cpu_src);
-		}
-		if (j->mem_src > PU_NONE && j->mem_src <= PU_RUSAGE && j->mem_kb >= 0) {
-			proto_put_int(b, JO_MEM_KB, j->mem_kb);
-			proto_put_int(b, JO_MEM_SRC, j->mem_src);
-		}
-		proto_group_close(b, g);
-	}
+void proto_jobs_begin(struct proto_buf *b)
+{
+	proto_start(b, PT_JOBS);
+}
+
+/* Room kept for the total that proto_jobs_end may add. */
+#define TOTAL_ROOM 16
+
+bool proto_jobs_add(struct proto_buf *b, const struct proto_job *j)
+{
+	size_t was = b->len;
+
+	if (b->failed)
+		return false;
+	put_job(b, j);
+	if (!b->failed && b->len + TOTAL_ROOM <= PROTO_HEADER + PROTO_MAX_PAYLOAD)
+		return true;
+	b->len = was;	/* it does not fit (or memory ran out): as before it */
+	b->failed = false;
+	return false;
+}
+
+int proto_jobs_end(struct proto_buf *b, uint32_t count, uint32_t total)
+{
+	if (total > count)
+		proto_put_int(b, JS_TOTAL, total);
 	return proto_finish(b);
 }
 

@@ -316,6 +316,13 @@ int proto_enc_profile(struct proto_buf *b);
 int proto_enc_error(struct proto_buf *b, const struct proto_error *m);
 int proto_enc_submitted(struct proto_buf *b, const struct proto_submitted *m);
 int proto_enc_jobs(struct proto_buf *b, const struct proto_jobs *m);
+/* The same a job at a time, for a listing made as it is encoded: add
+ * returns false, and adds nothing, when the job would take the frame past
+ * PROTO_MAX_PAYLOAD (or memory ran out); end writes how many there were
+ * if more than were added. */
+void proto_jobs_begin(struct proto_buf *b);
+bool proto_jobs_add(struct proto_buf *b, const struct proto_job *j);
+int  proto_jobs_end(struct proto_buf *b, uint32_t count, uint32_t total);
 int proto_enc_cancelled(struct proto_buf *b, const struct proto_cancelled *m);
 int proto_enc_steps(struct proto_buf *b, const struct proto_steps *m);
 int proto_enc_nodes(struct proto_buf *b);

@@ -287,56 +287,87 @@ out:
 
 /* ---- listing ---- */
 
-/* Copies of final jobs read from the store (whose strings live only
- * during the visit). */
+/* A listing, encoded as it is made: `count` jobs in the frame, `total`
+ * there were (a listing that does not fit one frame keeps its head: the
+ * running jobs, then the queue in order, then the held, then the recently
+ * ended). */
 struct listing {
 	struct conn *c;
 	bool all;
-	struct proto_job *jobs;
-	uint32_t n, cap;
-	char **strs;
-	uint32_t nstrs;
+	struct proto_buf b;
+	uint32_t count, total;
+	uint32_t queue_seen;	/* queued jobs visited (for the total, once full) */
 };
 
-static const char *keep(struct listing *l, const char *s)
+/* Rows a listing holds at most: what fits one frame, or for the tests
+ * fewer (BACKFILLD_TEST_LIST_ROWS), so that a short queue is cut too. */
+static uint32_t test_rows(void)
 {
-	char *copy;
+	static long n = -1;
 
-	if (!s || !(copy = strdup(s)))
-		return NULL;
-	l->strs[l->nstrs++] = copy;
-	return copy;
+	if (n < 0) {
+		const char *e = getenv("BACKFILLD_TEST_LIST_ROWS");
+
+		n = e ? strtol(e, NULL, 10) : 0;
+		if (n < 0 || n > PROTO_MAX_LIST)
+			n = 0;
+	}
+	return (uint32_t)n;
+}
+
+static bool full(const struct listing *l)
+{
+	return l->count < l->total || (test_rows() && l->count == test_rows());
+}
+
+static void add_row(struct listing *l, const struct store_job *r, bf_time predicted)
+{
+	struct proto_job pj;
+	bool room = !full(l);
+
+	l->total++;
+	if (!room)
+		return;
+	jobs_to_proto(r, false, predicted, &pj);
+	l->count += proto_jobs_add(&l->b, &pj);
 }
 
 static int add_queued(const struct sched_job_info *i, void *arg)
 {
 	struct listing *l = arg;
 	struct daemon *d = conn_daemon(l->c);
-	struct djob *j = jobs_get(d, i->id);
-	struct store_job shown;
+	struct djob *j;
 
-	if (!j || (!l->all && j->rec.uid != conn_uid(l->c)) || l->n == l->cap)
+	l->queue_seen++;
+	if (full(l) && l->all) {
+		/* The rest are counted, not read (a queue of 100,000). */
+		l->total += sched_queue_len(d->sched) - l->queue_seen + 1;
+		return 1;
+	}
+	j = jobs_get(d, i->id);
+	if (!j || (!l->all && j->rec.uid != conn_uid(l->c)))
 		return 0;
 	/* The core's guarantee, shown from a copy: the job's record is what
 	 * the store holds, and only drive.c moves it (see sync_guarantee). */
-	shown = j->rec;
-	shown.guarantee = i->guarantee;
-	jobs_to_proto(&shown, false, forecast_of(d, j), &l->jobs[l->n++]);
+	if (j->rec.guarantee == i->guarantee) {
+		add_row(l, &j->rec, forecast_of(d, j));
+	} else {
+		struct store_job shown = j->rec;
+
+		shown.guarantee = i->guarantee;
+		add_row(l, &shown, forecast_of(d, j));
+	}
 	return 0;
 }
 
+/* (The store's strings live during the visit: the row is encoded then.) */
 static int add_final(const struct store_job *r, void *arg)
 {
 	struct listing *l = arg;
-	struct proto_job *o;
 
-	if ((!l->all && r->uid != conn_uid(l->c)) || l->n == l->cap)
+	if (!l->all && r->uid != conn_uid(l->c))
 		return 0;
-	o = &l->jobs[l->n++];
-	jobs_to_proto(r, false, BF_NEVER, o);
-	o->user = keep(l, r->user);
-	o->name = keep(l, r->name);
-	o->broken = keep(l, r->broken);
+	add_row(l, r, BF_NEVER);
 	return 0;
 }
 
@@ -373,50 +404,37 @@ static void answer_list(struct conn *c)
 	struct daemon *d = conn_daemon(c);
 	const struct proto_list *m = conn_ctx(c);
 	struct listing l = { .c = c };
-	struct proto_buf b;
 
 	if (!forecast_ready(d) || sched_placing(d->sched)) {
 		conn_wait_turn(c, answer_list);	/* the next slice, then again */
 		return;
 	}
 	l.all = m->all_users;
-	l.cap = d->njobs + FINAL_IN_LIST;
-	l.jobs = calloc(l.cap, sizeof *l.jobs);
-	l.strs = calloc(3 * FINAL_IN_LIST + 1, sizeof *l.strs);
-	if (!l.jobs || !l.strs) {
-		conn_error(c, PE_INTERNAL, "out of memory");
-		goto out;
-	}
-	/* Running jobs, then the queue in its order, then the recently ended. */
+	proto_buf_init(&l.b);
+	proto_jobs_begin(&l.b);
+	/* Running jobs, then the queue in its order, then the held (out of
+	 * the queue), then the recently ended. */
 	for (uint32_t k = 0; k < d->njobs; k++) {
 		struct djob *j = d->jobs[k];
 
 		if (j->rec.state == ST_RUNNING && (l.all || j->rec.uid == conn_uid(c)))
-			jobs_to_proto(&j->rec, false, BF_NEVER, &l.jobs[l.n++]);
+			add_row(&l, &j->rec, BF_NEVER);
 	}
 	sched_foreach_queued(d->sched, add_queued, &l);
-	for (uint32_t k = 0; k < d->njobs; k++) {	/* held: out of the queue */
+	for (uint32_t k = 0; k < d->njobs; k++) {
 		struct djob *j = d->jobs[k];
 
 		if (j->rec.held && j->rec.state == ST_QUEUED && (l.all || j->rec.uid == conn_uid(c)))
-			jobs_to_proto(&j->rec, false, BF_NEVER, &l.jobs[l.n++]);
+			add_row(&l, &j->rec, BF_NEVER);
 	}
 	if (store_load_final(d->store, FINAL_IN_LIST, l.all ? -1 : (int64_t)conn_uid(c), add_final,
 	                     &l) < 0)
 		log_warnx("listing ended jobs: %s", store_error(d->store));
-	/* A listing that does not fit one frame keeps its head: the running
-	 * jobs, then the queue in order, then the recently ended. */
-	proto_buf_init(&b);
-	for (uint32_t all = l.n;
-	     proto_enc_jobs(&b, &(struct proto_jobs){ l.jobs, l.n, all }) < 0 && l.n > 0;)
-		l.n /= 2;
-	conn_reply(c, &b);
-	proto_buf_free(&b);
-out:
-	for (uint32_t k = 0; k < l.nstrs; k++)
-		free(l.strs[k]);
-	free(l.strs);
-	free(l.jobs);
+	if (proto_jobs_end(&l.b, l.count, l.total) < 0)
+		conn_error(c, PE_INTERNAL, "out of memory");
+	else
+		conn_reply(c, &l.b);
+	proto_buf_free(&l.b);
 }
 
 struct one {

@@ -500,9 +500,50 @@ static void usage(void)
 	proto_arena_free(&a);
 }
 
+/* A listing encoded a job at a time fills one frame and no more: the jobs
+ * that fit, in order, and how many there were. */
+static void listing_that_fills_a_frame(void)
+{
+	static char name[2001];
+	struct proto_buf b;
+	struct proto_jobs js2;
+	struct proto_arena a = { 0 };
+	char msg[200] = "";
+	uint32_t added = 0, refused = 0;
+
+	memset(name, 'n', sizeof name - 1);
+	proto_buf_init(&b);
+	proto_jobs_begin(&b);
+	for (uint64_t id = 1; id <= 5000; id++) {
+		struct proto_job j = { .id = id, .user = "alice", .name = name, .state = "queued",
+		                       .nodes = 2, .estimate = 60, .submit = 1 };
+
+		if (proto_jobs_add(&b, &j))
+			added += refused == 0;	/* (none after one was refused) */
+		else
+			refused++;
+	}
+	ok(added > 1000 && added < 5000 && refused == 5000 - added,
+	   "jobs a time: %u jobs of 2 KB fit a frame, the %u after are refused", added, refused);
+	ok(proto_jobs_end(&b, added, 5000) == 0 && b.len <= PROTO_HEADER + PROTO_MAX_PAYLOAD &&
+	   proto_dec_jobs(b.p, b.len, &js2, &a, msg, sizeof msg) == 0,
+	   "the frame is whole, within the limit, and decodes (%s)", msg);
+	ok(js2.count == added && js2.total == 5000 && js2.jobs[added - 1].id == added &&
+	   strlen(js2.jobs[added - 1].name) == sizeof name - 1,
+	   "the first %u jobs in order, the last whole, and the total of 5000", added);
+	proto_arena_free(&a);
+	proto_jobs_begin(&b);
+	ok(proto_jobs_add(&b, &(struct proto_job){ .id = 9, .state = "queued" }) &&
+	   proto_jobs_end(&b, 1, 1) == 0 && proto_dec_jobs(b.p, b.len, &js2, &a, msg, sizeof msg) == 0 &&
+	   js2.count == 1 && js2.total == 0, "all fit: no total is sent");
+	proto_arena_free(&a);
+	proto_buf_free(&b);
+}
+
 int main(void)
 {
 	round_trips();
+	listing_that_fills_a_frame();
 	usage();
 	framing();
 	strict();

@@ -68,30 +68,6 @@ static void step(struct daemon *d, bf_time now)
 	}
 }
 
-static void next_cb(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	drive_want_commit(arg);
-}
-
-/* The next slice at the next loop turn, after the loop has read the other
- * clients: a timer that has passed (drive_want_commit from inside a
- * commit would run the commit again at once). */
-static void next_turn(struct daemon *d)
-{
-	struct forecast *f = &d->fc;
-	struct timeval zero = { 0, 0 };
-
-	if (!f->next_ev && !(f->next_ev = evtimer_new(d->base, next_cb, d))) {
-		log_warnx("predicting starts: out of memory");
-		sched_forecast_free(f->run);
-		f->run = NULL;
-		return;
-	}
-	evtimer_add(f->next_ev, &zero);
-}
-
 /* Whether the forecast shown can be answered with: it is complete and up
  * to date, or none can be made now (answers then show no predictions). */
 static bool answerable(struct daemon *d)
@@ -101,7 +77,7 @@ static bool answerable(struct daemon *d)
 	if (!f->run)
 		return true;
 	if (!f->complete)
-		next_turn(d);
+		drive_next_turn(d);
 	return !f->run || f->complete;
 }
 
@@ -154,14 +130,11 @@ void forecast_turn(struct daemon *d)
 	if (f->stepped != d->turns)
 		step(d, server_now(d));
 	if (f->run && !f->complete)
-		next_turn(d);
+		drive_next_turn(d);
 }
 
 void forecast_free(struct daemon *d)
 {
 	sched_forecast_free(d->fc.run);
 	d->fc.run = NULL;
-	if (d->fc.next_ev)
-		event_free(d->fc.next_ev);
-	d->fc.next_ev = NULL;
 }

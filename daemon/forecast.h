@@ -16,7 +16,6 @@
 struct daemon;
 struct djob;
 struct sched_forecast;
-struct event;
 
 struct forecast {
 	struct sched_forecast *run;	/* being made, or the last made (for arrivals) */
@@ -26,7 +25,6 @@ struct forecast {
 	bool stale;			/* something changed since run began */
 	bf_time done;			/* when run first reached the tail */
 	uint64_t stepped;		/* the loop turn it last planned in */
-	struct event *next_ev;		/* brings the next turn for the next slice */
 };
 
 /* A forecast's share of a loop turn, and the jobs planned between looks

@@ -518,12 +518,21 @@ static void h_info(struct conn *c, const uint8_t *frame, size_t len)
 
 /* ---- cancel ---- */
 
+/* A cancel of many jobs goes CANCEL_PER_TURN a loop turn (each a store
+ * and a log line, then the job's files: a bkill of 4,096 held the loop a
+ * second), answered once all are stored. */
+#define CANCEL_PER_TURN 256
+
 struct cancel_result {
 	uint32_t n;
 	uint64_t *ids;
 	enum proto_err *codes;
 	char *done;		/* per id: this request cancelled it (logged once durable) */
 	char by[300];		/* who: "alice (uid 1000)" */
+	int signal;		/* bkill -s: 0, or the signal to pass on */
+	uint32_t next;		/* ids looked at so far */
+	uint32_t logged;	/* ids whose cancel was logged (durable) */
+	bool changed;		/* the ids since the last commit changed something */
 };
 
 static void cancel_result_free(void *p)
@@ -536,13 +545,13 @@ static void cancel_result_free(void *p)
 	free(r);
 }
 
-static void answer_cancelled(struct conn *c)
+/* The cancels stored so far are durable: log them. */
+static void log_cancelled(struct conn *c, struct cancel_result *r)
 {
-	struct cancel_result *r = conn_ctx(c);
 	struct daemon *d = conn_daemon(c);
-	struct proto_buf b;
 
-	for (uint32_t k = 0; k < r->n; k++) {
+	for (; r->logged < r->next; r->logged++) {
+		uint32_t k = r->logged;
 		struct djob *j;
 
 		if (!r->done[k])
@@ -551,6 +560,14 @@ static void answer_cancelled(struct conn *c)
 		log_job(LOG_NOTICE, r->ids[k], j ? j->rec.user : NULL, "cancelled by %s%s", r->by,
 		        j && j->rec.state == ST_RUNNING ? " while running" : "");
 	}
+}
+
+static void answer_cancelled(struct conn *c)
+{
+	struct cancel_result *r = conn_ctx(c);
+	struct proto_buf b;
+
+	log_cancelled(c, r);
 	proto_buf_init(&b);
 	proto_enc_cancelled(&b, &(struct proto_cancelled){ r->ids, r->codes, r->n });
 	conn_reply(c, &b);
@@ -620,12 +637,41 @@ static enum proto_err cancel_one(struct conn *c, uint64_t id, int sig, const cha
 	return PE_OK;
 }
 
+/* The next CANCEL_PER_TURN ids, then: more at the next turn (after this
+ * one's commit, which logs them), or the answer (after the last commit). */
+static void cancel_more(struct conn *c)
+{
+	struct cancel_result *r = conn_ctx(c);
+	struct daemon *d = conn_daemon(c);
+	uint32_t end = r->n - r->next > CANCEL_PER_TURN ? r->next + CANCEL_PER_TURN : r->n;
+	bool first = r->next == 0;
+
+	log_cancelled(c, r);	/* (called after a commit, but the first time) */
+	r->changed = false;
+	for (uint32_t k = r->next; k < end; k++) {
+		bool this_one = false;
+
+		r->codes[k] = cancel_one(c, r->ids[k], r->signal, r->by, &this_one);
+		r->done[k] = this_one;
+		r->changed |= this_one;
+	}
+	r->next = end;
+	if (!r->changed && r->next == r->n) {
+		answer_cancelled(c);
+		return;
+	}
+	conn_wait_commit(c, r->next == r->n ? answer_cancelled : cancel_more, 0);
+	if (first)
+		drive_want_commit(d);	/* (from a request: this loop pass) */
+	else
+		drive_next_turn(d);	/* (from inside a commit: the next pass) */
+}
+
 static void h_cancel(struct conn *c, const uint8_t *frame, size_t len)
 {
 	struct proto_cancel m;
 	struct proto_arena a = { 0 };
 	struct cancel_result *r;
-	bool changed = false;
 	char err[200];
 
 	if (proto_dec_cancel(frame, len, &m, &a, err, sizeof err) < 0) {
@@ -646,21 +692,10 @@ static void h_cancel(struct conn *c, const uint8_t *frame, size_t len)
 		goto out;
 	}
 	r->n = m.count;
+	r->signal = m.signal;
+	memcpy(r->ids, m.ids, m.count * sizeof *r->ids);
 	handlers_who(c, r->by, sizeof r->by);
-	for (uint32_t k = 0; k < m.count; k++) {
-		bool this_one = false;
-
-		r->ids[k] = m.ids[k];
-		r->codes[k] = cancel_one(c, m.ids[k], m.signal, r->by, &this_one);
-		r->done[k] = this_one;
-		changed |= this_one;
-	}
-	if (changed) {
-		conn_wait_commit(c, answer_cancelled, 0);
-		drive_want_commit(conn_daemon(c));
-	} else {
-		answer_cancelled(c);
-	}
+	cancel_more(c);
 out:
 	proto_arena_free(&a);
 }

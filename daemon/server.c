@@ -348,9 +348,12 @@ void server_free(struct daemon *d)
 		event_free(d->tick_ev);
 	if (d->commit_ev)
 		event_free(d->commit_ev);
+	if (d->next_ev)
+		event_free(d->next_ev);
+	free(d->reap);
 	if (d->prune_ev)
 		event_free(d->prune_ev);
-	forecast_free(d);	/* its timer, before the base */
+	forecast_free(d);
 	sysd_free(d);	/* after conn_close_all, which asks whose the socket is */
 	if (d->base)
 		event_base_free(d->base);

@@ -78,6 +78,7 @@ struct daemon {
 	struct event_base *base;
 	int listen_fd;
 	struct event *listen_ev, *tick_ev, *commit_ev, *sig_ev[3];
+	struct event *next_ev;		/* brings another turn (drive_next_turn) */
 	bf_time tick_at;
 	struct sched *sched;
 	struct store *store;
@@ -117,6 +118,10 @@ struct daemon {
 	 * (not every live job). */
 	uint64_t *touched;
 	uint32_t ntouched, touched_cap;
+	/* Ended jobs whose spool and status files are still to remove, a few
+	 * a turn (drive.c, reap_some): from reap[reap_head] on. */
+	uint64_t *reap;
+	uint32_t reap_head, nreap, reap_cap;
 	bool stopping;
 	bool spool_dirty;		/* scripts written since the last sync */
 	bool serving;			/* set up: a failed store now means exit 75 */
@@ -182,6 +187,10 @@ char *jobs_node_list(struct daemon *d, uint64_t id);
 int  drive_init(struct daemon *d);
 /* Ask for the commit callback in this loop pass (a request changed state). */
 void drive_want_commit(struct daemon *d);
+/* Another turn at the next loop pass, after the loop has read the other
+ * clients (drive_want_commit from inside a commit would run the commit
+ * again at once): for work done a slice a turn. */
+void drive_next_turn(struct daemon *d);
 /* Run the pass, commit, then start jobs and answer waiting clients. */
 void drive_commit(struct daemon *d);
 /* Arm the timer for the core's next wake-up. */

@@ -14,16 +14,11 @@
  * turns (BACKFILLD_TEST_FORECAST_SLICE). */
 static uint32_t test_chunk(void)
 {
-	static long n = -1;
+	static uint32_t n = UINT32_MAX;
 
-	if (n < 0) {
-		const char *e = getenv("BACKFILLD_TEST_FORECAST_SLICE");
-
-		n = e ? strtol(e, NULL, 10) : 0;
-		if (n < 0 || n > FORECAST_CHUNK)
-			n = 0;
-	}
-	return (uint32_t)n;
+	if (n == UINT32_MAX)
+		n = server_test_knob("BACKFILLD_TEST_FORECAST_SLICE", FORECAST_CHUNK);
+	return n;
 }
 
 void forecast_stale(struct daemon *d)

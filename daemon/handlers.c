@@ -303,16 +303,11 @@ struct listing {
  * fewer (BACKFILLD_TEST_LIST_ROWS), so that a short queue is cut too. */
 static uint32_t test_rows(void)
 {
-	static long n = -1;
+	static uint32_t n = UINT32_MAX;
 
-	if (n < 0) {
-		const char *e = getenv("BACKFILLD_TEST_LIST_ROWS");
-
-		n = e ? strtol(e, NULL, 10) : 0;
-		if (n < 0 || n > PROTO_MAX_LIST)
-			n = 0;
-	}
-	return (uint32_t)n;
+	if (n == UINT32_MAX)
+		n = server_test_knob("BACKFILLD_TEST_LIST_ROWS", PROTO_MAX_LIST);
+	return n;
 }
 
 static bool full(const struct listing *l)

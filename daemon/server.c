@@ -232,15 +232,22 @@ static int stored_grace(struct daemon *d, bf_time *restore_with, char *err, size
 	}
 }
 
+uint32_t server_test_knob(const char *name, uint32_t max)
+{
+	const char *e = getenv(name);
+	long n = e ? strtol(e, NULL, 10) : 0;
+
+	return n > 0 && (unsigned long)n <= max ? (uint32_t)n : 0;
+}
+
 /* Jobs placed again per loop turn: SCHED_LIVE_PLACES, or for the tests
  * fewer, so that a short queue takes several turns
  * (BACKFILLD_TEST_PLACE_SLICE). */
 static uint32_t place_slice(void)
 {
-	const char *e = getenv("BACKFILLD_TEST_PLACE_SLICE");
-	long n = e ? strtol(e, NULL, 10) : 0;
+	uint32_t n = server_test_knob("BACKFILLD_TEST_PLACE_SLICE", SCHED_LIVE_PLACES);
 
-	return n > 0 && n < SCHED_LIVE_PLACES ? (uint32_t)n : SCHED_LIVE_PLACES;
+	return n ? n : SCHED_LIVE_PLACES;
 }
 
 int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t errlen)

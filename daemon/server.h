@@ -191,6 +191,10 @@ void drive_want_commit(struct daemon *d);
  * clients (drive_want_commit from inside a commit would run the commit
  * again at once): for work done a slice a turn. */
 void drive_next_turn(struct daemon *d);
+
+/* A knob for the tests from the environment: the number in `name`, 0 if
+ * it is unset or not in 1..max. */
+uint32_t server_test_knob(const char *name, uint32_t max);
 /* Run the pass, commit, then start jobs and answer waiting clients. */
 void drive_commit(struct daemon *d);
 /* Arm the timer for the core's next wake-up. */

@@ -98,6 +98,13 @@ silent() {
 	done <"$1"
 }
 
+# moved_later BEFORE AFTER: how many jobs of BEFORE have a later guarantee
+# (or none) in AFTER.
+moved_later() {
+	awk 'NR==FNR { a[$1] = $2; next } ($1 in a) && a[$1] != "none" &&
+		($2 == "none" || $2 + 0 > a[$1] + 0)' "$1" "$2" | wc -l
+}
+
 # The jobs a test left running belong to its daemon's supervisors: cancel
 # them all before the daemon stops, then stop it.
 cleanup_daemon() {

@@ -140,8 +140,7 @@ guarantees >g0; cp daemon.log log0
 sleep 0.5
 guarantees >g1; cp daemon.log log1
 silent g0 g1 log0 >"$TMP/silent"
-later=$(awk 'NR==FNR { a[$1] = $2; next } ($1 in a) && a[$1] != "none" &&
-	($2 == "none" || $2 + 0 > a[$1] + 0)' g0 g1 | wc -l)
+later=$(moved_later g0 g1)
 [ ! -s "$TMP/silent" ] && [ "$later" -gt 0 ]
 ok $? "drain under conservative with $(wc -l <g0) queued: $later guarantees moved later, each announced"
 sed 's/^/# /' "$TMP/silent"

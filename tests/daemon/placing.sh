@@ -46,8 +46,7 @@ ok $? "the jobs were placed again over several loop turns (log: ${line#*: })"
 
 guarantees >g1
 silent g0 g1 log0 >"$TMP/silent"
-later=$(awk 'NR==FNR { a[$1] = $2; next } ($1 in a) && a[$1] != "none" &&
-	($2 == "none" || $2 + 0 > a[$1] + 0)' g0 g1 | wc -l)
+later=$(moved_later g0 g1)
 [ ! -s "$TMP/silent" ] && [ "$later" -ge 2 ]
 ok $? "$later guarantees moved later, each announced"
 sed 's/^/# /' "$TMP/silent"

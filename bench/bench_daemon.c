@@ -1551,8 +1551,9 @@ static void section_big(void)
 		       "%u per request: %.2f s\n", nq, CANCEL_CHUNK, t);
 	}
 	if (cut)
-		printf("[d] a listing that does not fit one frame (%u MiB) is cut in halves until "
-		       "it fits.\n", PROTO_MAX_PAYLOAD >> 20);
+		printf("[d] a listing that does not fit one frame (%u MiB) holds the jobs that fit "
+		       "(running, then queued in order) and says how many there were.\n",
+		       PROTO_MAX_PAYLOAD >> 20);
 out:
 	probe_report(&pr, "until it broke off");	/* a probe left running */
 	printf("\n");

@@ -313,7 +313,7 @@ static bf_time cons_search(struct sched *s, const struct job *j, bf_time now, bo
  * search where 300 are usual, and slices four times as long). */
 #define SLICE_SKIP	1
 #define SLICE_SEARCH	4
-#define SLICE_STEPS	100	/* steps of a search per unit (~25 ns a step) */
+#define SLICE_STEPS	40	/* steps of a search per unit (25-80 ns a step) */
 #define SLICE_MOVE	16
 
 static inline void spend(uint32_t *budget, uint64_t units)

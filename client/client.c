@@ -378,32 +378,31 @@ static void put2(char *p, int v)
  * is a multiple of 15 minutes and changes at a whole quarter hour (UTC),
  * so within a quarter hour of UTC the local time is the quarter's start
  * plus the seconds since, in the same hour. bq -a converts two or three
- * times a row, most near those of the row before. The cache is for one
- * TZ: another empties it. */
+ * times a row, most near those of the row before. The cache is for the
+ * zone in force at the first call: client_set_tz changes it. */
 #define QUARTER 900
 #define QUARTERS 64
 
+static struct quarter {
+	bool set;
+	time_t start;
+	struct tm tm;
+} quarters[QUARTERS];
+
+int client_set_tz(const char *tz)
+{
+	int rc = tz ? setenv("TZ", tz, 1) : unsetenv("TZ");
+
+	tzset();
+	memset(quarters, 0, sizeof quarters);
+	return rc;
+}
+
 static bool local_time(time_t s, struct tm *tm)
 {
-	static struct quarter {
-		bool set;
-		time_t start;
-		struct tm tm;
-	} memo[QUARTERS];
-	static char zone[256];
-	const char *tz = getenv("TZ");
 	time_t start = s - ((s % QUARTER) + QUARTER) % QUARTER;
-	struct quarter *q = &memo[(uint64_t)(start / QUARTER) % QUARTERS];
+	struct quarter *q = &quarters[(uint64_t)(start / QUARTER) % QUARTERS];
 	int since = (int)(s - start);
-
-	if (!tz)
-		tz = "";
-	if (strlen(tz) >= sizeof zone)
-		return localtime_r(&s, tm) != NULL;
-	if (strcmp(tz, zone) != 0) {
-		memset(memo, 0, sizeof memo);
-		strcpy(zone, tz);
-	}
 
 	if (!q->set || q->start != start) {
 		if (!localtime_r(&start, &q->tm)) {

@@ -64,6 +64,9 @@ int client_call(const char *prog, const char *socket_opt, const struct proto_buf
 /* Local time, "YYYY-MM-DD HH:MM:SS" (whole seconds, rounded down).
  * Like snprintf. A time that cannot be shown is written as "?". */
 int client_format_time(bf_time t, char *buf, size_t len);
+/* Set TZ (NULL: unset it) for the times formatted from now on; 0 or -1.
+ * (client_format_time caches local times of the zone in force.) */
+int client_set_tz(const char *tz);
 /* A bound shown to the second ("at the latest": a guaranteed start, an end
  * by the time limit) is rounded up, so it is never earlier than the truth. */
 static inline bf_time client_ceil_second(bf_time t)

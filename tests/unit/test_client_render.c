@@ -52,8 +52,7 @@ static void same_as_strftime(void)
 	char b[64], want[64];
 
 	for (size_t z = 0; z < sizeof zones / sizeof *zones; z++) {
-		setenv("TZ", zones[z], 1);
-		tzset();
+		client_set_tz(zones[z]);
 		for (int k = 0; k < 20000; k++) {
 			struct tm tm;
 			time_t s;
@@ -71,8 +70,7 @@ static void same_as_strftime(void)
 		}
 	}
 	ok(bad == 0, "%u of %u times differ from strftime's in seven zones", bad, n);
-	setenv("TZ", "UTC", 1);
-	tzset();
+	client_set_tz("UTC");
 	client_format_time((bf_time)253402300800 * BF_SEC, b, sizeof b);
 	ok(strcmp(b, "10000-01-01 00:00:00") == 0, "a five-digit year (%s)", b);
 }
@@ -81,8 +79,7 @@ static void times(void)
 {
 	char b[64];
 
-	setenv("TZ", "UTC", 1);
-	tzset();
+	client_set_tz("UTC");
 	client_format_time(0, b, sizeof b);
 	ok(strcmp(b, "1970-01-01 00:00:00") == 0, "the epoch (%s)", b);
 	client_format_time(T0 + BF_SEC * 3 / 2, b, sizeof b);
@@ -91,16 +88,14 @@ static void times(void)
 	ok(strcmp(b, "1969-12-31 23:59:59") == 0, "before the epoch rounds down too (%s)", b);
 	client_format_time(BF_NEVER, b, sizeof b);
 	ok(strcmp(b, "?") == 0, "'never' cannot be shown (%s)", b);
-	setenv("TZ", "XYZ-2", 1);
-	tzset();
+	client_set_tz("XYZ-2");
 	client_format_time(0, b, sizeof b);
 	ok(strcmp(b, "1970-01-01 02:00:00") == 0, "local time (%s)", b);
 	client_format_iso(0, b, sizeof b);
 	ok(strcmp(b, "1970-01-01T00:00:00Z") == 0, "ISO 8601 is UTC (%s)", b);
 	client_format_iso(T0 + 999999, b, sizeof b);
 	ok(strcmp(b, "2026-11-21T14:00:00Z") == 0, "ISO 8601, whole seconds (%s)", b);
-	setenv("TZ", "UTC", 1);
-	tzset();
+	client_set_tz("UTC");
 	ok(client_format_time(T0, NULL, 0) == 19, "like snprintf: the length needed");
 	client_format_time(T0, b, 11);
 	ok(strcmp(b, "2026-11-21") == 0, "cut to the buffer, terminated (%s)", b);
@@ -247,8 +242,7 @@ static void table(void)
 	size_t start_col;
 	bool aligned = true;
 
-	setenv("TZ", "UTC", 1);
-	tzset();
+	client_set_tz("UTC");
 	render_table(f, &js, true);
 	fclose(f);
 	dump();

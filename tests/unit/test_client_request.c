@@ -884,8 +884,7 @@ int main(void)
 	char *slash;
 
 	signal(SIGPIPE, SIG_IGN);
-	setenv("TZ", "UTC", 1);
-	tzset();
+	client_set_tz("UTC");
 	unsetenv("BACKFILLD_SOCKET");
 	proto_buf_init(&reply_buf);
 	proto_buf_init(&req_buf);

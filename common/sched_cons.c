@@ -229,6 +229,15 @@ static bf_time search_between(const struct sched *s, const struct job *j, bf_tim
 
 static void bounds_add(struct place_bounds *b, const struct sched *s, const struct job *j)
 {
+	struct place_bound *last = &b->e[(b->next + PLACE_BOUNDS - 1) % PLACE_BOUNDS];
+
+	/* A job like the last one, placed no earlier: it replaces that one
+	 * (in a run of equal jobs, each bounds the next). */
+	if (b->count && last->nodes == j->nodes && last->hold == j->hold && last->at <= j->resv &&
+	    last->user == job_user(s, j)) {
+		last->at = j->resv;
+		return;
+	}
 	b->e[b->next] = (struct place_bound){ .nodes = j->nodes, .user = job_user(s, j),
 		.hold = j->hold, .at = j->resv };
 	b->next = (b->next + 1) % PLACE_BOUNDS;

@@ -663,8 +663,14 @@ int drive_watch(struct daemon *d, struct djob *j)
 
 static void reap_later(struct daemon *d, uint64_t id)
 {
-	if (d->reap_head > 0 && d->reap_head == d->nreap)
-		d->reap_head = d->nreap = 0;	/* all done: start over at the front */
+	if (d->nreap == d->reap_cap && d->reap_head > 0) {
+		/* Those done leave the front (ends that outpace the removals
+		 * would otherwise grow the list for ever). */
+		memmove(d->reap, d->reap + d->reap_head,
+		        (d->nreap - d->reap_head) * sizeof *d->reap);
+		d->nreap -= d->reap_head;
+		d->reap_head = 0;
+	}
 	if (d->nreap == d->reap_cap) {
 		uint32_t cap = d->reap_cap ? 2 * d->reap_cap : 256;
 		uint64_t *r = realloc(d->reap, cap * sizeof *r);

@@ -105,13 +105,19 @@ const char *sched_strerror(int err);
 /* The largest partition: node indices and counts stay far from overflow. */
 #define SCHED_MAX_NODES (UINT32_MAX / 4)
 
-/* The work per call of compression the live daemon gives (compress_slice):
- * at most about 15 ms with 100,000 queued in a tight plan (bench_depth),
- * 1-2 ms where the searches are short. */
-#define SCHED_LIVE_SLICE 4096
-/* The jobs per call the live daemon places again (place_slice): about
- * 10 ms in a dense plan with 100,000 queued (bench_depth). */
-#define SCHED_LIVE_PLACES 48
+/* The live daemon's loop turn: sched_run() calls, each with a slice of
+ * SCHED_LIVE_SLICE units of compression (compress_slice) or of
+ * SCHED_LIVE_PLACES jobs placed again (place_slice), until there is no
+ * more to do, SCHED_LIVE_CALLS calls were made, or SCHED_LIVE_TURN has
+ * passed (the daemon reads the clock, the core does not). The count
+ * bounds what a turn moves, which the daemon then stores (about 200 jobs
+ * where every job moves); the time bounds a turn where a unit of work
+ * costs ten times more (a step of a search takes 25 to 250 ns, by the
+ * plan's memory), to a small slice past it. */
+#define SCHED_LIVE_SLICE 512
+#define SCHED_LIVE_PLACES 6
+#define SCHED_LIVE_CALLS 8
+#define SCHED_LIVE_TURN (BF_SEC / 200)	/* 5 ms */
 
 struct sched_params {
 	enum sched_policy policy;
@@ -142,12 +148,13 @@ struct sched_params {
 	 * the same as in one call. */
 	uint32_t compress_passes;
 	/* Work one call of compression does at most (0: a whole pass), in
-	 * units: a job visited 1, searched 4 more, moved 16 more. A pass over
+	 * units: a job visited 1, searched 4 more and one a 40 steps of the
+	 * search, moved 16 more. A pass over
 	 * a deep queue is cut into slices, one a call, between which the
 	 * daemon serves clients. A slice leaves a whole plan, as a pass does:
 	 * the jobs it reached have moved (only earlier), the others keep their
 	 * places; the next call goes on where it stopped. The live daemon
-	 * gives SCHED_LIVE_SLICE (about 200 moves) and compress_passes = 1. */
+	 * gives SCHED_LIVE_SLICE and compress_passes = 1. */
 	uint32_t compress_slice;
 	/* Conservative: jobs one call places at most of those waiting for a
 	 * place (0: all at once). A lost node, a longer hold, a lower cap or

@@ -9,6 +9,7 @@
 #include <syslog.h>
 #include <unistd.h>
 #include <event2/event.h>
+#include "clock.h"
 #include "duration.h"
 #include "log.h"
 #include "sd.h"
@@ -698,6 +699,25 @@ static void reap_some(struct daemon *d)
 		drive_next_turn(d);
 }
 
+/* The core's passes for this turn: slices of its work (a settling
+ * compression, placing again) until none is left, the turn made
+ * turn_calls of them, or SCHED_LIVE_TURN has passed (see sched.h). */
+static void run_slices(struct daemon *d, bf_time now)
+{
+	bf_time t0 = clock_monotonic();
+	int rc;
+
+	for (uint32_t k = 1;; k++) {
+		if ((rc = sched_run(d->sched, now)) < 0) {
+			log_warnx("scheduling pass: %s", sched_strerror(rc));
+			return;
+		}
+		if (k >= d->turn_calls || sched_next_wakeup(d->sched) > now ||
+		    clock_monotonic() - t0 >= SCHED_LIVE_TURN)
+			return;
+	}
+}
+
 /* Say how long placing again took, once it is over (it began at an
  * event before this turn: the turn's pass placed the next slice). */
 static void note_placing(struct daemon *d, bf_time now)
@@ -753,8 +773,7 @@ void drive_commit(struct daemon *d)
 		else
 			log_info("the policy is now %s", sched_policy_name(d->o.policy));
 	}
-	if ((rc = sched_run(d->sched, now)) < 0)
-		log_warnx("scheduling pass: %s", sched_strerror(rc));
+	run_slices(d, now);
 	note_placing(d, now);
 	take_actions(d, now);
 	sync_guarantees(d);

@@ -240,15 +240,6 @@ uint32_t server_test_knob(const char *name, uint32_t max)
 	return n > 0 && (unsigned long)n <= max ? (uint32_t)n : 0;
 }
 
-/* Jobs placed again per loop turn: SCHED_LIVE_PLACES, or for the tests
- * fewer, so that a short queue takes several turns
- * (BACKFILLD_TEST_PLACE_SLICE). */
-static uint32_t place_slice(void)
-{
-	uint32_t n = server_test_knob("BACKFILLD_TEST_PLACE_SLICE", SCHED_LIVE_PLACES);
-
-	return n ? n : SCHED_LIVE_PLACES;
-}
 
 int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t errlen)
 {
@@ -258,7 +249,10 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 	 * took back (see sched.h). */
 	struct sched_params prm = { .policy = o->policy, .kill_grace = o->kill_grace,
 	                            .compress_passes = 1, .compress_slice = SCHED_LIVE_SLICE,
-	                            .place_slice = place_slice() };
+	                            .place_slice = SCHED_LIVE_PLACES };
+	/* For the tests, a few jobs placed again a turn, so that a short
+	 * queue takes several (BACKFILLD_TEST_PLACE_SLICE): one call a turn. */
+	uint32_t test_places = server_test_knob("BACKFILLD_TEST_PLACE_SLICE", SCHED_LIVE_PLACES);
 	static const int stops[] = { SIGTERM, SIGINT };
 
 	memset(d, 0, sizeof *d);
@@ -295,6 +289,9 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 	if (stored_policy(d, &prm.policy, err, errlen) < 0 ||
 	    stored_grace(d, &prm.kill_grace, err, errlen) < 0)
 		return -1;
+	d->turn_calls = test_places ? 1 : SCHED_LIVE_CALLS;
+	if (test_places)
+		prm.place_slice = test_places;
 	if (sched_new(&d->sched, &prm) != SCHED_OK || idmap_init(&d->ids, 1024) < 0 ||
 	    !(d->base = event_base_new()) || event_base_priority_init(d->base, 3) < 0 ||
 	    drive_init(d) < 0) {

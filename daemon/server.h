@@ -114,6 +114,7 @@ struct daemon {
 	 * the end. */
 	uint64_t placing_turn, placing_replans;
 	bf_time placing_since;
+	uint32_t turn_calls;		/* sched_run calls a turn at most (drive_commit) */
 	/* Jobs stored or started in this pass: what the commit must look at
 	 * (not every live job). */
 	uint64_t *touched;

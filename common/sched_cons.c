@@ -765,7 +765,12 @@ static void adopt_one(struct sched *s, uint32_t slot, bf_time now)
  * Placed so, each job sits at the earliest start the jobs placed before
  * it leave, and the jobs after it only take more: the plan is
  * already compressed, and every job is settled. Room for a reservation
- * and an announcement per queued job was made by the caller. */
+ * and an announcement per queued job was made by the caller.
+ *
+ * Under EASY and FCFS only the head holds a promise: the holder is placed
+ * at once, and the others, with none to keep, are placed as a repair
+ * places what it took back (cons_replace: in queue order, with
+ * place_slice a slice a call; with 100,000 queued, a second and more). */
 void cons_adopt(struct sched *s, bf_time now)
 {
 	/* Under a cap the job promised the head's shadow need not be the
@@ -786,9 +791,27 @@ void cons_adopt(struct sched *s, bf_time now)
 	freed_forget(s, s->epoch);
 	if (first != IDMAP_NONE)
 		adopt_one(s, first, now);
-	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next)
-		if (i != first)
-			adopt_one(s, i, now);
+	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
+		if (i != first && s->jobs[i].resv != BF_NEVER) {
+			/* A promise besides the head's (not made by EASY or
+			 * FCFS): each kept or told, one by one. */
+			for (i = s->qhead; i != NONE; i = s->jobs[i].next)
+				if (i != first)
+					adopt_one(s, i, now);
+			return;
+		}
+	}
+	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
+		struct job *j = &s->jobs[i];
+
+		if (i == first)
+			continue;
+		j->flags = (uint8_t)((j->flags & ~(JF_READY | JF_RESERVED | JF_WAITED)) | JF_EVICTED);
+		j->why = BROKEN_POLICY;	/* (none is told: none had a promise) */
+	}
+	s->placing = true;
+	s->place_cursor = s->qhead;
+	cons_replace(s, now);
 }
 
 /* The policy stops being conservative: every reservation leaves the plan,

@@ -522,6 +522,56 @@ static void placing_in_slices(void)
 	sched_free(d.s);
 }
 
+/* A switch from EASY to conservative places the queued jobs as if they
+ * arrived now: with place_slice, a slice a call, the same places as all at
+ * once, the head's promise kept. */
+static void policy_switch_in_slices(void)
+{
+	struct sched *s[2];
+	struct sched_job_info a, b;
+	int calls = 0, differ = 0;
+	unsigned seed = 7;
+
+	for (int k = 0; k < 2; k++) {
+		sched_new(&s[k], &(struct sched_params){ .policy = SCHED_EASY, .nodes = 8,
+		                                         .place_slice = k ? 2 : 0 });
+		sched_submit(s[k], S(0), 1, 8, S(100));
+		sched_run(s[k], S(0));
+	}
+	for (uint64_t id = 2; id <= 31; id++) {
+		seed = seed * 1103515245u + 12345u;
+		for (int k = 0; k < 2; k++)
+			sched_submit(s[k], S(1), id, 1 + (seed >> 8) % 8, S(10 + (seed >> 12) % 90));
+	}
+	for (int k = 0; k < 2; k++) {
+		sched_run(s[k], S(1));
+		sched_clear_actions(s[k]);
+		sched_set_policy(s[k], S(2), SCHED_CONSERVATIVE);
+	}
+	ok(!sched_placing(s[0]) && sched_placing(s[1]),
+	   "switch to conservative: all placed at once, or the first slice placed");
+	while (sched_placing(s[1]) && calls < 100) {
+		sched_run(s[1], S(2));
+		calls++;
+	}
+	sched_run(s[0], S(2));
+	for (uint64_t id = 2; id <= 31; id++)
+		differ += sched_job_info(s[0], id, &a) != SCHED_OK ||
+		          sched_job_info(s[1], id, &b) != SCHED_OK || a.guarantee != b.guarantee ||
+		          a.first_guarantee != b.first_guarantee || a.guarantee == BF_NEVER;
+	ok(calls > 5 && differ == 0, "switch to conservative in slices (%d calls): the 30 guarantees "
+	   "as all at once (%d differ)", calls, differ);
+	sched_job_info(s[1], 2, &b);
+	ok_eq(b.guarantee, S(100), "switch: the head keeps its promise (the blocker's end)");
+	ok_eq(sched_get_stats(s[1])->broken, 0, "switch: no promise broken");
+	for (int k = 0; k < 2; k++) {
+		char msg[200] = "";
+
+		ok(sched_check(s[k], S(2), msg, sizeof msg) == 0, "switch: invariants (%s)", msg);
+		sched_free(s[k]);
+	}
+}
+
 /* A drained node finishes its job and takes no new one: the job is not
  * signalled, the node is out of the plan from the job's planned end, the
  * guarantees that no longer fit are told (BROKEN_NODE_DRAINED), and a
@@ -1349,6 +1399,7 @@ int main(void)
 	forecast_in_slices(SCHED_FCFS);
 	sliced_settling(0);
 	placing_in_slices();
+	policy_switch_in_slices();
 	sliced_settling(7);
 	sliced_with_events();
 	restart();

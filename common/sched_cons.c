@@ -759,6 +759,15 @@ static void adopt_one(struct sched *s, uint32_t slot, bf_time now)
 		j->first_guarantee = j->resv;	/* the promise from now on */
 }
 
+/* Whether a queued job other than `first` holds a promise. */
+static bool promise_besides(const struct sched *s, uint32_t first)
+{
+	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next)
+		if (i != first && s->jobs[i].resv != BF_NEVER)
+			return true;
+	return false;
+}
+
 /* The policy becomes conservative (sched_set_policy): the plan holds the
  * running jobs only, and every queued job is placed in queue order as if
  * it arrived now (under a cap, the holder of the head's promise first).
@@ -791,15 +800,12 @@ void cons_adopt(struct sched *s, bf_time now)
 	freed_forget(s, s->epoch);
 	if (first != IDMAP_NONE)
 		adopt_one(s, first, now);
-	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
-		if (i != first && s->jobs[i].resv != BF_NEVER) {
-			/* A promise besides the head's (not made by EASY or
-			 * FCFS): each kept or told, one by one. */
-			for (i = s->qhead; i != NONE; i = s->jobs[i].next)
-				if (i != first)
-					adopt_one(s, i, now);
-			return;
-		}
+	if (promise_besides(s, first)) {
+		/* (not made by EASY or FCFS): each kept or told, one by one */
+		for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next)
+			if (i != first)
+				adopt_one(s, i, now);
+		return;
 	}
 	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
 		struct job *j = &s->jobs[i];

@@ -662,6 +662,12 @@ int drive_watch(struct daemon *d, struct djob *j)
  * a restart sweeps whatever a stop left behind. */
 #define REAP_PER_TURN 32
 
+static void remove_files(struct daemon *d, uint64_t id)
+{
+	runner_forget(d->spool.status_dir, id);
+	spool_job_remove(&d->spool, id);
+}
+
 static void reap_later(struct daemon *d, uint64_t id)
 {
 	if (d->nreap == d->reap_cap && d->reap_head > 0) {
@@ -677,8 +683,7 @@ static void reap_later(struct daemon *d, uint64_t id)
 		uint64_t *r = realloc(d->reap, cap * sizeof *r);
 
 		if (!r) {	/* no room to remember it: now, then */
-			runner_forget(d->spool.status_dir, id);
-			spool_job_remove(&d->spool, id);
+			remove_files(d, id);
 			return;
 		}
 		d->reap = r;
@@ -689,12 +694,8 @@ static void reap_later(struct daemon *d, uint64_t id)
 
 static void reap_some(struct daemon *d)
 {
-	for (uint32_t k = 0; k < REAP_PER_TURN && d->reap_head < d->nreap; k++) {
-		uint64_t id = d->reap[d->reap_head++];
-
-		runner_forget(d->spool.status_dir, id);
-		spool_job_remove(&d->spool, id);
-	}
+	for (uint32_t k = 0; k < REAP_PER_TURN && d->reap_head < d->nreap; k++)
+		remove_files(d, d->reap[d->reap_head++]);
 	if (d->reap_head < d->nreap)
 		drive_next_turn(d);
 }

@@ -9,18 +9,6 @@
 #include "log.h"
 #include "server.h"
 
-/* Jobs planned between looks at the clock: FORECAST_CHUNK, or for the
- * tests a few and one chunk a turn, so that a short queue takes several
- * turns (BACKFILLD_TEST_FORECAST_SLICE). */
-static uint32_t test_chunk(void)
-{
-	static uint32_t n = UINT32_MAX;
-
-	if (n == UINT32_MAX)
-		n = server_test_knob("BACKFILLD_TEST_FORECAST_SLICE", FORECAST_CHUNK);
-	return n;
-}
-
 void forecast_stale(struct daemon *d)
 {
 	d->fc.stale = true;
@@ -38,18 +26,20 @@ static void put(uint64_t id, bf_time t, void *arg)
 }
 
 /* A slice of the forecast being made (or of the arrivals since it was
- * whole): chunks until FORECAST_TURN has passed. A forecast that cannot
- * go on is dropped. */
+ * whole): chunks of FORECAST_CHUNK jobs until FORECAST_TURN has passed, or
+ * for the tests one chunk of a few a turn, so that a short queue takes
+ * several turns (test.forecast_chunk). A forecast that cannot go on is
+ * dropped. */
 static void step(struct daemon *d, bf_time now)
 {
 	struct forecast *f = &d->fc;
-	uint32_t chunk = test_chunk() ? test_chunk() : FORECAST_CHUNK;
+	uint32_t chunk = d->test.forecast_chunk ? d->test.forecast_chunk : FORECAST_CHUNK;
 	bf_time t0 = clock_monotonic();
 	int rc;
 
 	do
 		rc = sched_forecast_step(d->sched, f->run, now, chunk, put, d);
-	while (rc == 0 && !test_chunk() && clock_monotonic() - t0 < FORECAST_TURN);
+	while (rc == 0 && !d->test.forecast_chunk && clock_monotonic() - t0 < FORECAST_TURN);
 	f->stepped = d->turns;
 	f->complete = rc == 1;
 	if (rc == 1 && f->shown != f->round) {

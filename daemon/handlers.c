@@ -299,20 +299,13 @@ struct listing {
 	uint32_t queue_seen;	/* queued jobs visited (for the total, once full) */
 };
 
-/* Rows a listing holds at most: what fits one frame, or for the tests
- * fewer (BACKFILLD_TEST_LIST_ROWS), so that a short queue is cut too. */
-static uint32_t test_rows(void)
-{
-	static uint32_t n = UINT32_MAX;
-
-	if (n == UINT32_MAX)
-		n = server_test_knob("BACKFILLD_TEST_LIST_ROWS", PROTO_MAX_LIST);
-	return n;
-}
-
+/* A job did not fit the frame, or for the tests the listing holds the
+ * few rows they asked for (test.list_rows: a short queue is cut too). */
 static bool full(const struct listing *l)
 {
-	return l->count < l->total || (test_rows() && l->count == test_rows());
+	uint32_t rows = conn_daemon(l->c)->test.list_rows;
+
+	return l->count < l->total || (rows && l->count == rows);
 }
 
 static void add_row(struct listing *l, const struct store_job *r, bf_time predicted)

@@ -232,14 +232,15 @@ static int stored_grace(struct daemon *d, bf_time *restore_with, char *err, size
 	}
 }
 
-uint32_t server_test_knob(const char *name, uint32_t max)
+/* A knob for the tests from the environment: the number in `name`, 0 if
+ * it is unset or not in 1..max. */
+static uint32_t test_knob(const char *name, uint32_t max)
 {
 	const char *e = getenv(name);
 	long n = e ? strtol(e, NULL, 10) : 0;
 
 	return n > 0 && (unsigned long)n <= max ? (uint32_t)n : 0;
 }
-
 
 int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t errlen)
 {
@@ -250,9 +251,6 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 	struct sched_params prm = { .policy = o->policy, .kill_grace = o->kill_grace,
 	                            .compress_passes = 1, .compress_slice = SCHED_LIVE_SLICE,
 	                            .place_slice = SCHED_LIVE_PLACES };
-	/* For the tests, a few jobs placed again a turn, so that a short
-	 * queue takes several (BACKFILLD_TEST_PLACE_SLICE): one call a turn. */
-	uint32_t test_places = server_test_knob("BACKFILLD_TEST_PLACE_SLICE", SCHED_LIVE_PLACES);
 	static const int stops[] = { SIGTERM, SIGINT };
 
 	memset(d, 0, sizeof *d);
@@ -289,9 +287,16 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 	if (stored_policy(d, &prm.policy, err, errlen) < 0 ||
 	    stored_grace(d, &prm.kill_grace, err, errlen) < 0)
 		return -1;
-	d->turn_calls = test_places ? 1 : SCHED_LIVE_CALLS;
-	if (test_places)
-		prm.place_slice = test_places;
+	/* For the tests, slices small enough that a short queue takes several
+	 * turns: a few jobs placed again a turn, in one call
+	 * (BACKFILLD_TEST_PLACE_SLICE), a few planned a turn by the forecast
+	 * (_FORECAST_SLICE), and a listing cut at a few rows (_LIST_ROWS). */
+	d->test.place_slice = test_knob("BACKFILLD_TEST_PLACE_SLICE", SCHED_LIVE_PLACES);
+	d->test.forecast_chunk = test_knob("BACKFILLD_TEST_FORECAST_SLICE", FORECAST_CHUNK);
+	d->test.list_rows = test_knob("BACKFILLD_TEST_LIST_ROWS", PROTO_MAX_LIST);
+	d->turn_calls = d->test.place_slice ? 1 : SCHED_LIVE_CALLS;
+	if (d->test.place_slice)
+		prm.place_slice = d->test.place_slice;
 	if (sched_new(&d->sched, &prm) != SCHED_OK || idmap_init(&d->ids, 1024) < 0 ||
 	    !(d->base = event_base_new()) || event_base_priority_init(d->base, 3) < 0 ||
 	    drive_init(d) < 0) {

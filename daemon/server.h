@@ -109,12 +109,17 @@ struct daemon {
 	struct forecast fc;		/* predicted starts (EASY/FCFS) */
 	uint64_t turns;			/* loop turns that committed (drive_commit) */
 	/* Placing again what a lost node (a longer hold, a move to the
-	 * front) took back, a slice a turn: since which turn and when, and
+	 * front) took back, slices over turns: since which turn and when, and
 	 * the core's replans at the last turn before, for the log line at
 	 * the end. */
 	uint64_t placing_turn, placing_replans;
 	bf_time placing_since;
 	uint32_t turn_calls;		/* sched_run calls a turn at most (drive_commit) */
+	/* Smaller slices the tests ask for (BACKFILLD_TEST_*, server_init);
+	 * 0: none. */
+	struct {
+		uint32_t place_slice, forecast_chunk, list_rows;
+	} test;
 	/* Jobs stored or started in this pass: what the commit must look at
 	 * (not every live job). */
 	uint64_t *touched;
@@ -192,10 +197,6 @@ void drive_want_commit(struct daemon *d);
  * clients (drive_want_commit from inside a commit would run the commit
  * again at once): for work done a slice a turn. */
 void drive_next_turn(struct daemon *d);
-
-/* A knob for the tests from the environment: the number in `name`, 0 if
- * it is unset or not in 1..max. */
-uint32_t server_test_knob(const char *name, uint32_t max);
 /* Run the pass, commit, then start jobs and answer waiting clients. */
 void drive_commit(struct daemon *d);
 /* Arm the timer for the core's next wake-up. */

@@ -64,6 +64,7 @@ int sched_new(struct sched **out, const struct sched_params *prm)
 		return SCHED_E_NOMEM;
 	s->prm = *prm;
 	s->qhead = s->qtail = s->free_slot = s->pass_cursor = s->place_cursor = NONE;
+	s->runs_free = NONE;
 	s->next_due = BF_NEVER;
 	s->last_pass = BF_NEVER;
 	s->now = INT64_MIN;
@@ -97,6 +98,8 @@ void sched_free(struct sched *s)
 	free(s->heap);
 	free(s->ready);
 	free(s->moved);
+	free(s->run_of);
+	free(s->runs);
 	free(s->down_since);
 	free(s->acts);
 	xlog_destroy(&s->freed_start);
@@ -141,14 +144,18 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
 static int grow_job_table(struct sched *s)
 {
 	uint32_t cap = s->jobs_cap, hcap = s->jobs_cap, rcap = s->jobs_cap, ucap = s->jobs_cap,
-	         mcap = s->jobs_cap;
+	         mcap = s->jobs_cap, ocap = s->jobs_cap, runcap = s->jobs_cap;
 
 	if (grow((void **)&s->jobs, &cap, s->jobs_used + 1, sizeof *s->jobs) < 0 ||
 	    grow((void **)&s->ju, &ucap, cap, sizeof *s->ju) < 0 ||
 	    grow((void **)&s->heap, &hcap, cap, sizeof *s->heap) < 0 ||
 	    grow((void **)&s->ready, &rcap, cap, sizeof *s->ready) < 0 ||
-	    grow((void **)&s->moved, &mcap, cap, sizeof *s->moved) < 0)
+	    grow((void **)&s->moved, &mcap, cap, sizeof *s->moved) < 0 ||
+	    grow((void **)&s->run_of, &ocap, cap, sizeof *s->run_of) < 0 ||
+	    grow((void **)&s->runs, &runcap, cap, sizeof *s->runs) < 0)
 		return -1;	/* the larger arrays that did grow are kept */
+	/* (the new slots' runs are added once, when the table is larger) */
+	runs_init_slots(s, s->jobs_cap, cap);
 	s->jobs_cap = cap;
 	return 0;
 }
@@ -292,6 +299,7 @@ static void queue_remove(struct sched *s, uint32_t slot)
 {
 	struct job *j = &s->jobs[slot];
 
+	run_changes(s, slot);
 	if (s->pass_cursor == slot)
 		s->pass_cursor = j->next;	/* a sliced pass goes on with the next */
 	if (s->place_cursor == slot)

@@ -93,7 +93,7 @@ int sched_check(const struct sched *s, bf_time now, char *buf, size_t len)
 		return errf(buf, len, "%s (%llu violations)", s->violation,
 		            (unsigned long long)s->violations);
 	if (check_nodes(s, buf, len) < 0 || check_plan(s, now, buf, len) < 0 ||
-	    (user_cap(s) && user_check(s, buf, len) < 0))
+	    (user_cap(s) && user_check(s, buf, len) < 0) || runs_check(s, buf, len) < 0)
 		return -1;
 	return 0;
 }

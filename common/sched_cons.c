@@ -300,9 +300,9 @@ static bf_time cons_search(struct sched *s, const struct job *j, bf_time now, bo
 	}
 	/* The tests that need no more than the job and the log first: most
 	 * jobs a pass looks at end here. */
-	if (j->settled >= s->epoch)
+	if (job_settled(s, j) >= s->epoch)
 		return BF_NEVER;	/* (the common case in a run of equal jobs) */
-	freed_since(s, j->settled);
+	freed_since(s, job_settled(s, j));
 	if (s->freed_memo.first >= j->resv)
 		return BF_NEVER;
 	if (s->settled_epoch == s->epoch)
@@ -342,9 +342,9 @@ static int compress_pass(struct sched *s, bf_time now, bool *done)
 		s->pass_oldest = s->epoch;
 	}
 	*done = false;
-	for (uint32_t i = s->pass_cursor; i != NONE; i = s->jobs[i].next) {
+	for (uint32_t i = s->pass_cursor, alike = NONE; i != NONE; i = s->jobs[i].next) {
 		struct job *j = &s->jobs[i];
-		bf_time a;
+		bf_time a = BF_NEVER;
 
 		if (budget == 0) {
 			s->pass_cursor = i;	/* the next slice starts here */
@@ -358,6 +358,7 @@ static int compress_pass(struct sched *s, bf_time now, bool *done)
 			}
 			if (place(s, i, now))	/* unplaced: nodes may be back */
 				settle(s, i, now, &s->pass_due);
+			alike = NONE;
 			continue;
 		}
 		/* Re-anchor from now. The earliest start before the current
@@ -398,13 +399,27 @@ static int compress_pass(struct sched *s, bf_time now, bool *done)
 			j->settled = s->epoch;
 			remember_settled(s, j);
 		}
-		if (j->settled < s->pass_oldest)
-			s->pass_oldest = j->settled;
+		if (job_settled(s, j) < s->pass_oldest)
+			s->pass_oldest = job_settled(s, j);
 		settle(s, i, now, &s->pass_due);
 		/* Between slices a job moved up may come due before the pass
 		 * ends: the wakeup must not wait for the end of the pass. */
 		if (s->jobs[i].resv < s->next_due && s->jobs[i].resv > now)
 			s->next_due = s->jobs[i].resv;
+		/* A job found at its earliest: the rest of its run with it, or
+		 * it joins the run of the job before it (see sched_runs.c). */
+		if (a != BF_NEVER || j->resv <= now || s->prm.compress_unbounded) {
+			alike = NONE;
+		} else if (s->run_of[i] != NONE && s->runs[s->run_of[i]].first == i) {
+			struct run *r = &s->runs[s->run_of[i]];
+
+			r->settled = s->epoch;
+			i = alike = r->last;	/* the loop goes on after it */
+		} else {
+			if (alike != NONE && j->prev == alike && runs_alike(s, &s->jobs[alike], j))
+				run_join(s, alike, i);
+			alike = i;
+		}
 	}
 	s->pass_open = false;
 	s->pass_cursor = NONE;
@@ -502,6 +517,7 @@ void cons_forget(struct sched *s, uint32_t slot)
 {
 	struct job *j = &s->jobs[slot];
 
+	run_changes(s, slot);
 	ready_remove(s, slot);
 	if (j->flags & JF_RESERVED) {
 		plan_release(s, j, j->resv, j->hold);
@@ -795,6 +811,7 @@ void cons_adopt(struct sched *s, bf_time now)
 	s->pass_cursor = s->place_cursor = NONE;
 	cons_repair_stop(s);
 	s->has_last_head = false;
+	runs_clear(s);
 	forget_settled(s);
 	/* Nobody will ask about regions freed before every job settled. */
 	freed_forget(s, s->epoch);
@@ -825,6 +842,7 @@ void cons_adopt(struct sched *s, bf_time now)
  * job's resv still names its guarantee, for the caller to compare. */
 void cons_drop(struct sched *s)
 {
+	runs_clear(s);
 	forget_settled(s);
 	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
 		struct job *j = &s->jobs[i];

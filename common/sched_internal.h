@@ -40,6 +40,17 @@ struct job_user {
 	uint32_t uslot;		/* with a cap per user: its record in s->users */
 };
 
+/* Conservative: a run of queued jobs next to each other in the queue, all
+ * alike (nodes, hold, reserved start, and user where a cap counts them),
+ * that a compression pass found at their earliest one after another (see
+ * sched_runs.c). Traces submit long runs of equal jobs, placed side by
+ * side at one instant; once the first of a run is found at its earliest,
+ * a pass passes the others by in one step. */
+struct run {
+	uint32_t first, last;	/* the members, along the queue; first links free runs */
+	uint64_t settled;	/* every member settled at this epoch or later */
+};
+
 struct users {
 	struct user *u;
 	uint32_t len, size, free_head;
@@ -112,6 +123,11 @@ struct sched {
 
 	struct job *jobs;
 	struct job_user *ju;	/* per slot, as large as the job table */
+	/* Conservative: per slot, the run the queued job is in (NONE: none);
+	 * the runs, as many as slots, free ones linked from runs_free. */
+	uint32_t *run_of;
+	struct run *runs;
+	uint32_t runs_free;
 	uint32_t jobs_cap, jobs_used, free_slot;
 	uint32_t qhead, qtail, qlen, nrunning;
 	uint64_t next_seq;
@@ -244,10 +260,41 @@ static inline bool user_eligible(const struct sched *s, const struct job *j)
 	return !user_cap(s) || user_of(s, j)->running < user_cap(s);
 }
 
+/* sched_runs.c: runs of alike queued jobs (see struct run). */
+void runs_init_slots(struct sched *s, uint32_t from, uint32_t to);
+/* The job leaves its run: it changes, or leaves the queue (called while it
+ * is still in the queue); the jobs after it in the run leave it too if it
+ * was in the middle. */
+void run_leave(struct sched *s, uint32_t slot);
+/* Every run ends (the plan is made again, or the policy changes). */
+void runs_clear(struct sched *s);
+/* The job at `slot`, found at its earliest by a pass right after `prev`
+ * (the job before it, alike, found so at the same epoch), joins prev's
+ * run (or the two make one). */
+void run_join(struct sched *s, uint32_t prev, uint32_t slot);
+bool runs_alike(const struct sched *s, const struct job *a, const struct job *b);
+int  runs_check(const struct sched *s, char *buf, size_t len);
+
+static inline void run_changes(struct sched *s, uint32_t slot)
+{
+	if (s->run_of[slot] != NONE)
+		run_leave(s, slot);
+}
+
+/* The epoch the job last settled at: its own, or its run's if later. */
+static inline uint64_t job_settled(const struct sched *s, const struct job *j)
+{
+	uint32_t r = s->run_of[j - s->jobs];
+
+	return r == NONE || j->settled >= s->runs[r].settled ? j->settled : s->runs[r].settled;
+}
+
 /* A queued job's reserved or promised start changes: every change goes
  * through here, so the driver hears of it (sched_drain_moved). */
 static inline void set_resv(struct sched *s, struct job *j, bf_time t)
 {
+	if (t != j->resv)
+		run_changes(s, (uint32_t)(j - s->jobs));
 	j->resv = t;
 	if (j->flags & JF_MOVED)
 		return;

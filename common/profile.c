@@ -597,6 +597,40 @@ bf_time profile_first_below(const struct profile *p, int64_t n, bf_time from, bf
 	return k < until ? k : BF_NEVER;
 }
 
+/* The least prefix at a key of subtree i in (lo, hi), acc the prefix before
+ * the subtree; PINF if it has none there. A subtree wholly inside answers
+ * from its summary, so this follows the two paths to lo and hi. */
+static int64_t min_between(const struct profile_node *n, uint32_t i, int64_t acc, bf_time lo,
+                           bf_time hi, bool lo_in, bool hi_in)
+{
+	while (i) {
+		const struct profile_node *x = &n[i];
+		int64_t here, m;
+
+		if (lo_in && hi_in)
+			return acc + x->minp;
+		here = acc + n[x->left].sum + x->delta;
+		if (x->key <= lo) {
+			acc = here;
+			i = x->right;
+		} else if (x->key >= hi) {
+			i = x->left;
+		} else {
+			m = min64(min_between(n, x->left, acc, lo, hi, lo_in, true), here);
+			return min64(m, min_between(n, x->right, here, lo, hi, true, hi_in));
+		}
+	}
+	return PINF;
+}
+
+int64_t profile_min_free(const struct profile *p, bf_time from, bf_time until)
+{
+	uint32_t after;
+	int64_t at = locate(p, from, &after);
+
+	return p->capacity + min64(at, min_between(p->n, p->root, 0, from, until, false, false));
+}
+
 /* The anchor search as a walk along the breakpoints in time order: the
  * free count is carried from one to the next (one addition a step, not a
  * descent from the root), a run with n free starts where the count rises

@@ -90,6 +90,8 @@ bf_time profile_anchor_before_walk(const struct profile *p, int64_t n, bf_time d
                                    bf_time before, bf_time clip);
 bf_time profile_anchor_before_hops(const struct profile *p, int64_t n, bf_time d, bf_time from,
                                    bf_time before, bf_time clip);
+/* The fewest nodes free at any instant of [from, until), from < until. */
+int64_t profile_min_free(const struct profile *p, bf_time from, bf_time until);
 /* Earliest t in [from, until) with fewer than n free, or BF_NEVER. */
 bf_time profile_first_below(const struct profile *p, int64_t n, bf_time from, bf_time until);
 /* The first breakpoint strictly after t, or BF_NEVER: for walking the steps. */

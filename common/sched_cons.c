@@ -330,6 +330,58 @@ static inline void spend(uint32_t *budget, uint64_t units)
 	*budget -= *budget < units ? *budget : (uint32_t)units;
 }
 
+/* Job i just moved from `was` to its earliest place: the jobs right after
+ * it alike (reserved at `was` as it was, as wide and as long) go there
+ * too as far as it has room for them, in one change of the plan. Each
+ * would find that place by its own search: nothing before it fits (the
+ * plan before it only lost room since the first searched, its own old
+ * place lying past the clip of every window that starts earlier), and it
+ * fits there exactly while as many more nodes are free over the window,
+ * which a job moved there takes. Without a cap only (a user's plan would
+ * have to have room too). Returns the last job moved. */
+static uint32_t move_alike(struct sched *s, uint32_t i, bf_time was, bf_time now,
+                           uint32_t *budget)
+{
+	struct job *j = &s->jobs[i];
+	bf_time a = j->resv, until = a + j->hold < was ? a + j->hold : was;
+	bf_time from = a + j->hold > was ? a + j->hold : was;
+	int64_t room = profile_min_free(&s->prof, a, until);
+	uint32_t m = 0, last = i;
+
+	for (uint32_t k = j->next; k != NONE && room >= j->nodes; k = s->jobs[k].next) {
+		const struct job *x = &s->jobs[k];
+
+		if (x->resv != was || x->nodes != j->nodes || x->hold != j->hold ||
+		    !(x->flags & JF_RESERVED))
+			break;
+		room -= j->nodes;
+		m++;
+		last = k;
+	}
+	if (m == 0 || profile_prepare(&s->prof, 4) < 0)
+		return i;
+	spend(budget, SLICE_MOVE + m);
+	profile_release(&s->prof, was, (int64_t)m * j->nodes, j->hold);
+	profile_reserve(&s->prof, a, (int64_t)m * j->nodes, j->hold);
+	cons_freed(s, from, was + j->hold);
+	for (uint32_t k = j->next, prev = i;; prev = k, k = s->jobs[k].next) {
+		struct job *x = &s->jobs[k];
+
+		set_resv(s, x, a);
+		x->settled = s->epoch;
+		run_join(s, prev, k);	/* alike, next to each other, at their earliest */
+		settle(s, k, now, &s->pass_due);
+		s->st.reanchors++;
+		s->st.compress_visits++;
+		if (k == last)
+			break;
+	}
+	if (a < s->next_due && a > now)
+		s->next_due = a;
+	remember_settled(s, &s->jobs[last]);	/* for the next, which did not fit */
+	return last;
+}
+
 static int compress_pass(struct sched *s, bf_time now, bool *done)
 {
 	uint32_t budget = s->prm.compress_slice ? s->prm.compress_slice : UINT32_MAX;
@@ -344,7 +396,7 @@ static int compress_pass(struct sched *s, bf_time now, bool *done)
 	*done = false;
 	for (uint32_t i = s->pass_cursor, alike = NONE; i != NONE; i = s->jobs[i].next) {
 		struct job *j = &s->jobs[i];
-		bf_time a = BF_NEVER;
+		bf_time a = BF_NEVER, was = BF_NEVER;
 
 		if (budget == 0) {
 			s->pass_cursor = i;	/* the next slice starts here */
@@ -382,6 +434,7 @@ static int compress_pass(struct sched *s, bf_time now, bool *done)
 				/* What its old place frees beyond its new one. */
 				bf_time from = a + j->hold > j->resv ? a + j->hold : j->resv;
 
+				was = j->resv;
 				/* A release can re-create two breakpoints that had
 				 * merged with neighbours, and the reserve adds two. */
 				if (profile_prepare(&s->prof, 4) < 0) {
@@ -407,9 +460,13 @@ static int compress_pass(struct sched *s, bf_time now, bool *done)
 		if (s->jobs[i].resv < s->next_due && s->jobs[i].resv > now)
 			s->next_due = s->jobs[i].resv;
 		/* A job found at its earliest: the rest of its run with it, or
-		 * it joins the run of the job before it (see sched_runs.c). */
-		if (a != BF_NEVER || j->resv <= now || s->prm.compress_unbounded) {
+		 * it joins the run of the job before it (see sched_runs.c); a job
+		 * moved: the jobs alike after it with it, where they fit. */
+		if (j->resv <= now || s->prm.compress_unbounded) {
 			alike = NONE;
+		} else if (a != BF_NEVER) {
+			/* and the jobs alike after it with it */
+			i = alike = user_cap(s) ? i : move_alike(s, i, was, now, &budget);
 		} else if (s->run_of[i] != NONE && s->runs[s->run_of[i]].first == i) {
 			struct run *r = &s->runs[s->run_of[i]];
 

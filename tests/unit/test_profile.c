@@ -81,7 +81,7 @@ static void random_cases(void)
 	struct profile p;
 	struct resv *rs = calloc(4096, sizeof *rs);
 	int nr = 0, bad_free = 0, bad_anchor = 0, bad_below = 0, bad_fit = 0, ops = 0;
-	int bad_walk = 0, bad_hops = 0, bad_walk2 = 0, bad_tree = 0, walks = 0;
+	int bad_walk = 0, bad_hops = 0, bad_walk2 = 0, bad_tree = 0, walks = 0, bad_min = 0, mins = 0;
 	unsigned seed = 12345;
 
 	profile_init(&p, CAP);
@@ -123,6 +123,15 @@ static void random_cases(void)
 			for (bf_time t = from; t < T + 64; t++)
 				if (m_free(t) >= n) { ff = t; break; }
 			bad_below += profile_first_below(&p, n, from, from + 30) != fb;
+			if (n == 1) {	/* the least free over a window, once a step */
+				bf_time until = from + 1 + (r >> 11) % 60;
+				int64_t least = INT64_MAX;
+
+				for (bf_time t = from; t < until; t++)
+					least = m_free(t) < least ? m_free(t) : least;
+				bad_min += profile_min_free(&p, from, until) != least;
+				mins++;
+			}
 			bad_fit += profile_first_fit(&p, n, from) != ff;
 		}
 		/* The walk and the hole-by-hole search, with a bound and a clip as
@@ -156,6 +165,7 @@ static void random_cases(void)
 	ok_eq(bad_anchor, 0, "anchor agrees with the model");
 	ok_eq(bad_below, 0, "first_below agrees with the model");
 	ok_eq(bad_fit, 0, "first_fit agrees with the model");
+	ok_eq(bad_min, 0, "min_free agrees with the model (%d windows)", mins);
 	ok_eq(bad_walk, 0, "anchor_before (by subtrees) agrees with the model (%d queries)", walks);
 	ok_eq(bad_tree, 0, "anchor_before_tree (by subtrees alone) agrees with the model");
 	ok_eq(bad_walk2, 0, "anchor_before_walk (a reference) agrees with the model");

@@ -345,7 +345,7 @@ static uint32_t move_alike(struct sched *s, uint32_t i, bf_time was, bf_time now
 	struct job *j = &s->jobs[i];
 	bf_time a = j->resv, until = a + j->hold < was ? a + j->hold : was;
 	bf_time from = a + j->hold > was ? a + j->hold : was;
-	int64_t room = profile_min_free(&s->prof, a, until);
+	int64_t room = INT64_MAX;	/* asked of the plan if a job alike follows */
 	uint32_t m = 0, last = i;
 
 	for (uint32_t k = j->next; k != NONE && room >= j->nodes; k = s->jobs[k].next) {
@@ -353,6 +353,8 @@ static uint32_t move_alike(struct sched *s, uint32_t i, bf_time was, bf_time now
 
 		if (x->resv != was || x->nodes != j->nodes || x->hold != j->hold ||
 		    !(x->flags & JF_RESERVED))
+			break;
+		if (room == INT64_MAX && (room = profile_min_free(&s->prof, a, until)) < j->nodes)
 			break;
 		room -= j->nodes;
 		m++;

@@ -81,6 +81,16 @@ static void pull(struct profile_node *n, uint32_t i)
 	x->stale = STALE_BOUNDS | STALE_LEVELS;
 }
 
+/* The same after a change of a delta only: the keys, and so every
+ * subtree's first and last, are as they were. */
+static void pull_delta(struct profile_node *n, uint32_t i)
+{
+	uint8_t bounds = n[i].stale & STALE_BOUNDS;
+
+	pull(n, i);
+	n[i].stale = (uint8_t)(STALE_LEVELS | bounds);
+}
+
 /* A child's level at value v (prefix sums shifted by `shift`): its
  * largest level at most v, or NULL. k is where the last call stopped: the
  * values asked for only grow. */
@@ -447,7 +457,11 @@ static void add_point(struct profile *p, bf_time key, int64_t d)
 			node_free(p, i);
 			p->count--;
 		} else {
-			pull(n, i);
+			/* Only a delta changed: no first or last key moved. */
+			pull_delta(n, i);
+			while (depth > 0)
+				pull_delta(n, path[--depth]);
+			return;
 		}
 	} else {
 		uint32_t x = node_new(p, key, d), k = 0;	/* cannot fail: room reserved */

@@ -729,6 +729,63 @@ static void compression_cost(void)
 	sched_free(d.s);
 }
 
+/* Runs of alike jobs (sched_runs.c): 8 nodes, job 1 holds them all until
+ * 100; jobs 11..58 (1 node, 50 s) wait in six runs of eight, each run
+ * reserved at one instant (100, 150, .. 350). Once a pass has found the
+ * runs at their earliest, a pass looks at one job a run; when job 1 ends
+ * early, the first of each run is searched and moves up, and the seven
+ * after it go along. A twin that searches every job alone (compress_
+ * unbounded, which makes no runs) must give every job the same place. */
+static void alike_runs(void)
+{
+	struct drv d[2];
+	const struct sched_stats *st;
+	uint64_t visits, searches, moves;
+	bool same = true, stacked = true;
+
+	for (int k = 0; k < 2; k++) {
+		drv_init_params(&d[k], &(struct sched_params){ .policy = SCHED_CONSERVATIVE,
+		                .nodes = 8, .compress_unbounded = k == 1 });
+		submit(&d[k], S(0), 1, 8, S(100));
+		for (uint64_t id = 11; id <= 58; id++)
+			submit(&d[k], S(1), id, 1, S(50));
+	}
+	for (uint64_t id = 11; id <= 58; id++)
+		stacked &= guarantee(&d[0], id) == S(100) + S(50) * (bf_time)((id - 11) / 8);
+	ok(stacked, "runs: 48 alike jobs reserved eight at a time, at 100 .. 350");
+	st = sched_get_stats(d[0].s);
+	for (int k = 0; k < 2; k++) {	/* frees [350, 400): nobody can use it */
+		sched_cancel(d[k].s, S(2), 58);
+		run(&d[k], S(2));
+	}
+	visits = st->compress_visits;
+	for (int k = 0; k < 2; k++) {
+		sched_cancel(d[k].s, S(3), 57);
+		run(&d[k], S(3));
+	}
+	ok(st->compress_visits - visits <= 6,
+	   "runs: a pass that moves nothing looks at one job a run (%llu looked at, 46 queued)",
+	   (unsigned long long)(st->compress_visits - visits));
+	searches = st->compress_searches;
+	moves = st->reanchors;
+	for (int k = 0; k < 2; k++)
+		end(&d[k], S(10), 1);
+	for (uint64_t id = 11; id <= 56; id++)
+		same &= guarantee(&d[0], id) == guarantee(&d[1], id) &&
+		        d[0].start[id] == d[1].start[id];
+	ok(st->reanchors - moves >= 38 && st->compress_searches - searches <= 14,
+	   "runs: an early end: %llu jobs move up, %llu searched (at most two a run, and a "
+	   "second pass)",
+	   (unsigned long long)(st->reanchors - moves),
+	   (unsigned long long)(st->compress_searches - searches));
+	ok(same && d[0].start[11] == S(10) && guarantee(&d[0], 56) == S(260),
+	   "runs: the same starts and guarantees as every job searched alone (job 56 at %lld)",
+	   (long long)guarantee(&d[0], 56));
+	ok_eq(d[0].checks_failed + d[1].checks_failed, 0, "runs: invariants held");
+	sched_free(d[0].s);
+	sched_free(d[1].s);
+}
+
 static void settled_compression(void)
 {
 	struct drv d;
@@ -1394,6 +1451,7 @@ int main(void)
 	top();
 	settled_compression();
 	compression_cost();
+	alike_runs();
 	per_end_compression();
 	forecast_in_slices(SCHED_EASY);
 	forecast_in_slices(SCHED_FCFS);

@@ -19,6 +19,9 @@
  *   node down   a node of the blocker fails: the plan is repaired
  *   early end   the blocker ends 50 min early: the plan is compressed and
  *               the jobs that fit start
+ *   to EASY     the policy becomes EASY: every guarantee but the head's
+ *               is dropped, and announced (broken)
+ *   to cons.    and conservative again: every queued job placed anew
  *
  * Each event's figures: total ms, turns, the longest turn in ms,
  * jobs moved earlier, guarantees broken. Building the queue (Q arrivals)
@@ -151,9 +154,10 @@ static void report(uint32_t q, const char *what, const struct event_cost *c, uin
 	fflush(stdout);
 }
 
-enum event_kind { EV_ARRIVAL, EV_CANCEL_HEAD, EV_NODE_DOWN, EV_EARLY_END };
+enum event_kind { EV_ARRIVAL, EV_CANCEL_HEAD, EV_NODE_DOWN, EV_EARLY_END, EV_TO_EASY, EV_TO_CONS };
 
-static const char *const event_names[] = { "arrival", "cancel head", "node down", "early end" };
+static const char *const event_names[] = { "arrival", "cancel head", "node down", "early end",
+                                           "to EASY", "to cons." };
 
 /* One event at `now` and its settling, timed and reported; `id`: the
  * newcomer's, for an arrival. */
@@ -181,6 +185,12 @@ static void event(struct sched *s, uint32_t q, enum event_kind ev, bf_time now, 
 		break;
 	case EV_EARLY_END:
 		ok(sched_end(s, now, BLOCK_ID, END_EXITED), "early end");
+		break;
+	case EV_TO_EASY:
+		ok(sched_set_policy(s, now, SCHED_EASY), "switch to EASY");
+		break;
+	case EV_TO_CONS:
+		ok(sched_set_policy(s, now, SCHED_CONSERVATIVE), "switch to conservative");
 		break;
 	}
 	settle(s, now, clock_s() - t0, &c);
@@ -223,6 +233,8 @@ static void depth(uint32_t q)
 	event(s, q, EV_CANCEL_HEAD, now += SEC(1), 0);
 	event(s, q, EV_NODE_DOWN, now += SEC(1), 0);
 	event(s, q, EV_EARLY_END, now += SEC(600), 0);
+	event(s, q, EV_TO_EASY, now += SEC(1), 0);
+	event(s, q, EV_TO_CONS, now += SEC(1), 0);
 	sched_free(s);
 }
 

@@ -227,6 +227,15 @@ int profile_init(struct profile *p, int64_t capacity)
 	return 0;
 }
 
+void profile_clear(struct profile *p)
+{
+	p->n[0].next = p->n[0].prev = 0;
+	p->used = 1;
+	p->free_head = 0;
+	p->root = 0;
+	p->count = 0;
+}
+
 void profile_destroy(struct profile *p)
 {
 	free(p->n);

@@ -47,6 +47,8 @@ struct profile {
 
 int     profile_init(struct profile *p, int64_t capacity);
 void    profile_destroy(struct profile *p);
+/* Nothing reserved any more; the memory is kept for what comes. */
+void    profile_clear(struct profile *p);
 /* An independent copy (for what-if planning). 0 or -1. */
 int     profile_copy(struct profile *dst, const struct profile *src);
 

@@ -87,12 +87,63 @@ static int check_plan(const struct sched *s, bf_time now, char *buf, size_t len)
 	return 0;
 }
 
+void plan_fill(const struct sched *s, struct profile *p, bool reserved)
+{
+	for (uint32_t slot = 0; slot < s->jobs_used; slot++) {
+		const struct job *j = &s->jobs[slot];
+
+		if (j->state == SLOT_RUNNING)
+			profile_reserve(p, j->start, j->nodes, j->hold);
+		else if (j->state == SLOT_QUEUED && reserved && (j->flags & JF_RESERVED))
+			profile_reserve(p, j->resv, j->nodes, j->hold);
+	}
+	for (uint32_t i = 0; i < s->ns.n; i++)
+		if (s->down_since[i] != BF_NEVER)
+			profile_reserve(p, s->down_since[i], 1, BF_NEVER - s->down_since[i]);
+}
+
+/* The same in a plan of its own; 0 or -1 (no memory). */
+static int plan_build(const struct sched *s, struct profile *p)
+{
+	if (profile_init(p, s->prof.capacity) < 0)
+		return -1;
+	/* Room for every breakpoint first: then no reservation fails. */
+	if (profile_prepare(p, 2 * (s->jobs_used + s->ns.n)) < 0) {
+		profile_destroy(p);
+		return -1;
+	}
+	plan_fill(s, p, true);
+	return 0;
+}
+
+/* The plan holds what the jobs and nodes say it holds, no more. */
+static int check_plan_whole(const struct sched *s, char *buf, size_t len)
+{
+	struct profile fresh;
+	int rc = 0;
+
+	if (plan_build(s, &fresh) < 0)
+		return 0;	/* no memory to check with: nothing found */
+	for (bf_time t = INT64_MIN; rc == 0 && t < BF_NEVER;) {
+		bf_time a = profile_next_change(&s->prof, t), b = profile_next_change(&fresh, t);
+
+		t = a < b ? a : b;
+		if (t < BF_NEVER && profile_free_at(&s->prof, t) != profile_free_at(&fresh, t))
+			rc = errf(buf, len, "plan has %lld free at %lld, its jobs and nodes %lld",
+			          (long long)profile_free_at(&s->prof, t), (long long)t,
+			          (long long)profile_free_at(&fresh, t));
+	}
+	profile_destroy(&fresh);
+	return rc;
+}
+
 int sched_check(const struct sched *s, bf_time now, char *buf, size_t len)
 {
 	if (s->violations)
 		return errf(buf, len, "%s (%llu violations)", s->violation,
 		            (unsigned long long)s->violations);
 	if (check_nodes(s, buf, len) < 0 || check_plan(s, now, buf, len) < 0 ||
+	    check_plan_whole(s, buf, len) < 0 ||
 	    (user_cap(s) && user_check(s, buf, len) < 0) || runs_check(s, buf, len) < 0)
 		return -1;
 	return 0;

@@ -39,10 +39,12 @@ int sched_set_policy(struct sched *s, bf_time now, enum sched_policy p)
 		return SCHED_E_INVAL;
 	if (p == s->prm.policy)
 		return SCHED_OK;
-	/* A reservation made or released and an announcement per queued job
-	 * at most: room for all of them first, so nothing fails halfway. */
+	/* An announcement per queued job at most, and to conservative a
+	 * reservation each: room for all of them first, so nothing fails
+	 * halfway. (Leaving conservative, the plan is made anew without the
+	 * reservations: see cons_drop.) */
 	if (sched_need_actions(s, s->qlen) < 0 ||
-	    profile_prepare(&s->prof, 2 * s->qlen + 2) < 0)
+	    (p == SCHED_CONSERVATIVE && profile_prepare(&s->prof, 2 * s->qlen + 2) < 0))
 		return SCHED_E_NOMEM;
 	if (from_cons)
 		cons_drop(s);

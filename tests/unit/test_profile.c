@@ -73,6 +73,16 @@ static void hand_cases(void)
 	profile_release(&p, 0, 6, 100);
 	ok_eq(profile_size(&p), 0, "releasing everything removes every breakpoint");
 	ok_eq(profile_next_change(&p, 0), BF_NEVER, "no change left");
+	/* Cleared: empty, and as good as new for what comes. */
+	for (bf_time t = 0; t < 1000; t += 10)
+		profile_reserve(&p, t, 1 + t % 7, 15);
+	profile_clear(&p);
+	ok(profile_size(&p) == 0 && profile_free_at(&p, 500) == 10 &&
+	   profile_next_change(&p, 0) == BF_NEVER, "cleared: nothing reserved");
+	profile_reserve(&p, 100, 6, 50);
+	ok(profile_size(&p) == 2 && profile_anchor(&p, 5, 20, 0) == 0 &&
+	   profile_anchor(&p, 5, 200, 0) == 150 && profile_free_at(&p, 120) == 4,
+	   "cleared, then reserved: searched as a new plan");
 	profile_destroy(&p);
 }
 

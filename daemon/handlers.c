@@ -123,10 +123,11 @@ static void answer_submitted(struct conn *c)
 	struct sched_job_info info;
 	struct proto_buf b;
 
-	if (sched_placing(d->sched)) {
+	if (sched_placing(d->sched) || drive_announcing(d)) {
 		/* Its place, or the places of jobs before it, are still being
-		 * found (a lost node took reservations back): the answer
-		 * names its guarantee, so it waits for the last slice. */
+		 * found (a lost node took reservations back), or guarantees
+		 * broken are still being told: the answer names its
+		 * guarantee, so it waits for the last slice. */
 		conn_wait_turn(c, answer_submitted);
 		return;
 	}
@@ -393,7 +394,7 @@ static void answer_list(struct conn *c)
 	const struct proto_list *m = conn_ctx(c);
 	struct listing l = { .c = c };
 
-	if (!forecast_ready(d) || sched_placing(d->sched)) {
+	if (!forecast_ready(d) || sched_placing(d->sched) || drive_announcing(d)) {
 		conn_wait_turn(c, answer_list);	/* the next slice, then again */
 		return;
 	}
@@ -471,7 +472,7 @@ static void answer_info(struct conn *c)
 	struct djob *j;
 
 	if ((j = jobs_get(d, m.job)) && j->rec.state == ST_QUEUED &&
-	    (!forecast_ready(d) || sched_placing(d->sched))) {
+	    (!forecast_ready(d) || sched_placing(d->sched) || drive_announcing(d))) {
 		conn_wait_turn(c, answer_info);	/* the next slice, then again */
 		return;
 	}
@@ -599,6 +600,7 @@ static enum proto_err cancel_one(struct conn *c, uint64_t id, int sig, const cha
 		return PE_DENIED;
 	if (!store_state_live(j->rec.state))
 		return PE_DONE;
+	drive_announce_now(d, j);	/* what the job was told comes first */
 	if (sig)
 		return signal_one(c, j, sig, by);
 	snprintf(detail, sizeof detail, "cancelled by uid %u", (unsigned)conn_uid(c));

@@ -191,6 +191,7 @@ static enum proto_err one(struct conn *c, struct jobctl_result *r, uint64_t id, 
 	}
 	if (!admin && j->rec.uid != conn_uid(c))
 		return PE_DENIED;
+	drive_announce_now(d, j);	/* what the job was told comes first */
 	switch (r->op) {
 	case PJ_HOLD: return hold(d, j, r->by);
 	case PJ_RELEASE: return release(d, j, r->by);

@@ -290,10 +290,15 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 	/* For the tests, slices small enough that a short queue takes several
 	 * turns: a few jobs placed again a turn, in one call
 	 * (BACKFILLD_TEST_PLACE_SLICE), a few planned a turn by the forecast
-	 * (_FORECAST_SLICE), and a listing cut at a few rows (_LIST_ROWS). */
+	 * (_FORECAST_SLICE), a listing cut at a few rows (_LIST_ROWS), and a
+	 * few broken guarantees announced a turn (_ANNOUNCE_SLICE), and a
+	 * pause between the turns of such work, so that a client's request
+	 * falls between them (_TURN_GAP_MS). */
 	d->test.place_slice = test_knob("BACKFILLD_TEST_PLACE_SLICE", SCHED_LIVE_PLACES);
 	d->test.forecast_chunk = test_knob("BACKFILLD_TEST_FORECAST_SLICE", FORECAST_CHUNK);
 	d->test.list_rows = test_knob("BACKFILLD_TEST_LIST_ROWS", PROTO_MAX_LIST);
+	d->test.announce_slice = test_knob("BACKFILLD_TEST_ANNOUNCE_SLICE", UINT32_MAX);
+	d->test.turn_gap_ms = test_knob("BACKFILLD_TEST_TURN_GAP_MS", 1000);
 	d->turn_calls = d->test.place_slice ? 1 : SCHED_LIVE_CALLS;
 	if (d->test.place_slice)
 		prm.place_slice = d->test.place_slice;
@@ -360,6 +365,7 @@ void server_free(struct daemon *d)
 	if (d->next_ev)
 		event_free(d->next_ev);
 	free(d->reap);
+	free(d->announce);
 	if (d->prune_ev)
 		event_free(d->prune_ev);
 	forecast_free(d);

@@ -53,6 +53,8 @@ struct djob {
 	struct event *sup_ev;		/* its supervisor's pidfd */
 	struct event *grace_ev;		/* hard kill after the grace */
 	bool start_pending;		/* chosen by the pass, supervisor not yet forked */
+	uint32_t announce_at;		/* 1 + its broken guarantee still to announce
+					 * in d->announce, or 0 (drive.c) */
 	bool dirty;			/* row to write at the next commit */
 	/* Its predicted start in the forecasts of each parity (forecast.c). */
 	bf_time pred[2];
@@ -118,8 +120,21 @@ struct daemon {
 	/* Smaller slices the tests ask for (BACKFILLD_TEST_*, server_init);
 	 * 0: none. */
 	struct {
-		uint32_t place_slice, forecast_chunk, list_rows;
+		uint32_t place_slice, forecast_chunk, list_rows, announce_slice;
+		uint32_t turn_gap_ms;	/* between the turns of sliced work */
 	} test;
+	/* Broken guarantees still to announce, a slice a turn from
+	 * announce[announce_head] on (drive.c, announce_some): a switch of
+	 * policy with 100,000 queued breaks as many, each a log line, a row
+	 * and a history entry. A job's own comes out before anything else
+	 * changes the job (drive_announce_now). */
+	struct announcement {
+		struct sched_action a;
+		bf_time at;		/* when the core broke it */
+	} *announce;
+	uint32_t announce_head, nannounce, announce_cap;
+	uint64_t announce_turn;		/* the turn the first of them was told */
+	bf_time announce_since;		/* and when (monotonic) */
 	/* Jobs stored or started in this pass: what the commit must look at
 	 * (not every live job). */
 	uint64_t *touched;
@@ -197,6 +212,15 @@ void drive_want_commit(struct daemon *d);
  * clients (drive_want_commit from inside a commit would run the commit
  * again at once): for work done a slice a turn. */
 void drive_next_turn(struct daemon *d);
+/* Announce the job's broken guarantee now if it still waits its turn:
+ * before anything changes the job. */
+void drive_announce_now(struct daemon *d, struct djob *j);
+/* Broken guarantees wait to be announced: answers that show guarantees
+ * wait for the last, so none shows half of them. */
+static inline bool drive_announcing(const struct daemon *d)
+{
+	return d->announce_head < d->nannounce;
+}
 /* Run the pass, commit, then start jobs and answer waiting clients. */
 void drive_commit(struct daemon *d);
 /* Arm the timer for the core's next wake-up. */

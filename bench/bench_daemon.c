@@ -485,6 +485,20 @@ static struct dmn *dmn_new(void)
 }
 
 /* Start backfilld and wait until it answers; the time that took, or < 0. */
+/* The last line of the daemon's log that holds `what` ("" if none). */
+static void log_line(const struct dmn *d, const char *what, char *buf, size_t n)
+{
+	char line[512];
+	FILE *f = fopen(d->log, "r");
+
+	buf[0] = 0;
+	while (f && fgets(line, sizeof line, f))
+		if (strstr(line, what))
+			snprintf(buf, n, "%s", strtok(line, "\n"));
+	if (f)
+		fclose(f);
+}
+
 static double dmn_start(struct dmn *d, const char *policy)
 {
 	char nodes[16];
@@ -1306,6 +1320,7 @@ static void section_queue(void)
 	struct dmn *d;
 	struct burst b;
 	struct probe pr = { 0 };
+	char line[512];
 	double t;
 
 	printf("== 2-3. With %u jobs queued (conservative, then EASY on the same jobs) ==\n"
@@ -1333,6 +1348,8 @@ static void section_queue(void)
 	printf("%-13s restarted on the same database with --policy easy: answering after "
 	       "%.0f ms\n", "easy", t * 1e3);
 	measure_queue(d, "easy");
+	log_line(d, "announced ", line, sizeof line);
+	printf("    (its log: %s)\n", line[0] ? strstr(line, "announced") : "no announcement");
 	printf("[a] conservative: a cancel at the head lets every later job move up\n"
 	       "    (compression); the guarantees that moved are rewritten in that commit.\n"
 	       "[b] easy: the predicted starts of the whole queue are planned a few ms per\n"
@@ -1348,18 +1365,6 @@ out:
 /* 4. Memory with many live jobs, stop and restart. */
 /* The last line of the daemon's log that holds `what`, into buf ("" if
  * none). */
-static void log_line(const struct dmn *d, const char *what, char *buf, size_t n)
-{
-	char line[512];
-	FILE *f = fopen(d->log, "r");
-
-	buf[0] = 0;
-	while (f && fgets(line, sizeof line, f))
-		if (strstr(line, what))
-			snprintf(buf, n, "%s", strtok(line, "\n"));
-	if (f)
-		fclose(f);
-}
 
 /* Conservative at depth, each event with the probe on: a cancel of the
  * head (its compression goes on in slices; 3 s of it are watched), then a
@@ -1545,6 +1550,8 @@ static void section_big(void)
 		       v[1] * 1e3, v[2] * 1e3, g_predicted, count);
 		snprintf(line, sizeof line, "3 listings under EASY with %zu queued", d->nq);
 		probe_report(&pr, line);
+		log_line(d, "announced ", line, sizeof line);
+		printf("  (its log: %s)\n", line[0] ? strstr(line, "announced") : "no announcement");
 		if ((t = cancel_queued(d)) < 0)
 			goto out;
 		printf("clean-up, restarted under EASY: cancelling the %zu queued jobs, newest first, "

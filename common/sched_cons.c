@@ -24,7 +24,6 @@
  * raised logs all of the future), so every gain of room for a user is in
  * the freed log too, and the bound above holds for both plans together. */
 #include <stdlib.h>
-#include <string.h>
 #include "sched_internal.h"
 
 /* The earliest t in [from, before) where the job's nodes are free over
@@ -53,13 +52,10 @@ bf_time cons_anchor(const struct sched *s, const struct job *j, bf_time from, bf
 	}
 }
 
-static void bounds_freed(struct place_bounds *b, bf_time start);
-
 /* Log that the plan gained free nodes over [start, end). */
 void cons_freed(struct sched *s, bf_time start, bf_time end)
 {
 	s->epoch++;
-	bounds_freed(&s->settled, start);
 	xlog_add(&s->freed_start, s->epoch, start);
 	xlog_add(&s->freed_end, s->epoch, end);
 }
@@ -233,32 +229,19 @@ static bf_time search_between(const struct sched *s, const struct job *j, bf_tim
 
 static void bounds_add(struct place_bounds *b, const struct sched *s, const struct job *j)
 {
-	struct place_bound *last = b->count ? &b->e[b->count - 1] : NULL;
+	struct place_bound *last = &b->e[(b->next + PLACE_BOUNDS - 1) % PLACE_BOUNDS];
 
 	/* A job like the last one, placed no earlier: it replaces that one
 	 * (in a run of equal jobs, each bounds the next). */
-	if (last && last->nodes == j->nodes && last->hold == j->hold && last->at <= j->resv &&
+	if (b->count && last->nodes == j->nodes && last->hold == j->hold && last->at <= j->resv &&
 	    last->user == job_user(s, j)) {
 		last->at = j->resv;
 		return;
 	}
-	if (b->count == PLACE_BOUNDS)
-		memmove(&b->e[0], &b->e[1], --b->count * sizeof b->e[0]);	/* the oldest goes */
-	b->e[b->count++] = (struct place_bound){ .nodes = j->nodes, .user = job_user(s, j),
+	b->e[b->next] = (struct place_bound){ .nodes = j->nodes, .user = job_user(s, j),
 		.hold = j->hold, .at = j->resv };
-}
-
-/* The plan gained room from `start` on: a bound placed after that start
- * may no longer hold; one placed at or before it does (it speaks of
- * windows clipped at its place). */
-static void bounds_freed(struct place_bounds *b, bf_time start)
-{
-	uint32_t k = 0;
-
-	for (uint32_t i = 0; i < b->count; i++)
-		if (b->e[i].at <= start)
-			b->e[k++] = b->e[i];
-	b->count = k;
+	b->next = (b->next + 1) % PLACE_BOUNDS;
+	b->count += b->count < PLACE_BOUNDS;
 }
 
 /* The latest place, before `limit`, of a job no wider nor longer than j
@@ -267,9 +250,11 @@ static void bounds_freed(struct place_bounds *b, bf_time start)
 static bf_time bounds_from(const struct place_bounds *b, const struct sched *s,
                            const struct job *j, bf_time from, bf_time limit)
 {
-	for (uint32_t i = b->count; i-- > 0 && from < limit;) {
-		const struct place_bound *m = &b->e[i];
+	for (uint32_t k = 0, i = b->next; k < b->count && from < limit; k++) {
+		const struct place_bound *m;
 
+		i = (i + PLACE_BOUNDS - 1) % PLACE_BOUNDS;
+		m = &b->e[i];
 		if (m->nodes <= j->nodes && m->hold <= j->hold && m->at <= limit && m->at > from &&
 		    (!user_cap(s) || m->user == job_user(s, j)))
 			from = m->at;
@@ -279,6 +264,10 @@ static bf_time bounds_from(const struct place_bounds *b, const struct sched *s,
 
 static void remember_settled(struct sched *s, const struct job *j)
 {
+	if (s->settled_epoch != s->epoch) {
+		s->settled_epoch = s->epoch;	/* something was freed: the rest say nothing */
+		s->settled.count = 0;
+	}
 	bounds_add(&s->settled, s, j);
 }
 
@@ -316,7 +305,8 @@ static bf_time cons_search(struct sched *s, const struct job *j, bf_time now, bo
 	freed_since(s, job_settled(s, j));
 	if (s->freed_memo.first >= j->resv)
 		return BF_NEVER;
-	from = bounds_from(&s->settled, s, j, from, j->resv);
+	if (s->settled_epoch == s->epoch)
+		from = bounds_from(&s->settled, s, j, from, j->resv);
 	return search_between(s, j, from, j->resv, searched);
 }
 

@@ -90,8 +90,8 @@ struct place_bounds {
 	struct place_bound {
 		uint32_t nodes, user;
 		bf_time hold, at;
-	} e[PLACE_BOUNDS];	/* the latest last */
-	uint32_t count;
+	} e[PLACE_BOUNDS];
+	uint32_t next, count;
 };
 
 /* The reservations a repair may take back, swept in time order (see
@@ -161,9 +161,10 @@ struct sched {
 		uint64_t since, epoch;
 		bf_time first, last;
 	} freed_memo;
-	/* The last jobs compression found at their earliest, placed no
-	 * later than the start of anything freed since (see bounds_freed). */
+	/* The last jobs compression found at their earliest since anything
+	 * was freed (at epoch settled_epoch). */
 	struct place_bounds settled;
+	uint64_t settled_epoch;
 
 	bf_time *down_since;	/* per node: start of its "down" reservation, or BF_NEVER */
 	uint8_t out_why;	/* the last node taken out: BROKEN_NODE_LOST or _DRAINED */

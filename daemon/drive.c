@@ -872,6 +872,7 @@ void drive_commit(struct daemon *d)
 			drive_store_failed(d);
 		d->commits++;
 	}
+	d->turn_cancels = 0;	/* (handlers.c: the next slices go in the next commit) */
 	/* Durable now: answer, start what the pass chose, forget the ended.
 	 * Only the jobs this pass touched can need the last two. (Answers
 	 * first: a submission's log line comes before its start's.) */

@@ -133,6 +133,7 @@ struct daemon {
 		bf_time at;		/* when the core broke it */
 	} *announce;
 	uint32_t announce_head, nannounce, announce_cap;
+	uint32_t turn_cancels;		/* jobs cancelled since the last commit */
 	uint64_t announce_turn;		/* the turn the first of them was told */
 	bf_time announce_since;		/* and when (monotonic) */
 	/* Jobs stored or started in this pass: what the commit must look at

@@ -1,7 +1,8 @@
 #!/bin/sh
-# One bkill of many jobs: the daemon cancels them a few hundred a loop turn
-# (answering other clients between), answers once all are stored, logs
-# each cancel once, and removes the jobs' spooled files a few a turn after.
+# Two bkills of many jobs at once: the daemon cancels them a few hundred a
+# loop turn for both together (answering other clients between), answers
+# each once all of its jobs are stored, logs each cancel once, and removes
+# the jobs' spooled files a few a turn after.
 . "$BF_TOP/tests/lib.sh"
 cd "$TMP" || exit 1
 
@@ -25,12 +26,18 @@ ok $? "600 jobs queue behind it"
 [ "$(ls spool/jobs | wc -l)" -eq 601 ]
 ok $? "each has its spool directory"
 
-# Ids 2..601, and 9999 that does not exist; the probe asks for job 1
-# meanwhile.
-"$BKILL" $(seq 2 601) 9999 >out 2>err
+# Two at once, sharing the turns' cancels: ids 2..301 and 9999 that does
+# not exist, and 302..601.
+"$BKILL" $(seq 2 301) 9999 >out 2>err &
+other=$!
+"$BKILL" $(seq 302 601) >out2 2>err2
+rc2=$?
+wait $other
 rc=$?
-[ $rc -ne 0 ] && [ "$(grep -c ': cancelled$' out)" -eq 600 ] && grep -q "9999: no such job" out err
-ok $? "bkill of 601 ids: 600 cancelled, the unknown one named (exit $rc)"
+[ $rc -ne 0 ] && [ "$(grep -c ': cancelled$' out)" -eq 300 ] && grep -q "9999: no such job" out err
+ok $? "bkill of 301 ids: 300 cancelled, the unknown one named (exit $rc)"
+[ $rc2 -eq 0 ] && [ "$(grep -c ': cancelled$' out2)" -eq 300 ]
+ok $? "and at the same time bkill of 300 more: all cancelled (exit $rc2)"
 [ "$("$BQ" -a --json | grep -o '"state":"queued"' | wc -l)" -eq 0 ]
 ok $? "no job is queued after the answer"
 [ "$(grep -c "cancelled by root" daemon.log)" -eq 600 ]

@@ -71,6 +71,17 @@ wait_state() {
 	return 1
 }
 
+# wait_log PATTERN [SECONDS]: until daemon.log has a line that matches
+# (10 s at most by default); the status says whether it came.
+wait_log() {
+	i=0
+	while [ $i -lt $((${2:-10} * 10)) ] && ! grep -q "$1" "$TMP/daemon.log"; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q "$1" "$TMP/daemon.log"
+}
+
 # Every guarantee that moves later must be announced (conservative).
 # guarantees: "id start_us" (or "id none") of each queued job.
 guarantees() {

@@ -33,11 +33,7 @@ kept=$(tr '\n' ' ' <list.json | grep -o '{[^{}]*}' | grep '"state":"queued"' |
 [ "$kept" -eq 1 ]
 ok $? "a listing right after shows one guarantee, the head's ($kept)"
 
-i=0
-while [ $i -lt 100 ] && ! grep -q "announced [0-9]* broken guarantees" daemon.log; do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_log "announced [0-9]* broken guarantees"
 line=$(grep "announced [0-9]* broken guarantees" daemon.log | tail -1)
 got=$(echo "$line" | sed -n 's/.*announced \([0-9]*\) broken guarantees in \([0-9]*\) loop turns.*/\1 \2/p')
 [ "${got% *}" = 11 ] && [ "${got#* }" -ge 3 ]

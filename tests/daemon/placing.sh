@@ -34,11 +34,7 @@ ok $? "a submission right after is answered with a guarantee: $(cat sub.out)"
 grep -c '"state":"queued"' list.json | grep -qx 31
 ok $? "a listing right after shows the 31 queued jobs"
 
-i=0
-while [ $i -lt 100 ] && ! grep -q "placed again: " daemon.log; do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_log "placed again: "
 line=$(grep "placed again: " daemon.log | tail -1)
 got=$(echo "$line" | sed -n 's/.*placed again: \([0-9]*\) queued jobs in \([0-9]*\) loop turns.*/\1 \2/p')
 [ -n "$got" ] && [ "${got% *}" -ge 2 ] && [ "${got#* }" -ge 2 ]

@@ -896,6 +896,11 @@ void cons_adopt(struct sched *s, bf_time now)
 	cons_replace(s, now);
 }
 
+int cons_drop_room(struct sched *s)
+{
+	return profile_prepare(&s->prof, 2 * (s->nrunning + s->ns.n));
+}
+
 /* The policy stops being conservative: every reservation leaves the plan,
  * which then holds the running jobs only, as EASY and FCFS keep it. Each
  * job's resv still names its guarantee, for the caller to compare. */
@@ -903,22 +908,16 @@ void cons_drop(struct sched *s)
 {
 	/* With 100,000 queued, the plan filled in anew with the running jobs
 	 * takes a millisecond where releasing each reservation took 30 to 40
-	 * (the policy that follows makes no reservation). The old way if
-	 * there is no room for them. */
-	bool anew = profile_prepare(&s->prof, 2 * (s->nrunning + s->ns.n)) == 0;
-
-	if (anew) {
-		profile_clear(&s->prof);
-		plan_fill(s, &s->prof, false);
-	}
+	 * (the policy that follows makes no reservation). The caller made
+	 * room for them (cons_drop_room). */
+	profile_clear(&s->prof);
+	plan_fill(s, &s->prof, false);
 	runs_clear(s);
 	forget_settled(s);
 	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
 		struct job *j = &s->jobs[i];
 
-		if ((j->flags & JF_RESERVED) && !anew)
-			plan_release(s, j, j->resv, j->hold);
-		else if ((j->flags & JF_RESERVED) && user_cap(s))
+		if ((j->flags & JF_RESERVED) && user_cap(s))
 			user_plan_add(s, j, j->resv, j->hold, 1);
 		j->flags &= (uint8_t)~(JF_READY | JF_RESERVED | JF_EVICTED | JF_WAITED);
 	}

@@ -353,6 +353,8 @@ void cons_freed(struct sched *s, bf_time start, bf_time end);
 void cons_restore(struct sched *s, uint32_t slot, bf_time now, bf_time promised);
 void cons_adopt(struct sched *s, bf_time now);
 void cons_drop(struct sched *s);
+/* Room for cons_drop's plan (what runs and the nodes down); 0 or -1. */
+int  cons_drop_room(struct sched *s);
 /* sched_check.c: the node plan filled in anew, in an empty plan p with
  * room for it, from what it holds: the running holds, the nodes down, and
  * with `reserved` the queued jobs' reservations. */

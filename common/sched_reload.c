@@ -44,7 +44,8 @@ int sched_set_policy(struct sched *s, bf_time now, enum sched_policy p)
 	 * halfway. (Leaving conservative, the plan is made anew without the
 	 * reservations: see cons_drop.) */
 	if (sched_need_actions(s, s->qlen) < 0 ||
-	    (p == SCHED_CONSERVATIVE && profile_prepare(&s->prof, 2 * s->qlen + 2) < 0))
+	    (p == SCHED_CONSERVATIVE && profile_prepare(&s->prof, 2 * s->qlen + 2) < 0) ||
+	    (from_cons && cons_drop_room(s) < 0))
 		return SCHED_E_NOMEM;
 	if (from_cons)
 		cons_drop(s);

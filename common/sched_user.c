@@ -239,6 +239,9 @@ int sched_set_user_cap(struct sched *s, bf_time now, uint32_t cap)
 	if (sched_need_actions(s, s->qlen + 1) < 0 ||
 	    profile_prepare(&s->prof, 4 * s->qlen + 2) < 0)
 		return SCHED_E_NOMEM;
+	/* Runs of alike jobs were made with the users counted or not: made
+	 * anew under the new cap (see runs_alike). */
+	runs_clear(s);
 	s->prm.max_running_per_user = cap;
 	if (old == 0 && (rc = user_build(s)) < 0) {
 		s->prm.max_running_per_user = 0;

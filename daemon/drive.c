@@ -393,6 +393,13 @@ static void announce_some(struct daemon *d)
 		         d->turns - d->announce_turn + 1,
 		         (double)(clock_monotonic() - d->announce_since) / 1e3);
 	d->announce_head = d->nannounce = 0;
+	if (d->policy_unstored) {
+		const char *p = sched_policy_name(sched_get_params(d->sched)->policy);
+
+		d->policy_unstored = false;
+		if (store_begin(d->store) < 0 || store_meta_set(d->store, "policy", p) < 0)
+			drive_store_failed(d);
+	}
 }
 
 static void take_actions(struct daemon *d, bf_time now)
@@ -840,12 +847,13 @@ void drive_commit(struct daemon *d)
 			log_warnx("switching to %s: %s; trying again at the next pass",
 			          sched_policy_name(d->o.policy), sched_strerror(rc));
 			d->policy_changed = true;
-		}
-		else if (store_begin(d->store) < 0 ||
-		         store_meta_set(d->store, "policy", sched_policy_name(d->o.policy)) < 0)
-			drive_store_failed(d);
-		else
+		} else {
+			/* Stored once every guarantee it broke is announced
+			 * (announce_some): a restart after a crash before then
+			 * switches again from the stored policy, and tells them. */
+			d->policy_unstored = true;
 			log_info("the policy is now %s", sched_policy_name(d->o.policy));
+		}
 	}
 	run_slices(d, now);
 	note_placing(d, now);

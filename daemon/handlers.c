@@ -512,6 +512,9 @@ static void h_info(struct conn *c, const uint8_t *frame, size_t len)
  * loop a second, and twelve of them at once 200 ms a turn), each request
  * answered once all of its jobs are stored. */
 #define CANCEL_PER_TURN 256
+/* Each request at least this many a turn, so that a request is never held
+ * back by newer ones that take the turns' share first. */
+#define CANCEL_EACH_TURN 16
 
 struct cancel_result {
 	uint32_t n;
@@ -635,7 +638,8 @@ static void cancel_more(struct conn *c)
 {
 	struct cancel_result *r = conn_ctx(c);
 	struct daemon *d = conn_daemon(c);
-	uint32_t room = d->turn_cancels < CANCEL_PER_TURN ? CANCEL_PER_TURN - d->turn_cancels : 0;
+	uint32_t room = d->turn_cancels + CANCEL_EACH_TURN < CANCEL_PER_TURN ?
+	                CANCEL_PER_TURN - d->turn_cancels : CANCEL_EACH_TURN;
 	uint32_t end = r->n - r->next > room ? r->next + room : r->n;
 	bool first = !r->started;
 

@@ -134,6 +134,7 @@ struct daemon {
 	} *announce;
 	uint32_t announce_head, nannounce, announce_cap;
 	uint32_t turn_cancels;		/* jobs cancelled since the last commit */
+	bool policy_unstored;		/* switched; stored once all is announced */
 	uint64_t announce_turn;		/* the turn the first of them was told */
 	bf_time announce_since;		/* and when (monotonic) */
 	/* Jobs stored or started in this pass: what the commit must look at

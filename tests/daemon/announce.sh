@@ -57,4 +57,37 @@ ok $? "bq -l 5: predicted, with the announcement"
 stop_daemon
 grep -q "stopping on signal" daemon.log
 ok $? "the daemon stops"
+
+# A crash while they are told: the new policy is stored only once all are
+# told, so the restart switches again from the stored one and tells them.
+"$BKILL" 1 >/dev/null 2>&1
+rm -rf state.db* spool
+: >daemon.log
+sed -i 's/easy/conservative/' p.yaml
+BACKFILLD_TEST_ANNOUNCE_SLICE=1 BACKFILLD_TEST_TURN_GAP_MS=300 start_daemon --config "$TMP/p.yaml"
+"$BSUB" -n 4 -t 10:00 -o /dev/null job.sh >/dev/null && wait_state 1 running
+for size in 3 2 1 4 2 1; do "$BSUB" -n "$size" -t 0:20 -o /dev/null job.sh >/dev/null; done
+[ "$(guarantees | grep -vc none)" -eq 6 ]
+ok $? "again: job 1 runs, jobs 2 to 7 are guaranteed"
+sed -i 's/conservative/easy/' p.yaml
+kill -HUP "$DPID"
+wait_log "the policy is now easy"
+sleep 0.4
+stop_daemon KILL
+told=$(grep -c "guarantee broken" daemon.log)
+[ "$told" -lt 5 ]
+ok $? "killed while telling them ($told of 5 told)"
+start_daemon --config "$TMP/p.yaml"
+wait_log "the policy changes from conservative (the stored plan's) to easy" &&
+	wait_log "job 7: guarantee broken"
+ok $? "the restart switches from the stored policy again"
+missing=""
+for id in 3 4 5 6 7; do
+	grep -q "job $id: guarantee broken: .* (the policy changed)" daemon.log || missing="$missing $id"
+done
+[ -z "$missing" ]
+ok $? "each of jobs 3 to 7 is told${missing:+ (missing:$missing)}"
+"$BKILL" 1 >/dev/null 2>&1
+wait_state 1 "killed\|cancelled" 10
+stop_daemon
 done_testing

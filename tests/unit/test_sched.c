@@ -784,6 +784,36 @@ static void alike_runs(void)
 	ok_eq(d[0].checks_failed + d[1].checks_failed, 0, "runs: invariants held");
 	sched_free(d[0].s);
 	sched_free(d[1].s);
+
+	/* Without a cap, jobs of different users are alike; a cap set later
+	 * tells them apart. 2 nodes: jobs 1 (user 1) and 2 (user 3) run until
+	 * 100; 11 (user 1) and 12 (user 2), alike, are reserved at 100 and
+	 * made a run by a pass. Cap 1; job 2 ends at 10: job 11 cannot move
+	 * (its user runs job 1), job 12 starts at 10, as with no runs. */
+	for (int k = 0; k < 2; k++) {
+		struct drv *x = &d[k];
+
+		drv_init_params(x, &(struct sched_params){ .policy = SCHED_CONSERVATIVE, .nodes = 2,
+		                .compress_unbounded = k == 1 });
+		sched_submit_as(x->s, 0, 1, 1, S(100), 1);
+		sched_submit_as(x->s, 0, 2, 1, S(100), 3);
+		run(x, 0);
+		sched_submit_as(x->s, S(1), 11, 1, S(50), 1);
+		sched_submit_as(x->s, S(1), 12, 1, S(50), 2);
+		sched_submit_as(x->s, S(1), 13, 2, S(10), 4);
+		run(x, S(1));
+		sched_cancel(x->s, S(2), 13);
+		run(x, S(2));
+		sched_set_user_cap(x->s, S(3), 1);
+		run(x, S(3));
+		end(x, S(10), 2);
+	}
+	ok(d[0].start[12] == S(10) && d[1].start[12] == S(10) && d[0].start[11] < 0,
+	   "runs: a cap set later tells the users of a run apart (job 12 starts at %lld)",
+	   (long long)d[0].start[12]);
+	ok_eq(d[0].checks_failed + d[1].checks_failed, 0, "runs: invariants held with the cap");
+	sched_free(d[0].s);
+	sched_free(d[1].s);
 }
 
 static void settled_compression(void)

@@ -323,9 +323,13 @@ int user_check(const struct sched *s, char *buf, size_t len)
 	}
 	for (uint32_t i = s->qhead; rc == 0 && i != NONE; i = s->jobs[i].next) {
 		const struct job *j = &s->jobs[i];
+		/* From now: a job due but waiting for its user's job that
+		 * overran (JF_WAITED) shares the past with that job's longer
+		 * hold, which nobody can use any more. */
+		bf_time from = j->resv > s->now ? j->resv : s->now;
 
-		if ((j->flags & JF_RESERVED) &&
-		    profile_first_below(&user_of(s, j)->plan, 0, j->resv, j->resv + j->hold) != BF_NEVER)
+		if ((j->flags & JF_RESERVED) && from < j->resv + j->hold &&
+		    profile_first_below(&user_of(s, j)->plan, 0, from, j->resv + j->hold) != BF_NEVER)
 			rc = errf(buf, len, "job %llu reserved at %lld where user %u is above the cap %u",
 			          (unsigned long long)j->id, (long long)j->resv, job_user(s, j),
 			          user_cap(s));

@@ -153,6 +153,22 @@ static void conservative_overrun(void)
 	end(&d, S(16), 1);
 	ok(d.start[2] == S(16) && d.checks_failed == 0, "overrun: it starts when the job dies");
 	sched_free(d.s);
+
+	/* No grace, and the first pass after the limit comes late: the next
+	 * job of the user was due at 11, and waits while the killed job's
+	 * hold grows to now. The two overlap in the past only, which the
+	 * invariant check must not count (it did). */
+	drv_init(&d, SCHED_CONSERVATIVE, 8, 1);
+	submit(&d, S(3), 1, 1, 3, S(8));	/* holds to 11 */
+	submit(&d, S(9), 2, 1, 1, S(19));	/* [11, 30) */
+	submit(&d, S(13), 3, 2, 1, S(40));	/* the first pass after 11 */
+	ok(d.start[2] == -1 && d.start[3] == S(13) && d.checks_failed == 0,
+	   "overrun, no grace, a late pass: the waiting job's past overlap is no fault (%s)",
+	   d.checks_failed ? d.msg : "checks clean");
+	end(&d, S(14), 1);
+	ok(d.start[2] == S(14) && d.checks_failed == 0,
+	   "overrun, no grace: it starts when the job dies");
+	sched_free(d.s);
 }
 
 /* EASY: backfilling must not leave the head's own user at the cap at the

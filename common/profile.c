@@ -1018,6 +1018,18 @@ bf_time profile_anchor(const struct profile *p, int64_t n, bf_time d, bf_time fr
 	return profile_anchor_before(p, n, d, from, BF_NEVER, BF_NEVER);
 }
 
+bool profile_step(const struct profile *p, uint32_t *at, bf_time *key, int64_t *delta)
+{
+	uint32_t i = p->n[*at].next;
+
+	if (!i)
+		return false;
+	*at = i;
+	*key = p->n[i].key;
+	*delta = p->n[i].delta;
+	return true;
+}
+
 bf_time profile_next_change(const struct profile *p, bf_time t)
 {
 	bf_time best = BF_NEVER;

@@ -96,6 +96,9 @@ bf_time profile_anchor_before_hops(const struct profile *p, int64_t n, bf_time d
 int64_t profile_min_free(const struct profile *p, bf_time from, bf_time until);
 /* Earliest t in [from, until) with fewer than n free, or BF_NEVER. */
 bf_time profile_first_below(const struct profile *p, int64_t n, bf_time from, bf_time until);
+/* The breakpoints in time order: *at = 0 first, then as this leaves it;
+ * false after the last. No breakpoint has a zero delta. */
+bool    profile_step(const struct profile *p, uint32_t *at, bf_time *key, int64_t *delta);
 /* The first breakpoint strictly after t, or BF_NEVER: for walking the steps. */
 bf_time profile_next_change(const struct profile *p, bf_time t);
 /* The steps every search of this profile has taken so far. */

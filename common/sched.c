@@ -707,15 +707,19 @@ static void limit_queued(struct sched *s, uint32_t slot, bf_time now, bf_time es
 	if (s->prm.policy != SCHED_CONSERVATIVE)
 		return;
 	/* Placed again from now, in arrival order with the others: the
-	 * compression places it (unreserved) where its turn comes, and moves
-	 * the others up into what it left. One that runs out of memory is
-	 * finished by the pass; the job is then placed as an arrival. */
+	 * compression places it (unreserved) where its turn comes, moves the
+	 * others up into what it left, and tells it if that is later than
+	 * promised (compress_pass), also a compression cut into slices that
+	 * goes on after this call. One the compression did not place (no
+	 * memory, or jobs wait for a place) is placed as an arrival. */
+	j->why = BROKEN_LIMIT;
+	s->st.replans++;
 	if (s->need_compress)
 		(void)cons_compress(s, now);
-	if (!(j->flags & JF_RESERVED))
-		cons_arrive(s, slot, now, BROKEN_LIMIT);
-	s->st.replans++;
-	if (was != BF_NEVER && j->resv > was && was >= now) {
+	if ((j->flags & JF_RESERVED) || (s->compress_more && !s->placing))
+		return;
+	cons_arrive(s, slot, now, BROKEN_LIMIT);
+	if (!s->placing && was != BF_NEVER && j->resv > was && was >= now) {
 		s->st.broken++;
 		j->first_guarantee = j->resv;
 		sched_emit(s, SA_BROKEN, BROKEN_LIMIT, j->id, j->resv);

@@ -55,6 +55,10 @@ bf_time cons_anchor(const struct sched *s, const struct job *j, bf_time from, bf
 /* Log that the plan gained free nodes over [start, end). */
 void cons_freed(struct sched *s, bf_time start, bf_time end)
 {
+	/* Freed while a pass is cut into slices: the jobs it passed already
+	 * get another pass (a replay's passes are never open at an event). */
+	if (s->pass_open)
+		s->pass_moved = true;
 	s->epoch++;
 	xlog_add(&s->freed_start, s->epoch, start);
 	xlog_add(&s->freed_end, s->epoch, end);
@@ -406,12 +410,19 @@ static int compress_pass(struct sched *s, bf_time now, bool *done)
 		}
 		spend(&budget, SLICE_SKIP);
 		if (!(j->flags & JF_RESERVED)) {
+			bf_time promised = j->resv;	/* one it still has (its limit changed) */
+
 			if (profile_prepare(&s->prof, 2) < 0) {
 				s->pass_cursor = i;
 				return SCHED_E_NOMEM;
 			}
 			if (place(s, i, now))	/* unplaced: nodes may be back */
 				settle(s, i, now, &s->pass_due);
+			if (promised != BF_NEVER && promised >= now && j->resv > promised) {
+				s->st.broken++;
+				j->first_guarantee = j->resv;
+				sched_emit(s, SA_BROKEN, j->why, j->id, j->resv);
+			}
 			alike = NONE;
 			continue;
 		}

@@ -936,6 +936,134 @@ static void sliced_settling(uint32_t slice)
 	sched_free(one);
 }
 
+/* The live daemon's compression (slices, one pass a call, run until done
+ * at each instant) against every job searched alone in one call, over
+ * random runs of events: arrivals in runs of equal jobs, ends, cancels,
+ * limits made shorter, with and without a cap; jobs end at their
+ * estimates. Both must give every job the same start and guarantee. (A
+ * limit changed while a pass was cut in slices was placed at once, not in
+ * its turn, and a region freed meanwhile was not offered to the jobs the
+ * pass had passed.) */
+struct twin {
+	struct drv d[2];
+	bf_time est[MAXJ], now;
+	bool ended[2][MAXJ];
+};
+
+static unsigned twin_rnd(unsigned *r)
+{
+	*r = *r * 1103515245u + 12345u;
+	return (*r >> 8) & 0xffffff;
+}
+
+static void twin_settle(struct drv *d, bf_time t)
+{
+	for (int k = 0; k < 3000 && sched_next_wakeup(d->s) <= t; k++)
+		sched_run(d->s, t);
+	sched_run(d->s, t);
+	drv_take(d, t);
+}
+
+/* The jobs that end at their estimates up to t, in time order. */
+static void twin_advance(struct twin *w, bf_time t)
+{
+	for (;;) {
+		bf_time best = t + 1;
+		int bk = -1;
+		uint64_t bid = 0;
+
+		for (int k = 0; k < 2; k++)
+			for (uint64_t id = 1; id < MAXJ; id++)
+				if (w->d[k].start[id] >= 0 && !w->ended[k][id] &&
+				    w->d[k].start[id] + w->est[id] < best) {
+					best = w->d[k].start[id] + w->est[id];
+					bk = k;
+					bid = id;
+				}
+		if (bk < 0)
+			break;
+		if (best < w->now)
+			best = w->now;
+		sched_end(w->d[bk].s, best, bid, END_EXITED);
+		w->ended[bk][bid] = true;
+		twin_settle(&w->d[bk], best);
+		twin_settle(&w->d[1 - bk], best);
+		w->now = best;
+	}
+	w->now = t;
+}
+
+static void sliced_like_whole(uint32_t slice, int seeds)
+{
+	int bad = 0, checks = 0;
+	static struct twin w;
+
+	for (int seed = 1; seed <= seeds; seed++) {
+		unsigned r = (unsigned)seed;
+		bf_time t = 0;
+		uint64_t next = 1;
+		bool diverged = false;
+
+		memset(&w, 0, sizeof w);
+		for (int k = 0; k < 2; k++)
+			drv_init_params(&w.d[k], &(struct sched_params){
+				.policy = SCHED_CONSERVATIVE, .nodes = 8,
+				.max_running_per_user = (uint32_t)seed % 2,
+				.compress_unbounded = k == 1,
+				.compress_passes = k == 0, .compress_slice = k == 0 ? slice : 0 });
+		for (int step = 0; step < 150 && !diverged; step++) {
+			unsigned op;
+
+			t += S(1 + twin_rnd(&r) % 5);
+			twin_advance(&w, t);
+			op = twin_rnd(&r) % 10;
+			if (op < 5 && next < MAXJ - 5) {
+				uint32_t n = 1 + twin_rnd(&r) % 3;
+				bf_time e = S(10 * (1 + twin_rnd(&r) % 3));
+				uint32_t u = twin_rnd(&r) % 2;
+				unsigned rep = 1 + twin_rnd(&r) % 5;
+
+				for (unsigned q = 0; q < rep && next < MAXJ - 1; q++, next++) {
+					w.est[next] = e;
+					for (int k = 0; k < 2; k++)
+						sched_submit_as(w.d[k].s, t, next, n, e, u);
+				}
+			} else if (op < 7) {	/* an end, or a cancel */
+				uint64_t id = 1 + twin_rnd(&r) % (next > 1 ? next - 1 : 1);
+
+				for (int k = 0; k < 2; k++) {
+					if (w.d[k].start[id] < 0) {
+						sched_cancel(w.d[k].s, t, id);
+					} else if (!w.ended[k][id]) {
+						sched_end(w.d[k].s, t, id, END_EXITED);
+						w.ended[k][id] = true;
+					}
+				}
+			} else if (op == 7) {	/* a queued job's limit made shorter */
+				uint64_t id = 1 + twin_rnd(&r) % (next > 1 ? next - 1 : 1);
+
+				if (w.d[0].start[id] < 0) {
+					w.est[id] = S(5);
+					for (int k = 0; k < 2; k++)
+						sched_set_limit(w.d[k].s, t, id, S(5));
+				}
+			}
+			for (int k = 0; k < 2; k++)
+				twin_settle(&w.d[k], t);
+			for (uint64_t id = 1; id < next && !diverged; id++)
+				diverged = guarantee(&w.d[0], id) != guarantee(&w.d[1], id) ||
+				           w.d[0].start[id] != w.d[1].start[id];
+		}
+		bad += diverged;
+		checks += w.d[0].checks_failed + w.d[1].checks_failed;
+		sched_free(w.d[0].s);
+		sched_free(w.d[1].s);
+	}
+	ok_eq(bad, 0, "sliced (%u units a call) like whole: the same starts and guarantees in %d "
+	      "random runs with limits, ends and cancels", slice, seeds);
+	ok_eq(checks, 0, "sliced (%u units a call) like whole: invariants held", slice);
+}
+
 struct nth {
 	uint32_t want, seen;
 	uint64_t id;
@@ -1489,6 +1617,8 @@ int main(void)
 	placing_in_slices();
 	policy_switch_in_slices();
 	sliced_settling(7);
+	sliced_like_whole(7, 200);
+	sliced_like_whole(50, 200);
 	sliced_with_events();
 	restart();
 	late_passes();

@@ -305,6 +305,9 @@ static void guarantee_broken(struct daemon *d, struct djob *j, const struct sche
 	                    broken_words[a->why] : "?";
 	char was[40], now[40], detail[300];
 
+	if (j->rec.guarantee == BF_NEVER && a->t == BF_NEVER)
+		return;	/* none acknowledged, none now: nothing to tell (a restart
+			 * after a crash placed it for the switch it then made) */
 	log_job(LOG_WARNING, j->rec.id, j->rec.user,
 	        "guarantee broken: start moved later from %s to %s (%s)",
 	        log_time(j->rec.guarantee, was, sizeof was), log_time(a->t, now, sizeof now), cause);

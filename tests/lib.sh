@@ -120,12 +120,17 @@ moved_later() {
 # them all before the daemon stops, then stop it.
 cleanup_daemon() {
 	if [ -n "$DPID" ]; then
-		ids=$("$BQ" -a --json 2>/dev/null | tr ',' '\n' | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
-		# shellcheck disable=SC2086
-		[ -n "$ids" ] && "$BKILL" $ids >/dev/null 2>&1
-		for id in $ids; do wait_state "$id" "done\|killed\|cancelled\|failed" 10; done
+		cancel_all
 		stop_daemon
 	fi
 	rm -rf "$TMP"
+}
+# cancel_all: every job the daemon lists, until each has ended (running
+# jobs outlive a daemon that stops: a test stops its own first).
+cancel_all() {
+	ids=$("$BQ" -a --json 2>/dev/null | tr ',' '\n' | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+	# shellcheck disable=SC2086
+	[ -n "$ids" ] && "$BKILL" $ids >/dev/null 2>&1
+	for id in $ids; do wait_state "$id" "done\|killed\|cancelled\|failed" 10; done
 }
 trap cleanup_daemon EXIT

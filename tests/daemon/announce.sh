@@ -54,13 +54,13 @@ ok $? "job 13's announcement comes before its cancel (lines $told, $gone)"
 ok $? "and only once"
 "$BQ" -l 5 | grep -q "(predicted" && "$BQ" -l 5 | grep -q "start moved from .* to none (the policy changed)"
 ok $? "bq -l 5: predicted, with the announcement"
+cancel_all
 stop_daemon
 grep -q "stopping on signal" daemon.log
 ok $? "the daemon stops"
 
 # A crash while they are told: the new policy is stored only once all are
 # told, so the restart switches again from the stored one and tells them.
-"$BKILL" 1 >/dev/null 2>&1
 rm -rf state.db* spool
 : >daemon.log
 sed -i 's/easy/conservative/' p.yaml
@@ -87,7 +87,4 @@ for id in 3 4 5 6 7; do
 done
 [ -z "$missing" ]
 ok $? "each of jobs 3 to 7 is told${missing:+ (missing:$missing)}"
-"$BKILL" 1 >/dev/null 2>&1
-wait_state 1 "killed\|cancelled" 10
-stop_daemon
-done_testing
+done_testing	# (the exit cancels every job, then stops the daemon)

@@ -87,24 +87,42 @@ static int check_plan(const struct sched *s, bf_time now, char *buf, size_t len)
 	return 0;
 }
 
-void plan_fill(const struct sched *s, struct profile *p, bool reserved)
+/* Each interval the plan holds: the running jobs' holds, the nodes down
+ * (to the end of time), and with `reserved` the queued jobs' reservations. */
+static void plan_holds(const struct sched *s, bool reserved,
+                       void (*hold)(void *arg, bf_time t, int64_t n, bf_time d), void *arg)
 {
 	for (uint32_t slot = 0; slot < s->jobs_used; slot++) {
 		const struct job *j = &s->jobs[slot];
 
 		if (j->state == SLOT_RUNNING)
-			profile_reserve(p, j->start, j->nodes, j->hold);
+			hold(arg, j->start, j->nodes, j->hold);
 		else if (j->state == SLOT_QUEUED && reserved && (j->flags & JF_RESERVED))
-			profile_reserve(p, j->resv, j->nodes, j->hold);
+			hold(arg, j->resv, j->nodes, j->hold);
 	}
 	for (uint32_t i = 0; i < s->ns.n; i++)
 		if (s->down_since[i] != BF_NEVER)
-			profile_reserve(p, s->down_since[i], 1, BF_NEVER - s->down_since[i]);
+			hold(arg, s->down_since[i], 1, BF_NEVER - s->down_since[i]);
+}
+
+static void reserve_hold(void *p, bf_time t, int64_t n, bf_time d)
+{
+	profile_reserve(p, t, n, d);
+}
+
+void plan_fill(const struct sched *s, struct profile *p, bool reserved)
+{
+	plan_holds(s, reserved, reserve_hold, p);
 }
 
 struct step {
 	bf_time key;
 	int64_t delta;
+};
+
+struct steps {
+	struct step *v;
+	size_t m;
 };
 
 static int by_key(const void *a, const void *b)
@@ -114,36 +132,31 @@ static int by_key(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void add_hold(struct step *v, size_t *m, bf_time t, int64_t n, bf_time d)
+static void step_hold(void *arg, bf_time t, int64_t n, bf_time d)
 {
-	v[(*m)++] = (struct step){ t, -n };
-	v[(*m)++] = (struct step){ t + d, n };
+	struct steps *st = arg;
+
+	st->v[st->m++] = (struct step){ t, -n };
+	st->v[st->m++] = (struct step){ t + d, n };
 }
 
-/* The plan holds what the jobs and nodes say it holds (plan_fill's
- * reservations and the queued jobs'), no more: their steps, sorted and
- * summed by instant, are the plan's breakpoints, one for one (a plan keeps
- * no step of zero). O(B log B) with a sort, not a plan built anew. */
+/* The plan holds what the jobs and nodes say it holds (plan_holds), no
+ * more: their steps, sorted and summed by instant, are the plan's
+ * breakpoints, one for one (a plan keeps no step of zero). O(B log B) with
+ * a sort, not a plan built anew. */
 static int check_plan_whole(const struct sched *s, char *buf, size_t len)
 {
-	size_t m = 0, k = 0;
-	struct step *v = malloc((2 * (size_t)s->jobs_used + 2 * s->ns.n + 1) * sizeof *v);
+	struct steps all = { .v = malloc((2 * (size_t)s->jobs_used + 2 * s->ns.n + 1) *
+	                                 sizeof *all.v), .m = 0 };
+	struct step *v = all.v;
+	size_t m, k = 0;
 	uint32_t at = 0;
 	int rc = 0;
 
 	if (!v)
 		return 0;	/* no memory to check with: nothing found */
-	for (uint32_t slot = 0; slot < s->jobs_used; slot++) {
-		const struct job *j = &s->jobs[slot];
-
-		if (j->state == SLOT_RUNNING)
-			add_hold(v, &m, j->start, j->nodes, j->hold);
-		else if (j->state == SLOT_QUEUED && (j->flags & JF_RESERVED))
-			add_hold(v, &m, j->resv, j->nodes, j->hold);
-	}
-	for (uint32_t n = 0; n < s->ns.n; n++)
-		if (s->down_since[n] != BF_NEVER)
-			add_hold(v, &m, s->down_since[n], 1, BF_NEVER - s->down_since[n]);
+	plan_holds(s, true, step_hold, &all);
+	m = all.m;
 	qsort(v, m, sizeof *v, by_key);
 	for (size_t q = 0; q < m;) {	/* summed by instant, zeros dropped */
 		struct step st = v[q++];

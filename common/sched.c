@@ -719,11 +719,8 @@ static void limit_queued(struct sched *s, uint32_t slot, bf_time now, bf_time es
 	if ((j->flags & JF_RESERVED) || (s->compress_more && !s->placing))
 		return;
 	cons_arrive(s, slot, now, BROKEN_LIMIT);
-	if (!s->placing && was != BF_NEVER && j->resv > was && was >= now) {
-		s->st.broken++;
-		j->first_guarantee = j->resv;
-		sched_emit(s, SA_BROKEN, BROKEN_LIMIT, j->id, j->resv);
-	}
+	if (!s->placing && was != BF_NEVER && j->resv > was && was >= now)
+		promise_broken(s, j, BROKEN_LIMIT);
 }
 
 /* A running job's new limit (see sched_set_limit). */

@@ -418,11 +418,8 @@ static int compress_pass(struct sched *s, bf_time now, bool *done)
 			}
 			if (place(s, i, now))	/* unplaced: nodes may be back */
 				settle(s, i, now, &s->pass_due);
-			if (promised != BF_NEVER && promised >= now && j->resv > promised) {
-				s->st.broken++;
-				j->first_guarantee = j->resv;
-				sched_emit(s, SA_BROKEN, j->why, j->id, j->resv);
-			}
+			if (promised != BF_NEVER && promised >= now && j->resv > promised)
+				promise_broken(s, j, j->why);
 			alike = NONE;
 			continue;
 		}
@@ -818,11 +815,8 @@ void cons_replace(struct sched *s, bf_time now)
 		    bound)
 			bounds_add(&placed, s, j);
 		s->st.replans++;	/* earlier or later: its guarantee changed */
-		if (j->resv > promised) {
-			j->first_guarantee = j->resv;	/* the new promise */
-			s->st.broken++;
-			sched_emit(s, SA_BROKEN, j->why, j->id, j->resv);
-		}
+		if (j->resv > promised)
+			promise_broken(s, j, j->why);
 	}
 	s->place_cursor = i;
 	s->placing = i != NONE;

@@ -323,6 +323,15 @@ static inline void plan_release(struct sched *s, const struct job *j, bf_time t,
 /* sched.c */
 void sched_start_job(struct sched *s, uint32_t slot, bf_time now);
 void sched_emit(struct sched *s, enum sched_action_kind kind, uint8_t why, uint64_t job, bf_time t);
+
+/* A queued job's promise moved later, to its resv: counted, told with the
+ * cause, and its promise from now on. Room for the action was made. */
+static inline void promise_broken(struct sched *s, struct job *j, uint8_t why)
+{
+	s->st.broken++;
+	j->first_guarantee = j->resv;
+	sched_emit(s, SA_BROKEN, why, j->id, j->resv);
+}
 void sched_violation(struct sched *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Every event: `now` may not go back. SCHED_OK or an error. */
 int  sched_advance(struct sched *s, bf_time now);

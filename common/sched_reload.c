@@ -23,9 +23,7 @@ void reload_moved(struct sched *s, struct job *j, bf_time was, bool node_lost_co
 	else
 		sched_violation(s, "job %llu: a change of policy moved its promise later, %lld -> %lld",
 		                (unsigned long long)j->id, (long long)was, (long long)j->resv);
-	s->st.broken++;
-	j->first_guarantee = j->resv;	/* the promise from now on */
-	sched_emit(s, SA_BROKEN, why, j->id, j->resv);
+	promise_broken(s, j, why);
 }
 
 int sched_set_policy(struct sched *s, bf_time now, enum sched_policy p)

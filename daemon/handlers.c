@@ -123,11 +123,10 @@ static void answer_submitted(struct conn *c)
 	struct sched_job_info info;
 	struct proto_buf b;
 
-	if (sched_placing(d->sched) || drive_announcing(d)) {
+	if (drive_unsettled(d)) {
 		/* Its place, or the places of jobs before it, are still being
-		 * found (a lost node took reservations back), or guarantees
-		 * broken are still being told: the answer names its
-		 * guarantee, so it waits for the last slice. */
+		 * found, or guarantees broken still being told: the answer
+		 * names its guarantee, so it waits for the last slice. */
 		conn_wait_turn(c, answer_submitted);
 		return;
 	}
@@ -394,7 +393,7 @@ static void answer_list(struct conn *c)
 	const struct proto_list *m = conn_ctx(c);
 	struct listing l = { .c = c };
 
-	if (!forecast_ready(d) || sched_placing(d->sched) || drive_announcing(d)) {
+	if (!forecast_ready(d) || drive_unsettled(d)) {
 		conn_wait_turn(c, answer_list);	/* the next slice, then again */
 		return;
 	}
@@ -472,7 +471,7 @@ static void answer_info(struct conn *c)
 	struct djob *j;
 
 	if ((j = jobs_get(d, m.job)) && j->rec.state == ST_QUEUED &&
-	    (!forecast_ready(d) || sched_placing(d->sched) || drive_announcing(d))) {
+	    (!forecast_ready(d) || drive_unsettled(d))) {
 		conn_wait_turn(c, answer_info);	/* the next slice, then again */
 		return;
 	}

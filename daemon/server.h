@@ -133,10 +133,10 @@ struct daemon {
 		bf_time at;		/* when the core broke it */
 	} *announce;
 	uint32_t announce_head, nannounce, announce_cap;
-	uint32_t turn_cancels;		/* jobs cancelled since the last commit */
-	bool policy_unstored;		/* switched; stored once all is announced */
 	uint64_t announce_turn;		/* the turn the first of them was told */
 	bf_time announce_since;		/* and when (monotonic) */
+	bool policy_unstored;		/* switched; stored once all is announced */
+	uint32_t turn_cancels;		/* jobs cancelled since the last commit */
 	/* Jobs stored or started in this pass: what the commit must look at
 	 * (not every live job). */
 	uint64_t *touched;
@@ -217,11 +217,12 @@ void drive_next_turn(struct daemon *d);
 /* Announce the job's broken guarantee now if it still waits its turn:
  * before anything changes the job. */
 void drive_announce_now(struct daemon *d, struct djob *j);
-/* Broken guarantees wait to be announced: answers that show guarantees
- * wait for the last, so none shows half of them. */
-static inline bool drive_announcing(const struct daemon *d)
+/* Jobs still wait for a place (a lost node took reservations back), or
+ * broken guarantees to be told: an answer that shows guarantees waits for
+ * the last slice, so none shows half a plan. */
+static inline bool drive_unsettled(const struct daemon *d)
 {
-	return d->announce_head < d->nannounce;
+	return sched_placing(d->sched) || d->announce_head < d->nannounce;
 }
 /* Run the pass, commit, then start jobs and answer waiting clients. */
 void drive_commit(struct daemon *d);

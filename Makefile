@@ -16,9 +16,13 @@ WARN     := -std=c11 -Wall -Wextra -Wshadow -Wmissing-prototypes \
 PKGS     := zlib sqlite3 libevent yaml-0.1 libsystemd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-CPPFLAGS += -D_GNU_SOURCE -Icommon -Idaemon -Iclient -Itests $(PKG_CFLAGS)
-CFLAGS   := $(OPT) $(SAN) $(WARN) $(EXTRA_CFLAGS)
-LDFLAGS  += $(SAN)
+# -iquote: the project's headers for its own "..." includes only; a system
+# header's <sched.h> (pthread.h's) must not find common/sched.h.
+CPPFLAGS += -D_GNU_SOURCE -iquote common -iquote daemon -iquote client -iquote tests $(PKG_CFLAGS)
+CFLAGS   := $(OPT) $(SAN) $(WARN) -pthread $(EXTRA_CFLAGS)
+# The daemon flushes its spool and checkpoints its store on a thread
+# (daemon/syncer.c).
+LDFLAGS  += $(SAN) -pthread
 LDLIBS   := $(PKG_LIBS) -lm
 
 COMMON_SRC := $(wildcard common/*.c)

@@ -126,6 +126,12 @@ int conn_set_ctx(struct conn *c, void *ctx, void (*ctx_free)(void *ctx))
 	return 0;
 }
 
+void conn_drop_ctx(struct conn *c)
+{
+	c->ctx = NULL;
+	c->ctx_free = NULL;
+}
+
 /* ---- what each uid holds ---- */
 
 static struct uid_use *use_get(struct conn_limits *L, uid_t uid)
@@ -364,6 +370,13 @@ static void wait_commit(struct conn *c, void (*answer)(struct conn *c), uint64_t
 	c->job = job;
 	bufferevent_disable(c->bev, EV_READ);
 	/* The wait is the daemon's doing, not the client's. */
+	evtimer_del(c->deadline);
+}
+
+void conn_park(struct conn *c)
+{
+	bufferevent_disable(c->bev, EV_READ);
+	/* As for a wait: the daemon's doing, not the client's. */
 	evtimer_del(c->deadline);
 }
 

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "sd.h"
 #include "server.h"
+#include "syncer.h"
 
 static struct timeval tv_of(bf_time us)
 {
@@ -826,6 +827,91 @@ static void note_placing(struct daemon *d, bf_time now)
 	d->placing_replans = st->replans;	/* (replans are counted from here) */
 }
 
+/* ---- the spool's flushes (submit.c, syncer.h) ---- */
+
+/* The write-ahead log is checkpointed on the syncer's thread once a
+ * commit leaves it this long (SQLite's own default, 4 MiB of pages). */
+#define CHECKPOINT_PAGES 1000
+
+static void synced(void *arg, unsigned what, int err)
+{
+	struct daemon *d = arg;
+	struct pending_sub *batch = d->syncing;
+
+	if (what == SYNC_CHECKPOINT) {
+		if (err)
+			log_warnx("checkpointing the store: %s", store_ckpt_error(d->ckpt));
+		return;
+	}
+	if (err)
+		log_warnx("syncing the spool: %s", strerror(err));
+	d->syncing = NULL;
+	submit_admit(d, batch);	/* (and asks for a commit) */
+}
+
+static void want_checkpoint(void *arg)
+{
+	struct daemon *d = arg;
+
+	if (d->syncer)
+		syncer_checkpoint(d->syncer);
+}
+
+/* The thread, at the first flush: not before, as a detach keeps none. */
+static struct syncer *syncer_of(struct daemon *d)
+{
+	char err[300];
+
+	if (d->syncer_tried)
+		return d->syncer;
+	d->syncer_tried = true;
+	if (!(d->ckpt = store_ckpt_open(d->store, d->test.checkpoint_pages ?
+	                                (int)d->test.checkpoint_pages : CHECKPOINT_PAGES,
+	                                want_checkpoint, d, err, sizeof err)))
+		log_warnx("checkpoints of the store stay in the loop: %s", err);
+	if (!(d->syncer = syncer_new(d->base, synced, d, d->ckpt ? store_checkpoint : NULL,
+	                             d->ckpt))) {
+		log_warn("flushing the spool in the loop: no thread for it");
+		store_ckpt_close(d->store, d->ckpt);
+		d->ckpt = NULL;
+	}
+	return d->syncer;
+}
+
+/* The scripts written since the last flush began go into the next, on
+ * the syncer's thread, while the loop serves on: their jobs are admitted
+ * when it ends (synced). One flush of the file system for a batch, not an
+ * fsync a script. A stopping daemon (or one without the thread) flushes
+ * in the loop and admits them now, before the pass and the commit. */
+static void flush_spool(struct daemon *d)
+{
+	struct pending_sub *batch = d->unsynced;
+	struct syncer *s;
+
+	if (!d->spool_dirty && !d->syncing)
+		return;
+	if (!d->stopping && (s = syncer_of(d))) {
+		if (d->spool_dirty && syncer_spool(s, d->spool.top_fd)) {
+			d->syncing = batch;
+			d->unsynced = NULL;
+			d->unsynced_tail = &d->unsynced;
+			d->spool_dirty = false;
+		}
+		return;
+	}
+	if (d->syncer)
+		syncer_spool_wait(d->syncer);	/* admits the flush under way's */
+	if (!d->spool_dirty)
+		return;
+	batch = d->unsynced;
+	d->unsynced = NULL;
+	d->unsynced_tail = &d->unsynced;
+	d->spool_dirty = false;
+	if (syncfs(d->spool.top_fd) < 0)
+		log_warn("syncing the spool");
+	submit_admit(d, batch);
+}
+
 void drive_commit(struct daemon *d)
 {
 	bf_time now = server_now(d);
@@ -860,6 +946,7 @@ void drive_commit(struct daemon *d)
 			log_info("the policy is now %s", sched_policy_name(d->o.policy));
 		}
 	}
+	flush_spool(d);
 	run_slices(d, now);
 	note_placing(d, now);
 	take_actions(d, now);
@@ -867,13 +954,6 @@ void drive_commit(struct daemon *d)
 	announce_some(d);
 	prune_ended(d, now);
 	forecast_turn(d);
-	/* The batch's scripts first: one flush of the spool's file system
-	 * for all of them, then the commit that makes the jobs exist. */
-	if (d->spool_dirty) {
-		if (syncfs(d->spool.top_fd) < 0)
-			log_warn("syncing the spool");
-		d->spool_dirty = false;
-	}
 	if (store_in_txn(d->store)) {
 		for (uint32_t k = 0; k < d->ntouched; k++) {
 			struct djob *j = jobs_get(d, d->touched[k]);

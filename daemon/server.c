@@ -15,6 +15,7 @@
 #include "nodelist.h"
 #include "sd.h"
 #include "server.h"
+#include "syncer.h"
 
 bf_time server_now(struct daemon *d)
 {
@@ -254,6 +255,7 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 	static const int stops[] = { SIGTERM, SIGINT };
 
 	memset(d, 0, sizeof *d);
+	d->unsynced_tail = &d->unsynced;
 	d->o = *o;
 	d->spool.top_fd = d->spool.status_fd = d->spool.jobs_fd = -1;
 	d->lock_fd[0] = d->lock_fd[1] = -1;
@@ -299,6 +301,7 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 	d->test.list_rows = test_knob("BACKFILLD_TEST_LIST_ROWS", PROTO_MAX_LIST);
 	d->test.announce_slice = test_knob("BACKFILLD_TEST_ANNOUNCE_SLICE", UINT32_MAX);
 	d->test.turn_gap_ms = test_knob("BACKFILLD_TEST_TURN_GAP_MS", 1000);
+	d->test.checkpoint_pages = test_knob("BACKFILLD_TEST_CHECKPOINT_PAGES", 1000);
 	d->turn_calls = d->test.place_slice ? 1 : SCHED_LIVE_CALLS;
 	if (d->test.place_slice)
 		prm.place_slice = d->test.place_slice;
@@ -353,6 +356,10 @@ void server_free(struct daemon *d)
 {
 	cg_close(&d->cg);
 	conn_close_all(d);
+	syncer_free(d->syncer);	/* (the stop waited for its last flush) */
+	store_ckpt_close(d->store, d->ckpt);
+	submit_drop(d->syncing);	/* (a store that failed: never admitted) */
+	submit_drop(d->unsynced);
 	while (d->njobs)
 		jobs_remove(d, d->jobs[d->njobs - 1]);
 	for (int k = 0; k < 3; k++)

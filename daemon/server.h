@@ -122,6 +122,7 @@ struct daemon {
 	struct {
 		uint32_t place_slice, forecast_chunk, list_rows, announce_slice;
 		uint32_t turn_gap_ms;	/* between the turns of sliced work */
+		uint32_t checkpoint_pages;	/* a shorter log between checkpoints */
 	} test;
 	/* Broken guarantees still to announce, a slice a turn from
 	 * announce[announce_head] on (drive.c, announce_some): a switch of
@@ -146,7 +147,17 @@ struct daemon {
 	uint64_t *reap;
 	uint32_t reap_head, nreap, reap_cap;
 	bool stopping;
-	bool spool_dirty;		/* scripts written since the last sync */
+	bool spool_dirty;		/* scripts written since the last flush began */
+	/* Submissions whose scripts are written (submit.c): those for the
+	 * next flush of the spool, and those the flush under way makes
+	 * durable; admitted when it ends (drive.c). */
+	struct pending_sub *unsynced, **unsynced_tail, *syncing;
+	/* syncer.h: the flushes and the store's checkpoints off the loop,
+	 * made at the first submission (after a detach, which keeps no
+	 * thread); NULL: in the loop, as a fallback. */
+	struct syncer *syncer;
+	struct store_ckpt *ckpt;
+	bool syncer_tried;
 	bool serving;			/* set up: a failed store now means exit 75 */
 	int lock_fd[2];			/* held: this daemon's database and spool */
 	uint64_t commits;		/* durable commits, reported at the stop */
@@ -276,6 +287,21 @@ uint64_t conn_job(const struct conn *c);
 struct daemon *conn_daemon(const struct conn *c);
 void *conn_ctx(const struct conn *c);
 int  conn_set_ctx(struct conn *c, void *ctx, void (*ctx_free)(void *ctx));
+/* Forget the context without freeing it (its owner takes it back). */
+void conn_drop_ctx(struct conn *c);
+/* The request is taken and its answer comes later than the next commit (a
+ * submission whose script is being flushed, submit.c): no reading, and no
+ * deadline while it waits. */
+void conn_park(struct conn *c);
+
+/* ---- submit.c: submissions, answered once their scripts are durable ---- */
+struct pending_sub;
+void submit_request(struct conn *c, const uint8_t *frame, size_t len);
+/* Submissions whose scripts are durable now: into the core and the store
+ * (acknowledged after the next commit); the list is freed. */
+void submit_admit(struct daemon *d, struct pending_sub *list);
+/* Free a list of submissions never admitted (the daemon exits). */
+void submit_drop(struct pending_sub *list);
 
 /* ---- handlers.c ---- */
 void handle_request(struct conn *c, enum proto_type type, const uint8_t *frame, size_t len);

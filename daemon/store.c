@@ -302,6 +302,87 @@ bool store_in_txn(const struct store *s)
 	return s->in_txn;
 }
 
+/* ---- checkpoints on another thread ---- */
+
+struct store_ckpt {
+	sqlite3 *db;		/* the checkpointer's own connection */
+	int pages;
+	void (*want)(void *arg);
+	void *arg;
+};
+
+/* After each commit of the loop's connection: the log's length in pages. */
+static int wal_grew(void *arg, sqlite3 *db, const char *name, int pages)
+{
+	struct store_ckpt *c = arg;
+
+	(void)db;
+	(void)name;
+	if (pages >= c->pages)
+		c->want(c->arg);
+	return SQLITE_OK;
+}
+
+struct store_ckpt *store_ckpt_open(struct store *s, int pages, void (*want)(void *arg),
+                                   void *arg, char *err, size_t errlen)
+{
+	const char *path = sqlite3_db_filename(s->db, "main");
+	struct store_ckpt *c;
+
+	if (!sqlite3_threadsafe() || !path || !*path) {
+		snprintf(err, errlen, "this SQLite is not built for threads");
+		return NULL;
+	}
+	if (!(c = calloc(1, sizeof *c))) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	*c = (struct store_ckpt){ .pages = pages, .want = want, .arg = arg };
+	if (sqlite3_open_v2(path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, NULL) !=
+	    SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", path, c->db ? sqlite3_errmsg(c->db) : "out of memory");
+		sqlite3_close(c->db);
+		free(c);
+		return NULL;
+	}
+	/* A new connection opens the file lazily: until it has read it, it
+	 * does not know it is in WAL mode, and a checkpoint does nothing. */
+	if (sqlite3_exec(c->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(c->db));
+		sqlite3_close(c->db);
+		free(c);
+		return NULL;
+	}
+	/* The loop's connection no longer checkpoints as it commits (the
+	 * hook replaces wal_autocheckpoint): it asks this one instead. */
+	sqlite3_wal_hook(s->db, wal_grew, c);
+	return c;
+}
+
+/* PASSIVE: as much of the log as no reader needs, never waiting for the
+ * loop's connection, which goes on writing meanwhile. */
+int store_checkpoint(void *ckpt)
+{
+	struct store_ckpt *c = ckpt;
+
+	return sqlite3_wal_checkpoint_v2(c->db, "main", SQLITE_CHECKPOINT_PASSIVE, NULL, NULL) ==
+	       SQLITE_OK ? 0 : -1;
+}
+
+const char *store_ckpt_error(const struct store_ckpt *c)
+{
+	return sqlite3_errmsg(c->db);
+}
+
+void store_ckpt_close(struct store *s, struct store_ckpt *c)
+{
+	if (!c)
+		return;
+	sqlite3_wal_autocheckpoint(s->db, 1000);	/* as SQLite's default */
+	sqlite3_close(c->db);
+	free(c);
+}
+
 static int need_txn(struct store *s)
 {
 	if (s->in_txn)

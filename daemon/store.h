@@ -74,6 +74,21 @@ int  store_commit(struct store *st);
 void store_rollback(struct store *st);
 bool store_in_txn(const struct store *st);
 
+/* Checkpoints of the write-ahead log on another thread (syncer.h): from
+ * store_ckpt_open on, the store's commits no longer copy the log into the
+ * database themselves (which held the loop up to 65 ms); once the log
+ * holds `pages` pages after a commit, `want` is called, and the caller has
+ * store_checkpoint(ckpt) run on its thread, on a connection of its own.
+ * NULL with err if there can be none (the store checkpoints as before).
+ * store_ckpt_close (the thread stopped first) gives the store back its
+ * own checkpoints. */
+struct store_ckpt;
+struct store_ckpt *store_ckpt_open(struct store *st, int pages, void (*want)(void *arg),
+                                   void *arg, char *err, size_t errlen);
+int  store_checkpoint(void *ckpt);
+const char *store_ckpt_error(const struct store_ckpt *c);
+void store_ckpt_close(struct store *st, struct store_ckpt *c);
+
 /* Settings the daemon keeps: a key to a number or a text. */
 int  store_meta_set(struct store *st, const char *key, const char *value);
 /* Copies the value into buf (at most len - 1 bytes). 1 found, 0 absent, -1 error. */

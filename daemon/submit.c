@@ -1,0 +1,317 @@
+/* A submission, in two steps, so that the loop never waits for the disk:
+ *
+ * 1. submit_request, at once: the request is checked, its job gets an id
+ *    and its script goes into the spool; the connection waits, its
+ *    request kept (struct pending_sub), on d->unsynced.
+ * 2. submit_admit, once a flush of the spool's file system that began
+ *    after the script was written has ended (drive.c; on the syncer's
+ *    thread, or in the loop where there is none): the job enters the core
+ *    and the store, and is acknowledged after the commit, as any change.
+ *
+ * Between the two the job is nowhere but in the spool: no listing shows
+ * it, no commit holds it, so a commit never waits for a flush, and a
+ * crash forgets it as a submission never acknowledged (the restart sweeps
+ * its directory from the spool). The id counter alone is committed
+ * before: an id is never given twice. */
+#include <inttypes.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include "duration.h"
+#include "log.h"
+#include "server.h"
+
+struct pending_sub {
+	struct pending_sub *next;
+	struct conn *c;			/* NULL once the client has left */
+	struct proto_submit m;		/* its strings in `a` */
+	struct proto_arena a;
+	uint64_t id;
+	uid_t uid;
+	gid_t gid;
+	char *user, *argv, *env, *out_path, *err_path;
+	size_t argv_len, env_len;
+};
+
+/* Join strings NUL-terminated back to back (the store's argv/env form). */
+static char *join(const char *const *v, uint32_t n, size_t *len)
+{
+	size_t total = 0;
+	char *s, *p;
+
+	for (uint32_t k = 0; k < n; k++)
+		total += strlen(v[k]) + 1;
+	if (!(s = malloc(total ? total : 1)))
+		return NULL;
+	p = s;
+	for (uint32_t k = 0; k < n; k++)
+		p = stpcpy(p, v[k]) + 1;
+	*len = total;
+	return s;
+}
+
+static void pending_free(struct pending_sub *p)
+{
+	free(p->user);
+	free(p->argv);
+	free(p->env);
+	free(p->out_path);
+	free(p->err_path);
+	proto_arena_free(&p->a);
+	free(p);
+}
+
+/* The connection's context: it goes first if the client leaves; the
+ * submission goes on without it, as a change the client did not wait for. */
+static void pending_detach(void *ctx)
+{
+	((struct pending_sub *)ctx)->c = NULL;
+}
+
+/* Once durable (the answer comes after the commit). */
+static void log_submitted(const struct djob *j, const struct proto_submitted *m)
+{
+	char lim[64], when[64] = "";
+
+	duration_format(j->rec.estimate, lim, sizeof lim);
+	if (m->kind != PS_NONE)
+		handlers_human_time(m->start, when, sizeof when);
+	log_job(LOG_NOTICE, j->rec.id, j->rec.user, "submitted by %s (uid %u): %u node%s, limit %s, "
+	        "%s%s", j->rec.user ? j->rec.user : "?", (unsigned)j->rec.uid, j->rec.nodes,
+	        j->rec.nodes == 1 ? "" : "s", lim,
+	        m->kind == PS_ACTUAL ? "started at " : m->kind == PS_GUARANTEED ?
+	        "guaranteed to start by " : m->kind == PS_PREDICTED ? "predicted to start at " :
+	        "no start time yet", when);
+}
+
+static void answer_submitted(struct conn *c)
+{
+	struct daemon *d = conn_daemon(c);
+	struct djob *j = jobs_get(d, conn_job(c));
+	struct proto_submitted m = { .job = conn_job(c), .start = BF_NEVER, .kind = PS_NONE };
+	struct sched_job_info info;
+	struct proto_buf b;
+
+	if (drive_unsettled(d)) {
+		/* Its place, or the places of jobs before it, are still being
+		 * found, or guarantees broken still being told: the answer
+		 * names its guarantee, so it waits for the last slice. */
+		conn_wait_turn(c, answer_submitted);
+		return;
+	}
+	if (j && j->rec.start != BF_NEVER) {
+		m.kind = PS_ACTUAL;
+		m.start = j->rec.start;
+	} else if (j && sched_job_info(d->sched, j->rec.id, &info) == SCHED_OK &&
+	           info.guarantee != BF_NEVER) {
+		m.kind = PS_GUARANTEED;
+		m.start = info.guarantee;
+	} else if (j && forecast_ready(d) && (m.start = forecast_of(d, j)) != BF_NEVER) {
+		/* (A forecast that takes more than this turn is not waited for.) */
+		m.kind = PS_PREDICTED;
+	}
+	if (j)
+		log_submitted(j, &m);
+	proto_buf_init(&b);
+	proto_enc_submitted(&b, &m);
+	conn_reply(c, &b);
+	proto_buf_free(&b);
+}
+
+/* The partition's limits (backfilld.yaml(5)); a submission without a time
+ * limit gets default_limit. -1 with the reason in err. Asked at the
+ * request and again at the admission: a reload may change the limits
+ * between, and the jobs admitted meanwhile count for the user's cap. */
+static int check_limits(struct daemon *d, uid_t uid, struct proto_submit *m, char *err,
+                        size_t errlen)
+{
+	const struct serve_limits *L = &d->o.lim;
+	char a[64], b[64];
+	uint32_t queued = 0;
+
+	if (m->estimate == 0) {
+		if (!L->default_limit) {
+			snprintf(err, errlen, "no time limit: give -t TIME (this partition has no "
+			         "default_limit)");
+			return -1;
+		}
+		m->estimate = L->default_limit;
+	}
+	if (L->max_limit && m->estimate > L->max_limit) {
+		duration_format(m->estimate, a, sizeof a);
+		duration_format(L->max_limit, b, sizeof b);
+		snprintf(err, errlen, "the time limit %s is more than this partition's max_limit %s",
+		         a, b);
+		return -1;
+	}
+	if (L->max_nodes && m->nodes > L->max_nodes) {
+		snprintf(err, errlen, "%u nodes asked for; a job may have at most %u (max_nodes)",
+		         m->nodes, L->max_nodes);
+		return -1;
+	}
+	if (L->max_queued_per_user) {
+		for (uint32_t k = 0; k < d->njobs; k++)
+			queued += d->jobs[k]->rec.state == ST_QUEUED && d->jobs[k]->rec.uid == uid;
+		if (queued >= L->max_queued_per_user) {
+			snprintf(err, errlen, "you have %u jobs waiting, the most this partition takes "
+			         "from one user (max_queued_per_user); submit again when some have "
+			         "started", queued);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static enum proto_err limits_code(const struct daemon *d, const struct proto_submit *m)
+{
+	return m->nodes > d->o.lim.max_nodes && d->o.lim.max_nodes ? PE_TOOBIG : PE_INVALID;
+}
+
+void submit_request(struct conn *c, const uint8_t *frame, size_t len)
+{
+	struct daemon *d = conn_daemon(c);
+	struct pending_sub *p = calloc(1, sizeof *p);
+	struct passwd pw, *pwp = NULL;
+	char err[1024], pwbuf[1024];
+
+	if (!p) {
+		conn_error(c, PE_INTERNAL, "out of memory");
+		return;
+	}
+	if (proto_dec_submit(frame, len, &p->m, &p->a, err, sizeof err) < 0) {
+		conn_error(c, PE_MALFORMED, "%s", err);
+		goto fail;
+	}
+	if (p->m.nodes > d->nnodes) {
+		conn_error(c, PE_TOOBIG, "%u nodes asked for; the partition has %u", p->m.nodes,
+		           d->nnodes);
+		goto fail;
+	}
+	if (check_limits(d, conn_uid(c), &p->m, err, sizeof err) < 0) {
+		conn_error(c, limits_code(d, &p->m), "%s", err);
+		goto fail;
+	}
+	if (p->m.script_len == 0) {
+		conn_error(c, PE_INVALID, "the script is empty");
+		goto fail;
+	}
+	p->uid = conn_uid(c);
+	p->gid = conn_gid(c);
+	getpwuid_r(p->uid, &pw, pwbuf, sizeof pwbuf, &pwp);
+	p->argv = join(p->m.argv, p->m.argc, &p->argv_len);
+	p->env = join(p->m.env, p->m.envc, &p->env_len);
+	if (!p->argv || !p->env || (pwp && !(p->user = strdup(pwp->pw_name)))) {
+		conn_error(c, PE_INTERNAL, "out of memory");
+		goto fail;
+	}
+	if (!drive_spool_ok(d)) {
+		conn_error(c, PE_INTERNAL, "the daemon takes no new jobs: its spool %s was removed or "
+		           "replaced while it ran; an operator must restart it", d->spool.dir);
+		goto fail;
+	}
+	if (store_begin(d->store) < 0 || store_next_id(d->store, &p->id) < 0) {
+		conn_error(c, PE_INTERNAL, "the store failed: %s", store_error(d->store));
+		goto fail;
+	}
+	if ((p->m.out && !(p->out_path = jobs_expand_id(p->m.out, p->id))) ||
+	    (p->m.err && !(p->err_path = jobs_expand_id(p->m.err, p->id)))) {
+		conn_error(c, PE_INTERNAL, "out of memory");
+		goto fail;
+	}
+	/* The script, made durable with the rest of the batch: one flush of
+	 * the spool's file system for all, not an fsync each (drive.c). */
+	if (spool_job_create(&d->spool, p->id, p->uid, p->gid, p->m.script, p->m.script_len, err,
+	                     sizeof err) < 0) {
+		log_warnx("job %" PRIu64 ": %s", p->id, err);
+		conn_error(c, PE_INTERNAL, "%s", err);
+		goto fail;
+	}
+	d->spool_dirty = true;
+	p->c = c;
+	conn_set_ctx(c, p, pending_detach);	/* (a submission has none before) */
+	conn_park(c);
+	*d->unsynced_tail = p;
+	d->unsynced_tail = &p->next;
+	drive_want_commit(d);
+	return;
+fail:
+	pending_free(p);
+}
+
+/* One submission whose script is durable: into the core and the store. */
+static void admit_one(struct daemon *d, struct pending_sub *p, bf_time now)
+{
+	struct conn *c = p->c;
+	struct store_job rec;
+	struct sched_job_info info;
+	char err[1024];
+	struct djob *j;
+	int rc;
+
+	if (c)
+		conn_drop_ctx(c);
+	if (!drive_spool_ok(d)) {
+		snprintf(err, sizeof err, "the daemon takes no new jobs: its spool %s was removed or "
+		         "replaced while it ran; an operator must restart it", d->spool.dir);
+		rc = PE_INTERNAL;
+		goto refused;
+	}
+	if (check_limits(d, p->uid, &p->m, err, sizeof err) < 0) {
+		rc = limits_code(d, &p->m);
+		goto refused;
+	}
+	rec = (struct store_job){
+		.id = p->id, .seq = d->next_seq, .uid = p->uid, .gid = p->gid,
+		.user = p->user, .name = p->m.name, .nodes = p->m.nodes,
+		.estimate = p->m.estimate, .submit = now, .state = ST_QUEUED, .guarantee = BF_NEVER,
+		.first_guarantee = BF_NEVER, .start = BF_NEVER, .end = BF_NEVER,
+		.hold_end = BF_NEVER, .cwd = p->m.cwd,
+		.out = p->out_path, .err = p->err_path, .argv = p->argv, .argv_len = p->argv_len,
+		.env = p->env, .env_len = p->env_len,
+	};
+	if (!(j = jobs_add(d, &rec))) {
+		snprintf(err, sizeof err, "out of memory");
+		rc = PE_INTERNAL;
+		goto refused;
+	}
+	if ((rc = sched_submit_as(d->sched, now, p->id, p->m.nodes, p->m.estimate, p->uid)) < 0) {
+		jobs_remove(d, j);
+		snprintf(err, sizeof err, "%s", sched_strerror(rc));
+		rc = rc == SCHED_E_NOMEM ? PE_INTERNAL : PE_INVALID;
+		goto refused;
+	}
+	d->next_seq++;
+	/* (An arrival joins the forecast as it is: see forecast.h.) */
+	if (sched_job_info(d->sched, p->id, &info) == SCHED_OK)
+		j->rec.guarantee = j->rec.first_guarantee = info.guarantee;
+	drive_store(d, j, "submitted");
+	if (c)
+		conn_wait_commit(c, answer_submitted, p->id);
+	return;
+refused:
+	spool_job_remove(&d->spool, p->id);
+	if (c)
+		conn_error(c, (enum proto_err)rc, "%s", err);
+}
+
+void submit_admit(struct daemon *d, struct pending_sub *list)
+{
+	bf_time now = server_now(d);
+
+	for (struct pending_sub *p = list, *next; p; p = next) {
+		next = p->next;
+		admit_one(d, p, now);
+		pending_free(p);
+	}
+	drive_want_commit(d);
+}
+
+void submit_drop(struct pending_sub *list)
+{
+	for (struct pending_sub *p = list, *next; p; p = next) {
+		next = p->next;
+		pending_free(p);
+	}
+}

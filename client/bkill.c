@@ -55,14 +55,87 @@ static int parse_signal(const char *s)
 	return 0;
 }
 
-/* bkill 0 and bkill -u USER: add every queued or running job of mine (or
- * of USER, or everyone's for "all") to ids, after those already there.
- * 0, or the exit code. */
-static int add_unfinished(const char *socket, const char *user, uint64_t *ids, uint32_t *n)
+/* A set of job ids, grown as needed, with a lookup by open addressing
+ * (bkill 0 may name 100,000 jobs: no quadratic scans). */
+struct idset {
+	uint64_t *v;		/* in the order added */
+	uint32_t n, cap;
+	uint64_t *slot;		/* 0: empty */
+	uint32_t nslots;	/* a power of two, at least twice n */
+};
+
+static bool idset_has(const struct idset *s, uint64_t id)
+{
+	if (!s->nslots)
+		return false;
+	for (uint32_t h = (uint32_t)(id * 0x9e3779b97f4a7c15ull >> 32) & (s->nslots - 1);;
+	     h = (h + 1) & (s->nslots - 1)) {
+		if (s->slot[h] == id)
+			return true;
+		if (!s->slot[h])
+			return false;
+	}
+}
+
+/* Add id unless there; -1 if memory ran out. */
+static int idset_add(struct idset *s, uint64_t id)
+{
+	if (idset_has(s, id))
+		return 0;
+	if (s->n == s->cap) {
+		uint32_t cap = s->cap ? 2 * s->cap : 1024;
+		uint64_t *v = realloc(s->v, cap * sizeof *v);
+
+		if (!v)
+			return -1;
+		s->v = v;
+		s->cap = cap;
+	}
+	if (2 * (s->n + 1) > s->nslots) {
+		uint32_t ns = s->nslots ? 2 * s->nslots : 2048;
+		uint64_t *slot = calloc(ns, sizeof *slot);
+
+		if (!slot)
+			return -1;
+		free(s->slot);
+		s->slot = slot;
+		s->nslots = ns;
+		for (uint32_t k = 0; k < s->n; k++) {
+			uint32_t h = (uint32_t)(s->v[k] * 0x9e3779b97f4a7c15ull >> 32) & (ns - 1);
+
+			while (s->slot[h])
+				h = (h + 1) & (ns - 1);
+			s->slot[h] = s->v[k];
+		}
+	}
+	s->v[s->n++] = id;
+	for (uint32_t h = (uint32_t)(id * 0x9e3779b97f4a7c15ull >> 32) & (s->nslots - 1);;
+	     h = (h + 1) & (s->nslots - 1))
+		if (!s->slot[h]) {
+			s->slot[h] = id;
+			return 0;
+		}
+}
+
+static void idset_free(struct idset *s)
+{
+	free(s->v);
+	free(s->slot);
+}
+
+/* bkill 0 and bkill -u USER: every queued or running job of mine (or of
+ * USER, or everyone's for "all") that is not in `done`, into `out`:
+ * the waiting ones first, the newest first (none of them starts because
+ * a job before it left), then the running ones, but only if the listing
+ * held every job (a listing that does not fit one frame shows the head of
+ * the queue: the rest are found in a later round, and a running job
+ * cancelled meanwhile would let them start). 0, or the exit code. */
+static int find_unfinished(const char *socket, const char *user, const struct idset *done,
+                           struct idset *out)
 {
 	struct proto_buf req;
 	struct proto_arena a = { 0 };
-	struct proto_jobs js;
+	struct proto_jobs js = { 0 };
 	uint8_t *reply = NULL;
 	size_t len = 0;
 	char err[512];
@@ -80,48 +153,118 @@ static int add_unfinished(const char *socket, const char *user, uint64_t *ids, u
 		fprintf(stderr, "bkill: unreadable reply from backfilld: %s\n", err);
 		rc = CLIENT_EXIT_UNREACHABLE;
 	}
-	for (uint32_t k = 0; rc == 0 && k < js.count; k++) {
-		const struct proto_job *j = &js.jobs[k];
-		bool seen = false;
+	for (int running = 0; rc == 0 && running < 2; running++) {
+		if (running && js.total > js.count)
+			break;
+		for (uint32_t k = js.count; rc == 0 && k-- > 0;) {
+			const struct proto_job *j = &js.jobs[k];
 
-		if (render_job_ended(j))
-			continue;
-		if (user && strcmp(user, "all") != 0 && !client_job_of(j, user))
-			continue;
-		for (uint32_t i = 0; i < *n && !seen; i++)
-			seen = ids[i] == j->id;
-		if (!seen && *n < PROTO_MAX_LIST)
-			ids[(*n)++] = j->id;
+			if (render_job_ended(j) || (strcmp(j->state, "running") == 0) != running ||
+			    idset_has(done, j->id))
+				continue;
+			if (user && strcmp(user, "all") != 0 && !client_job_of(j, user))
+				continue;
+			if (idset_add(out, j->id) < 0) {
+				fprintf(stderr, "bkill: out of memory\n");
+				rc = CLIENT_EXIT_UNREACHABLE;
+			}
+		}
 	}
 	proto_arena_free(&a);
 	free(reply);
 	return rc;
 }
 
-int main(int argc, char **argv)
+/* Rounds of bkill 0 at most: jobs submitted as fast as they are cancelled
+ * do not keep it going for ever. */
+#define MAX_ROUNDS 100
+
+/* One request for ids[0..n) (at most PROTO_MAX_LIST), one line per job in
+ * the order given. 0, or the exit code. */
+static int cancel_some(const char *socket, const uint64_t *ids, uint32_t n, int sig)
 {
-	const char *socket = NULL;
-	uint64_t *ids = calloc(PROTO_MAX_LIST + 1, sizeof *ids);	/* at most that many */
-	uint32_t n = 0;
-	bool opts = true, every = false;
-	int sig = 0;		/* -s: a signal to send instead of cancelling */
-	const char *user = NULL;	/* -u USER: that user's unfinished jobs ("all": everyone's) */
 	struct proto_buf req;
 	struct proto_arena arena = { 0 };
 	struct proto_cancelled cd;
 	uint8_t *reply = NULL;
 	size_t reply_len = 0;
 	char err[512];
-	int rc = CLIENT_EXIT_OK;
+	int rc;
 
-	if (!ids) {
+	proto_buf_init(&req);
+	if (proto_enc_cancel(&req, &(struct proto_cancel){ ids, n, sig }) < 0) {
+		proto_buf_free(&req);
 		fprintf(stderr, "bkill: out of memory\n");
 		return CLIENT_EXIT_UNREACHABLE;
 	}
+	rc = client_call("bkill", socket, &req, PT_CANCELLED, &reply, &reply_len);
+	proto_buf_free(&req);
+	if (rc != 0)
+		goto out;
+	if (proto_dec_cancelled(reply, reply_len, &cd, &arena, err, sizeof err) < 0) {
+		fprintf(stderr, "bkill: unreadable reply from backfilld: %s\n", err);
+		rc = CLIENT_EXIT_UNREACHABLE;
+		goto out;
+	}
+	/* The reply answers in the order asked: look it up by position,
+	 * else by a scan (a reply in another order is still read right). */
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t r = k < cd.count && cd.ids[k] == ids[k] ? k : 0;
+
+		while (r < cd.count && cd.ids[r] != ids[k])
+			r++;
+		if (r == cd.count) {
+			printf("Job %" PRIu64 ": no answer from backfilld\n", ids[k]);
+			rc = CLIENT_EXIT_UNREACHABLE;
+			continue;
+		}
+		if (sig && cd.codes[r] == PE_OK)
+			printf("Job %" PRIu64 ": signal %s sent\n", ids[k], client_signal_name(sig) ?
+			       client_signal_name(sig) : "");
+		else if (sig && cd.codes[r] == PE_INVALID)
+			printf("Job %" PRIu64 ": not running (a signal goes to a running job; bkill "
+			       "without -s cancels it)\n", ids[k]);
+		else
+			printf("Job %" PRIu64 ": %s\n", ids[k], client_cancel_result(cd.codes[r]));
+		if (cd.codes[r] != PE_OK && rc == CLIENT_EXIT_OK)
+			rc = CLIENT_EXIT_REFUSED;
+	}
+out:
+	proto_arena_free(&arena);
+	free(reply);
+	return rc;
+}
+
+/* Send every id of `s` from `from` on, PROTO_MAX_LIST a request; the
+ * worst exit code (unreachable ends it). */
+static int cancel_all_of(const char *socket, const struct idset *s, uint32_t from, int sig)
+{
+	int rc = CLIENT_EXIT_OK;
+
+	for (uint32_t k = from; k < s->n; k += PROTO_MAX_LIST) {
+		uint32_t m = s->n - k < PROTO_MAX_LIST ? s->n - k : PROTO_MAX_LIST;
+		int r = cancel_some(socket, s->v + k, m, sig);
+
+		if (r == CLIENT_EXIT_UNREACHABLE)
+			return r;
+		if (r != CLIENT_EXIT_OK)
+			rc = r;
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const char *socket = NULL;
+	struct idset ids = { 0 };	/* asked for, in the order given or found */
+	bool opts = true, every = false;
+	int sig = 0;		/* -s: a signal to send instead of cancelling */
+	const char *user = NULL;	/* -u USER: that user's unfinished jobs ("all": everyone's) */
+	int rc = CLIENT_EXIT_OK;
+
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		uint64_t id;
-		bool seen = false;
 
 		if (opts && strcmp(a, "--") == 0) {
 			opts = false;
@@ -176,72 +319,50 @@ int main(int argc, char **argv)
 			rc = usage_error("'", a, "' is not a job ID (a whole number from 1)");
 			goto out;
 		}
-		for (uint32_t k = 0; k < n && !seen; k++)
-			seen = ids[k] == id;
-		if (!seen && n == PROTO_MAX_LIST) {
-			fprintf(stderr, "bkill: more than %u jobs at once\n", PROTO_MAX_LIST);
+		if (!idset_has(&ids, id) && ids.n == PROTO_MAX_LIST) {
+			fprintf(stderr, "bkill: more than %u jobs at once (bkill 0 or -u cancels "
+			        "any number)\n", PROTO_MAX_LIST);
 			rc = CLIENT_EXIT_USAGE;
 			goto out;
 		}
-		if (!seen)
-			ids[n++] = id;
+		if (idset_add(&ids, id) < 0) {
+			fprintf(stderr, "bkill: out of memory\n");
+			rc = CLIENT_EXIT_UNREACHABLE;
+			goto out;
+		}
 	}
-	if ((every || user) && (rc = add_unfinished(socket, user, ids, &n)) != 0)
-		goto out;
-	if (n == 0 && (every || user)) {
-		printf("No unfinished job%s to cancel.\n", user ? "s of that user" : "s of yours");
-		rc = fflush(stdout) == 0 ? CLIENT_EXIT_OK : CLIENT_EXIT_REFUSED;
-		goto out;
-	}
-	if (n == 0) {
+	if (ids.n == 0 && !every && !user) {
 		rc = usage_error("which jobs? Give one or more job IDs, as in bkill 42 (0: all of "
 		                 "yours)", "", "");
 		goto out;
 	}
+	if (ids.n)
+		rc = cancel_all_of(socket, &ids, 0, sig);
+	/* bkill 0 and -u: in rounds, until a listing shows no unfinished job
+	 * not asked for yet (jobs past what one listing holds, or that
+	 * started meanwhile, come in a later round). Each round asks for new
+	 * jobs only, so it ends. */
+	for (int round = 0; (every || user) && rc != CLIENT_EXIT_UNREACHABLE && round < MAX_ROUNDS;
+	     round++) {
+		uint32_t from = ids.n;
+		int r = find_unfinished(socket, user, &ids, &ids);
 
-	proto_buf_init(&req);
-	if (proto_enc_cancel(&req, &(struct proto_cancel){ ids, n, sig }) < 0) {
-		proto_buf_free(&req);
-		fprintf(stderr, "bkill: out of memory\n");
-		rc = CLIENT_EXIT_UNREACHABLE;
-		goto out;
-	}
-	rc = client_call("bkill", socket, &req, PT_CANCELLED, &reply, &reply_len);
-	proto_buf_free(&req);
-	if (rc != 0)
-		goto out;
-	if (proto_dec_cancelled(reply, reply_len, &cd, &arena, err, sizeof err) < 0) {
-		fprintf(stderr, "bkill: unreadable reply from backfilld: %s\n", err);
-		rc = CLIENT_EXIT_UNREACHABLE;
-		goto out;
-	}
-	/* One line per job asked for, in the order given. */
-	for (uint32_t k = 0; k < n; k++) {
-		uint32_t r = 0;
-
-		while (r < cd.count && cd.ids[r] != ids[k])
-			r++;
-		if (r == cd.count) {
-			printf("Job %" PRIu64 ": no answer from backfilld\n", ids[k]);
-			rc = CLIENT_EXIT_UNREACHABLE;
-			continue;
+		if (r != CLIENT_EXIT_OK) {
+			rc = r;
+			break;
 		}
-		if (sig && cd.codes[r] == PE_OK)
-			printf("Job %" PRIu64 ": signal %s sent\n", ids[k], client_signal_name(sig) ?
-			       client_signal_name(sig) : "");
-		else if (sig && cd.codes[r] == PE_INVALID)
-			printf("Job %" PRIu64 ": not running (a signal goes to a running job; bkill "
-			       "without -s cancels it)\n", ids[k]);
-		else
-			printf("Job %" PRIu64 ": %s\n", ids[k], client_cancel_result(cd.codes[r]));
-		if (cd.codes[r] != PE_OK && rc == CLIENT_EXIT_OK)
-			rc = CLIENT_EXIT_REFUSED;
+		if (ids.n == from)
+			break;
+		if ((r = cancel_all_of(socket, &ids, from, sig)) != CLIENT_EXIT_OK)
+			rc = r;
+	}
+	if (ids.n == 0) {
+		printf("No unfinished job%s to cancel.\n", user ? "s of that user" : "s of yours");
+		rc = CLIENT_EXIT_OK;
 	}
 	if (fflush(stdout) != 0 && rc == CLIENT_EXIT_OK)
 		rc = CLIENT_EXIT_REFUSED;
 out:
-	proto_arena_free(&arena);
-	free(reply);
-	free(ids);
+	idset_free(&ids);
 	return rc;
 }

@@ -12,6 +12,7 @@
  * is relative to the spread, not to the offset. */
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include "stats.h"
 
@@ -112,27 +113,36 @@ void stats_sort(double *v, size_t n)
 	quick(v, m, depth);
 }
 
-/* R-7: the rank h = p (n - 1) counted from 0, interpolated linearly between
- * the values at floor(h) and floor(h) + 1. p = 0 and p = 1 give the extreme
- * values exactly, and an exact rank gives its value exactly. */
-double stats_percentile_sorted(const double *sorted, size_t n, double p)
+/* Where R-7 reads the sorted values for p (see below): the rank lo and the
+ * weight f of the next; false if p alone decides (`*at` is then the one
+ * rank to read, or SIZE_MAX for NaN). */
+static bool rank_of(size_t n, double p, size_t *lo, double *f, size_t *at)
 {
+	*at = SIZE_MAX;
 	if (n == 0 || isnan(p))
-		return NAN;
+		return false;
 	/* A p just outside [0, 1] is nearly always rounding (99.0 / 100 and
 	 * the like): clamping beats a NaN the caller did not expect. */
-	if (p <= 0.0)
-		return sorted[0];
-	if (p >= 1.0)
-		return sorted[n - 1];
-
+	if (p <= 0.0) {
+		*at = 0;
+		return false;
+	}
+	if (p >= 1.0) {
+		*at = n - 1;
+		return false;
+	}
 	double h = p * (double)(n - 1);
-	size_t lo = (size_t)h;	/* h >= 0: truncation is floor */
-	if (lo >= n - 1)
-		return sorted[n - 1];
+	*lo = (size_t)h;	/* h >= 0: truncation is floor */
+	if (*lo >= n - 1) {
+		*at = n - 1;
+		return false;
+	}
+	*f = h - (double)*lo;
+	return true;
+}
 
-	double f = h - (double)lo;
-	double a = sorted[lo], b = sorted[lo + 1];
+static double between(double a, double b, double f)
+{
 	double d = b - a;
 	/* a + f (b - a) gives a exactly when a == b or f == 0, which the
 	 * weighted sum a (1 - f) + b f does not; only when the difference
@@ -141,6 +151,96 @@ double stats_percentile_sorted(const double *sorted, size_t n, double p)
 	if (isinf(d) && !isinf(a) && !isinf(b))
 		return a * (1.0 - f) + b * f;
 	return a + f * d;
+}
+
+/* R-7: the rank h = p (n - 1) counted from 0, interpolated linearly between
+ * the values at floor(h) and floor(h) + 1. p = 0 and p = 1 give the extreme
+ * values exactly, and an exact rank gives its value exactly. */
+double stats_percentile_sorted(const double *sorted, size_t n, double p)
+{
+	size_t lo, at;
+	double f;
+
+	if (!rank_of(n, p, &lo, &f, &at))
+		return at == SIZE_MAX ? NAN : sorted[at];
+	return between(sorted[lo], sorted[lo + 1], f);
+}
+
+/* ---- percentiles without sorting ---------------------------------------- */
+
+/* v[from, m) holds the values of rank from.. in some order: put the one of
+ * rank k (from <= k < m) at v[k], the smaller before it, the larger after
+ * (Hoare partition, median of three; a sort of what is left as the guard
+ * against a bad sequence of pivots). */
+static void select_rank(double *v, size_t from, size_t m, size_t k)
+{
+	size_t lo = from, hi = m;	/* k in [lo, hi) */
+	unsigned depth = 0;
+
+	for (size_t w = m - from; w > 1; w >>= 1)
+		depth += 2;
+	while (hi - lo > 16) {
+		size_t i = lo, j = hi - 1, mid = lo + (hi - lo) / 2;
+		double pivot;
+
+		if (depth-- == 0)
+			break;
+		if (v[mid] < v[lo])
+			swap(&v[mid], &v[lo]);
+		if (v[hi - 1] < v[mid]) {
+			swap(&v[hi - 1], &v[mid]);
+			if (v[mid] < v[lo])
+				swap(&v[mid], &v[lo]);
+		}
+		pivot = v[mid];
+		for (;;) {
+			while (v[i] < pivot)
+				i++;
+			while (pivot < v[j])
+				j--;
+			if (i >= j)
+				break;
+			swap(&v[i++], &v[j--]);
+		}
+		/* [lo, j] <= pivot <= [j + 1, hi) */
+		if (k <= j)
+			hi = j + 1;
+		else
+			lo = j + 1;
+	}
+	quick(v + lo, hi - lo, 2 * 64);
+}
+
+/* The value of rank k once ranks before `*from` are in place; NaN past the
+ * numbers (as stats_sort orders them). */
+static double rank_value(double *v, size_t m, size_t *from, size_t k)
+{
+	if (k >= m)
+		return NAN;
+	if (k >= *from) {
+		select_rank(v, *from, m, k);
+		*from = k + 1;
+	}
+	return v[k];
+}
+
+void stats_percentiles(double *v, size_t n, const double *p, double *out, size_t np)
+{
+	size_t m = 0, from = 0, lo, at;
+	double f;
+
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(v[i]))
+			swap(&v[m++], &v[i]);
+	for (size_t k = 0; k < np; k++) {
+		if (!rank_of(n, p[k], &lo, &f, &at)) {
+			out[k] = at == SIZE_MAX ? NAN : rank_value(v, m, &from, at);
+			continue;
+		}
+		double a = rank_value(v, m, &from, lo);
+
+		out[k] = between(a, rank_value(v, m, &from, lo + 1), f);
+	}
 }
 
 /* ---- Student's t -------------------------------------------------------- */

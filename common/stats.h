@@ -21,6 +21,10 @@
 double stats_percentile_sorted(const double *sorted, size_t n, double p);
 /* Sorts v in place, ascending (NaN, if any, last). */
 void stats_sort(double *v, size_t n);
+/* The percentiles p[0..np) (ascending) of v[0..n) into out, exactly as
+ * stats_percentile_sorted would give them after stats_sort, in O(n) for a
+ * few percentiles instead of a sort: v is reordered (partly sorted). */
+void stats_percentiles(double *v, size_t n, const double *p, double *out, size_t np);
 
 /* Student's t quantile: the value t with P(T <= t) = 0.95 for df degrees of
  * freedom (so mean ± t * s / sqrt(k) is a 90% two-sided interval). df >= 1

@@ -86,7 +86,8 @@ struct scratch {
 
 static void dist_of(double *v, size_t n, struct bd_dist *d)
 {
-	double sum = 0;
+	static const double ps[3] = { 0.5, 0.9, 0.99 };
+	double sum = 0, q[3];
 
 	if (n == 0) {
 		d->avg = d->median = d->p90 = d->p99 = NAN;
@@ -95,10 +96,10 @@ static void dist_of(double *v, size_t n, struct bd_dist *d)
 	for (size_t i = 0; i < n; i++)
 		sum += v[i];
 	d->avg = sum / (double)n;
-	stats_sort(v, n);
-	d->median = stats_percentile_sorted(v, n, 0.5);
-	d->p90 = stats_percentile_sorted(v, n, 0.9);
-	d->p99 = stats_percentile_sorted(v, n, 0.99);
+	stats_percentiles(v, n, ps, q, 3);
+	d->median = q[0];
+	d->p90 = q[1];
+	d->p99 = q[2];
 }
 
 /* The figures of the jobs for which in(job) holds. */

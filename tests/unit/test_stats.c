@@ -459,8 +459,54 @@ static void test_sort_random(void)
 	ok(bad == 0, "sort: 400 random arrays (duplicates, sorted, reversed, NaNs) as qsort sorts them");
 }
 
+/* stats_percentiles against stats_sort + stats_percentile_sorted, bit for
+ * bit, on random arrays: sizes from 0 to a few thousand, many ties, NaNs
+ * (which both put last), infinities, and percentiles at 0, 1 and outside. */
+static void test_percentiles_select(void)
+{
+	static const double ps[][5] = {
+		{ 0.5, 0.9, 0.99, 0.99, 0.999 }, { 0.0, 0.25, 0.5, 0.75, 1.0 },
+		{ -0.5, 0.01, 0.5, 1.0, 2.0 }, { 0.1, 0.1, 0.2, 0.95, 0.9999 },
+	};
+	unsigned bad = 0, runs = 0;
+
+	for (unsigned r = 0; r < 600; r++) {
+		size_t n = r < 40 ? r : (size_t)(uniform() * (r % 3 ? 300 : 5000));
+		double *a = malloc((n + 1) * sizeof *a), *b = malloc((n + 1) * sizeof *b);
+		unsigned kind = r % 5;
+		const double *p = ps[r % 4];
+		double got[5];
+
+		for (size_t i = 0; i < n; i++) {
+			double u = uniform();
+
+			a[i] = kind == 0 ? u * 1e6 : kind == 1 ? (double)(int)(u * 4) :
+			       kind == 2 ? (u < 0.05 ? NAN : u) : kind == 3 ? (u < 0.02 ? INFINITY :
+			       u < 0.04 ? -INFINITY : u - 0.5) : (double)i;
+			b[i] = a[i];
+		}
+		stats_sort(b, n);
+		stats_percentiles(a, n, p, got, 5);
+		for (int k = 0; k < 5; k++) {
+			double want = stats_percentile_sorted(b, n, p[k]);
+
+			if (!(want == got[k] || (isnan(want) && isnan(got[k])))) {
+				if (bad++ < 5)
+					printf("#   run %u, n %zu, p %g: got %.17g, want %.17g\n", r, n,
+					       p[k], got[k], want);
+			}
+		}
+		runs++;
+		free(a);
+		free(b);
+	}
+	ok(bad == 0, "percentiles by selection equal those of a sort, bit for bit (%u arrays, "
+	   "%u differences)", runs, bad);
+}
+
 int main(void)
 {
+	test_percentiles_select();
 	test_sort_random();
 	test_percentile_small();
 	test_percentile_ten();

@@ -58,35 +58,42 @@ static void swap(double *a, double *b)
 	*b = t;
 }
 
+/* Hoare partition of v[0, n), n > 2, around the median of the first, the
+ * middle and the last: returns k with v[0, k] <= pivot <= v[k + 1, n). */
+static size_t partition(double *v, size_t n)
+{
+	size_t i = 0, k = n - 1, m = n / 2;
+	double pivot;
+
+	if (v[m] < v[0])
+		swap(&v[m], &v[0]);
+	if (v[n - 1] < v[m]) {
+		swap(&v[n - 1], &v[m]);
+		if (v[m] < v[0])
+			swap(&v[m], &v[0]);
+	}
+	pivot = v[m];
+	for (;;) {
+		while (v[i] < pivot)
+			i++;
+		while (pivot < v[k])
+			k--;
+		if (i >= k)
+			return k;
+		swap(&v[i++], &v[k--]);
+	}
+}
+
 static void quick(double *v, size_t n, unsigned depth)
 {
 	while (n > 16) {
-		size_t i, k, m = n / 2;
-		double pivot;
+		size_t k;
 
 		if (depth-- == 0) {
 			qsort(v, n, sizeof *v, cmp_double);
 			return;
 		}
-		if (v[m] < v[0])
-			swap(&v[m], &v[0]);
-		if (v[n - 1] < v[m]) {
-			swap(&v[n - 1], &v[m]);
-			if (v[m] < v[0])
-				swap(&v[m], &v[0]);
-		}
-		pivot = v[m];
-		i = 0;
-		k = n - 1;
-		for (;;) {
-			while (v[i] < pivot)
-				i++;
-			while (pivot < v[k])
-				k--;
-			if (i >= k)
-				break;
-			swap(&v[i++], &v[k--]);
-		}
+		k = partition(v, n);
 		/* [0, k] <= pivot <= [k + 1, n): recurse on the smaller side. */
 		if (k + 1 < n - k - 1) {
 			quick(v, k + 1, depth);
@@ -179,29 +186,9 @@ static void select_rank(double *v, size_t from, size_t m, size_t k)
 
 	for (size_t w = m - from; w > 1; w >>= 1)
 		depth += 2;
-	while (hi - lo > 16) {
-		size_t i = lo, j = hi - 1, mid = lo + (hi - lo) / 2;
-		double pivot;
+	while (hi - lo > 16 && depth-- > 0) {
+		size_t j = lo + partition(v + lo, hi - lo);
 
-		if (depth-- == 0)
-			break;
-		if (v[mid] < v[lo])
-			swap(&v[mid], &v[lo]);
-		if (v[hi - 1] < v[mid]) {
-			swap(&v[hi - 1], &v[mid]);
-			if (v[mid] < v[lo])
-				swap(&v[mid], &v[lo]);
-		}
-		pivot = v[mid];
-		for (;;) {
-			while (v[i] < pivot)
-				i++;
-			while (pivot < v[j])
-				j--;
-			if (i >= j)
-				break;
-			swap(&v[i++], &v[j--]);
-		}
 		/* [lo, j] <= pivot <= [j + 1, hi) */
 		if (k <= j)
 			hi = j + 1;

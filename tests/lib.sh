@@ -60,6 +60,24 @@ stop_daemon() {
 	DPID=
 }
 
+# submit_many EACH BSUB-ARGS...: four clients at once, each submitting EACH
+# jobs with bsub BSUB-ARGS; the status says whether every one was taken.
+submit_many() {
+	each=$1
+	shift
+	pids=
+	for p in 1 2 3 4; do
+		(i=0; while [ $i -lt "$each" ]; do
+			"$BSUB" "$@" >/dev/null || exit 1
+			i=$((i + 1))
+		done) &
+		pids="$pids $!"
+	done
+	rc=0
+	for p in $pids; do wait "$p" || rc=1; done	# (not the daemon, also a child)
+	return $rc
+}
+
 # wait_state ID STATE [SECONDS]: until bq -l shows the job in that state.
 wait_state() {
 	i=0

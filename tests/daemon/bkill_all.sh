@@ -10,16 +10,7 @@ start_daemon --nodes 2 --policy conservative --kill-grace 0
 printf '#!/bin/sh\nsleep 600\n' >long.sh
 "$BSUB" -n 2 -t 60 -o /dev/null long.sh >/dev/null && wait_state 1 running
 ok $? "job 1 runs on both nodes"
-pids=
-for p in 1 2 3 4; do
-	(i=0; while [ $i -lt 1025 ]; do
-		"$BSUB" -n 1 -t 10 -o /dev/null long.sh >/dev/null || exit 1
-		i=$((i + 1))
-	done) &
-	pids="$pids $!"
-done
-# shellcheck disable=SC2086
-wait $pids	# (not the daemon, also a child of this shell)
+submit_many 1025 -n 1 -t 10 -o /dev/null long.sh
 queued=$("$BQ" -a --json | grep -o '"state":"queued"' | wc -l)
 [ "$queued" -eq 4100 ]
 ok $? "4,100 jobs queue behind it ($queued)"

@@ -11,16 +11,7 @@ ok $? "the daemon starts"
 printf '#!/bin/sh\nsleep 600\n' >long.sh
 "$BSUB" -n 2 -t 60 -o /dev/null long.sh >/dev/null && wait_state 1 running
 ok $? "job 1 runs on both nodes"
-pids=
-for p in 1 2 3 4; do
-	(i=0; while [ $i -lt 150 ]; do
-		"$BSUB" -n 1 -t 10 -o /dev/null long.sh >/dev/null || exit 1
-		i=$((i + 1))
-	done) &
-	pids="$pids $!"
-done
-# shellcheck disable=SC2086
-wait $pids	# (not the daemon, also a child of this shell)
+submit_many 150 -n 1 -t 10 -o /dev/null long.sh
 [ "$("$BQ" -a --json | grep -o '"state":"queued"' | wc -l)" -eq 600 ]
 ok $? "600 jobs queue behind it"
 [ "$(ls spool/jobs | wc -l)" -eq 601 ]

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include "client.h"
 #include "proto.h"
 #include "render.h"
@@ -126,12 +127,14 @@ static void idset_free(struct idset *s)
 /* bkill 0 and bkill -u USER: every queued or running job of mine (or of
  * USER, or everyone's for "all") that is not in `done`, into `out`:
  * the waiting ones first, the newest first (none of them starts because
- * a job before it left), then the running ones, but only if the listing
- * held every job (a listing that does not fit one frame shows the head of
- * the queue: the rest are found in a later round, and a running job
- * cancelled meanwhile would let them start). 0, or the exit code. */
+ * a job before it left), then the running ones. A listing that does not
+ * hold every job shows the running ones and the head of the queue: then
+ * the running ones wait while it shows waiting ones to cancel, or running
+ * ones cancelled already and still ending (which hide the rest), so that
+ * no waiting job it does not show starts on the nodes they free. 0, or
+ * the exit code. */
 static int find_unfinished(const char *socket, const char *user, const struct idset *done,
-                           struct idset *out)
+                           struct idset *out, bool *complete)
 {
 	struct proto_buf req;
 	struct proto_arena a = { 0 };
@@ -139,6 +142,7 @@ static int find_unfinished(const char *socket, const char *user, const struct id
 	uint8_t *reply = NULL;
 	size_t len = 0;
 	char err[512];
+	uint32_t before = out->n, ending = 0;
 	int rc;
 
 	proto_buf_init(&req);
@@ -153,15 +157,22 @@ static int find_unfinished(const char *socket, const char *user, const struct id
 		fprintf(stderr, "bkill: unreadable reply from backfilld: %s\n", err);
 		rc = CLIENT_EXIT_UNREACHABLE;
 	}
+	/* Every unfinished job is shown if the listing is whole, or if it
+	 * shows an ended job (those come after the unfinished ones). */
+	*complete = rc == 0 && (js.total <= js.count || !js.count ||
+	                        render_job_ended(&js.jobs[js.count - 1]));
 	for (int running = 0; rc == 0 && running < 2; running++) {
-		if (running && js.total > js.count)
-			break;
+		if (running && !*complete && (out->n > before || ending))
+			break;	/* waiting jobs found, or some still ending: next round */
 		for (uint32_t k = js.count; rc == 0 && k-- > 0;) {
 			const struct proto_job *j = &js.jobs[k];
 
-			if (render_job_ended(j) || (strcmp(j->state, "running") == 0) != running ||
-			    idset_has(done, j->id))
+			if (render_job_ended(j) || (strcmp(j->state, "running") == 0) != running)
 				continue;
+			if (idset_has(done, j->id)) {
+				ending += running;
+				continue;
+			}
 			if (user && strcmp(user, "all") != 0 && !client_job_of(j, user))
 				continue;
 			if (idset_add(out, j->id) < 0) {
@@ -178,6 +189,7 @@ static int find_unfinished(const char *socket, const char *user, const struct id
 /* Rounds of bkill 0 at most: jobs submitted as fast as they are cancelled
  * do not keep it going for ever. */
 #define MAX_ROUNDS 100
+#define ROUND_WAIT_NS 100000000	/* 0.1 s */
 
 /* One request for ids[0..n) (at most PROTO_MAX_LIST), one line per job in
  * the order given. 0, or the exit code. */
@@ -260,6 +272,7 @@ int main(int argc, char **argv)
 	bool opts = true, every = false;
 	int sig = 0;		/* -s: a signal to send instead of cancelling */
 	const char *user = NULL;	/* -u USER: that user's unfinished jobs ("all": everyone's) */
+	bool finished = false;	/* bkill 0: a listing showed nothing new */
 	int rc = CLIENT_EXIT_OK;
 
 	for (int i = 1; i < argc; i++) {
@@ -345,21 +358,33 @@ int main(int argc, char **argv)
 	for (int round = 0; (every || user) && rc != CLIENT_EXIT_UNREACHABLE && round < MAX_ROUNDS;
 	     round++) {
 		uint32_t from = ids.n;
-		int r = find_unfinished(socket, user, &ids, &ids);
+		bool complete;
+		int r = find_unfinished(socket, user, &ids, &ids, &complete);
 
 		if (r != CLIENT_EXIT_OK) {
 			rc = r;
 			break;
 		}
-		if (ids.n == from)
+		if (ids.n == from && complete) {
+			finished = true;
 			break;
+		}
+		if (ids.n == from) {
+			/* A listing cut short shows only jobs asked already, still
+			 * ending: the rest come once they have. */
+			nanosleep(&(struct timespec){ 0, ROUND_WAIT_NS }, NULL);
+			continue;
+		}
 		if ((r = cancel_all_of(socket, &ids, from, sig)) != CLIENT_EXIT_OK)
 			rc = r;
 	}
-	if (ids.n == 0) {
-		printf("No unfinished job%s to cancel.\n", user ? "s of that user" : "s of yours");
-		rc = CLIENT_EXIT_OK;
+	if ((every || user) && !finished && rc == CLIENT_EXIT_OK) {
+		fprintf(stderr, "bkill: still finding unfinished jobs after %d rounds (are jobs "
+		        "being submitted as fast?); run it again\n", MAX_ROUNDS);
+		rc = CLIENT_EXIT_REFUSED;
 	}
+	if (ids.n == 0 && rc == CLIENT_EXIT_OK)
+		printf("No unfinished job%s to cancel.\n", user ? "s of that user" : "s of yours");
 	if (fflush(stdout) != 0 && rc == CLIENT_EXIT_OK)
 		rc = CLIENT_EXIT_REFUSED;
 out:

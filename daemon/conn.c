@@ -373,11 +373,20 @@ static void wait_commit(struct conn *c, void (*answer)(struct conn *c), uint64_t
 	evtimer_del(c->deadline);
 }
 
-void conn_park(struct conn *c)
+void conn_park(struct conn *c, size_t bytes)
 {
 	bufferevent_disable(c->bev, EV_READ);
 	/* As for a wait: the daemon's doing, not the client's. */
 	evtimer_del(c->deadline);
+	/* What the request keeps meanwhile counts as a request's bytes did
+	 * (released before the handler ran): a slow flush cannot make many
+	 * connections hold more than the budgets allow. */
+	held_add(c, bytes);
+}
+
+void conn_unpark(struct conn *c)
+{
+	held_release(c);
 }
 
 void conn_wait_commit(struct conn *c, void (*answer)(struct conn *c), uint64_t job)

@@ -833,6 +833,23 @@ static void note_placing(struct daemon *d, bf_time now)
  * commit leaves it this long (SQLite's own default, 4 MiB of pages). */
 #define CHECKPOINT_PAGES 1000
 
+/* A batch's flush is done: its jobs are admitted, or refused if it failed
+ * (their scripts may not be on disk: an acknowledged job would be lost in
+ * a crash). */
+static void flushed(struct daemon *d, struct pending_sub *batch, int err)
+{
+	char why[300];
+
+	if (!err) {
+		submit_admit(d, batch, NULL);	/* (and asks for a commit) */
+		return;
+	}
+	log_warnx("syncing the spool: %s; the submissions it held are refused", strerror(err));
+	snprintf(why, sizeof why, "the daemon could not make the script durable (syncing its "
+	         "spool: %s); submit again", strerror(err));
+	submit_admit(d, batch, why);
+}
+
 static void synced(void *arg, unsigned what, int err)
 {
 	struct daemon *d = arg;
@@ -843,10 +860,8 @@ static void synced(void *arg, unsigned what, int err)
 			log_warnx("checkpointing the store: %s", store_ckpt_error(d->ckpt));
 		return;
 	}
-	if (err)
-		log_warnx("syncing the spool: %s", strerror(err));
 	d->syncing = NULL;
-	submit_admit(d, batch);	/* (and asks for a commit) */
+	flushed(d, batch, err);
 }
 
 static void want_checkpoint(void *arg)
@@ -907,9 +922,7 @@ static void flush_spool(struct daemon *d)
 	d->unsynced = NULL;
 	d->unsynced_tail = &d->unsynced;
 	d->spool_dirty = false;
-	if (syncfs(d->spool.top_fd) < 0)
-		log_warn("syncing the spool");
-	submit_admit(d, batch);
+	flushed(d, batch, syncfs(d->spool.top_fd) < 0 ? errno : 0);
 }
 
 void drive_commit(struct daemon *d)

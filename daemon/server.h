@@ -291,15 +291,19 @@ int  conn_set_ctx(struct conn *c, void *ctx, void (*ctx_free)(void *ctx));
 void conn_drop_ctx(struct conn *c);
 /* The request is taken and its answer comes later than the next commit (a
  * submission whose script is being flushed, submit.c): no reading, and no
- * deadline while it waits. */
-void conn_park(struct conn *c);
+ * deadline while it waits; the `bytes` it keeps meanwhile are charged to
+ * the client's budgets until conn_unpark. */
+void conn_park(struct conn *c, size_t bytes);
+void conn_unpark(struct conn *c);
 
 /* ---- submit.c: submissions, answered once their scripts are durable ---- */
 struct pending_sub;
 void submit_request(struct conn *c, const uint8_t *frame, size_t len);
 /* Submissions whose scripts are durable now: into the core and the store
- * (acknowledged after the next commit); the list is freed. */
-void submit_admit(struct daemon *d, struct pending_sub *list);
+ * (acknowledged after the next commit); or, with `fail` (the flush
+ * failed: they may not be), refused with it and their scripts removed.
+ * The list is freed. */
+void submit_admit(struct daemon *d, struct pending_sub *list, const char *fail);
 /* Free a list of submissions never admitted (the daemon exits). */
 void submit_drop(struct pending_sub *list);
 

@@ -229,9 +229,10 @@ void submit_request(struct conn *c, const uint8_t *frame, size_t len)
 		goto fail;
 	}
 	d->spool_dirty = true;
+	p->m.script = NULL;	/* (in the request's buffer, which goes now) */
 	p->c = c;
 	conn_set_ctx(c, p, pending_detach);	/* (a submission has none before) */
-	conn_park(c);
+	conn_park(c, 2 * len);	/* its strings, and argv and env joined */
 	*d->unsynced_tail = p;
 	d->unsynced_tail = &p->next;
 	drive_want_commit(d);
@@ -240,8 +241,9 @@ fail:
 	pending_free(p);
 }
 
-/* One submission whose script is durable: into the core and the store. */
-static void admit_one(struct daemon *d, struct pending_sub *p, bf_time now)
+/* One submission whose script is durable: into the core and the store;
+ * or refused with `fail` (the flush failed), its script removed. */
+static void admit_one(struct daemon *d, struct pending_sub *p, bf_time now, const char *fail)
 {
 	struct conn *c = p->c;
 	struct store_job rec;
@@ -250,8 +252,15 @@ static void admit_one(struct daemon *d, struct pending_sub *p, bf_time now)
 	struct djob *j;
 	int rc;
 
-	if (c)
+	if (c) {
 		conn_drop_ctx(c);
+		conn_unpark(c);
+	}
+	if (fail) {
+		snprintf(err, sizeof err, "%s", fail);
+		rc = PE_INTERNAL;
+		goto refused;
+	}
 	if (!drive_spool_ok(d)) {
 		snprintf(err, sizeof err, "the daemon takes no new jobs: its spool %s was removed or "
 		         "replaced while it ran; an operator must restart it", d->spool.dir);
@@ -296,13 +305,13 @@ refused:
 		conn_error(c, (enum proto_err)rc, "%s", err);
 }
 
-void submit_admit(struct daemon *d, struct pending_sub *list)
+void submit_admit(struct daemon *d, struct pending_sub *list, const char *fail)
 {
 	bf_time now = server_now(d);
 
 	for (struct pending_sub *p = list, *next; p; p = next) {
 		next = p->next;
-		admit_one(d, p, now);
+		admit_one(d, p, now, fail);
 		pending_free(p);
 	}
 	drive_want_commit(d);

@@ -22,6 +22,7 @@ struct syncer {
 	int (*checkpoint)(void *ctx);
 	void *ctx;
 	const char *hold;		/* BACKFILLD_TEST_SYNC_HOLD */
+	const char *fail;		/* BACKFILLD_TEST_SYNC_FAIL */
 	/* Under mu: asked, under way (asked and not yet told), finished. */
 	bool quit;
 	int spool_fd;			/* asked: >= 0 */
@@ -31,9 +32,11 @@ struct syncer {
 	int ckpt_rc;
 };
 
-/* A failpoint for the tests: while the file BACKFILLD_TEST_SYNC_HOLD names
+/* Failpoints for the tests: while the file BACKFILLD_TEST_SYNC_HOLD names
  * exists, a flush waits before it begins (looked at every 20 ms), so that
- * a test sees the loop serve, a stop or a crash while one is under way. */
+ * a test sees the loop serve, a stop or a crash while one is under way;
+ * while the file BACKFILLD_TEST_SYNC_FAIL names exists, a flush fails
+ * (EIO), as on a failing disk. */
 static void test_hold(const char *path)
 {
 	while (path && access(path, F_OK) == 0)
@@ -55,7 +58,9 @@ static void *run(void *arg)
 			s->spool_fd = -1;
 			pthread_mutex_unlock(&s->mu);
 			test_hold(s->hold);
-			if (syncfs(fd) < 0)
+			if (s->fail && access(s->fail, F_OK) == 0)
+				err = EIO;	/* the failpoint below */
+			else if (syncfs(fd) < 0)
 				err = errno;
 			pthread_mutex_lock(&s->mu);
 			s->spool_err = err;
@@ -122,7 +127,7 @@ struct syncer *syncer_new(struct event_base *base, syncer_done_fn done, void *ar
 	if (!s)
 		return NULL;
 	*s = (struct syncer){ .efd = -1, .spool_fd = -1, .done = done, .arg = arg,
-		.checkpoint = checkpoint, .ctx = ctx, .hold = getenv("BACKFILLD_TEST_SYNC_HOLD") };
+		.checkpoint = checkpoint, .ctx = ctx, .hold = getenv("BACKFILLD_TEST_SYNC_HOLD"), .fail = getenv("BACKFILLD_TEST_SYNC_FAIL") };
 	if ((s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 ||
 	    !(s->ev = event_new(base, s->efd, EV_READ | EV_PERSIST, event_cb, s)) ||
 	    event_add(s->ev, NULL) < 0)

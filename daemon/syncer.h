@@ -7,7 +7,10 @@
  *
  * The thread calls nothing of the daemon's but the two jobs it is given,
  * with every signal blocked: the loop's handlers, the forks of job
- * supervisors and libevent stay the main thread's. */
+ * supervisors and libevent stay the main thread's. A supervisor forked
+ * while the thread is inside SQLite or syncfs never uses either; what it
+ * does use (malloc, stdio, the NSS lookups of initgroups) glibc keeps
+ * usable in the child of a fork, which POSIX alone does not promise. */
 #ifndef BF_SYNCER_H
 #define BF_SYNCER_H
 #include <stdbool.h>

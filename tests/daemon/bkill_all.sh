@@ -32,4 +32,31 @@ ok $? "a second bkill 0 exits 0"
 grep -q "^No unfinished jobs of yours to cancel" again.out
 ok $? "and says there is nothing to cancel"
 stop_daemon
+
+# A listing cut short (BACKFILLD_TEST_LIST_ROWS: three rows a listing)
+# shows the running jobs and the head of the queue only: bkill 0 goes on
+# in rounds until every job is cancelled, running ones included.
+rm -rf state.db* spool
+: >daemon.log
+BACKFILLD_TEST_LIST_ROWS=3 start_daemon --nodes 4 --policy conservative --kill-grace 0
+for k in 1 2 3 4; do "$BSUB" -n 1 -t 60 -o /dev/null long.sh >/dev/null; done
+for k in 1 2 3 4 5; do "$BSUB" -n 4 -t 60 -o /dev/null long.sh >/dev/null; done
+wait_state 4 running
+"$BKILL" 0 >cut.out 2>cut.err
+rc=$?
+[ $rc -eq 0 ] && [ "$(grep -c ': cancelled$' cut.out)" -eq 9 ]
+ok $? "with a listing of 3 rows, bkill 0 cancels all 9 (exit $rc; $(grep -c ': cancelled$' cut.out) lines; $(head -c 100 cut.err))"
+i=0
+while [ $i -lt 50 ] && [ "$("$BQ" -a --json | grep -c '"state":"\(queued\|running\)"')" -ne 0 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+[ "$(grep -c ': started on' daemon.log)" -eq 4 ] && [ $i -lt 50 ]
+ok $? "none of the waiting ones started, and nothing is left ($(grep -c ': started on' daemon.log) starts, $i)" ||
+	{ sed 's/^/#   /' cut.out; grep -E ": (started|cancelled|ended)" daemon.log | sed 's/^/#   /'; }
+stop_daemon
+"$BKILL" --socket "$TMP/none.sock" 0 >none.out 2>none.err
+rc=$?
+[ $rc -eq 3 ] && ! grep -q "No unfinished" none.out
+ok $? "bkill 0 without a daemon exits 3, and does not say there is nothing to cancel (exit $rc)"
 done_testing

@@ -330,7 +330,7 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 	contain_init(d);	/* before the restore, which sweeps the jobs' cgroups */
 	if (restore_state(d, err, errlen) < 0)
 		return -1;
-	if (store_commit(d->store) < 0) {
+	if (store_commit(d->store) < 0 || store_last_id(d->store, &d->last_id) < 0) {
 		snprintf(err, errlen, "%s: %s", o->db, store_error(d->store));
 		return -1;
 	}

@@ -152,6 +152,11 @@ struct daemon {
 	 * next flush of the spool, and those the flush under way makes
 	 * durable; admitted when it ends (drive.c). */
 	struct pending_sub *unsynced, **unsynced_tail, *syncing;
+	/* The last job id handed out (submit.c): stored with the job when it
+	 * is admitted, not before, so a submission costs no commit of its own
+	 * while its script is flushed; the restore raises the stored one past
+	 * every id the spool shows, so none is handed out twice. */
+	uint64_t last_id;
 	/* syncer.h: the flushes and the store's checkpoints off the loop,
 	 * made at the first submission (after a detach, which keeps no
 	 * thread); NULL: in the loop, as a fallback. */

@@ -435,18 +435,30 @@ int store_meta_get(struct store *s, const char *key, char *buf, size_t len)
 }
 
 /* The last id handed out (0 before the first). */
-static int last_id(struct store *s, unsigned long long *last)
+int store_last_id(struct store *s, uint64_t *id)
 {
 	char buf[32];
+	unsigned long long last = 0;
 	int rc = store_meta_get(s, "last_id", buf, sizeof buf);
 
-	*last = 0;
-	if (rc < 0 || need_txn(s) < 0)
+	if (rc < 0)
 		return -1;
-	if (rc == 1 && sscanf(buf, "%llu", last) != 1) {
+	if (rc == 1 && sscanf(buf, "%llu", &last) != 1) {
 		snprintf(s->err, sizeof s->err, "meta last_id is not a number: %s", buf);
 		return -1;
 	}
+	*id = last;
+	return 0;
+}
+
+static int last_id(struct store *s, unsigned long long *last)
+{
+	uint64_t id = 0;
+
+	*last = 0;
+	if (need_txn(s) < 0 || store_last_id(s, &id) < 0)
+		return -1;
+	*last = id;
 	return 0;
 }
 

@@ -98,8 +98,11 @@ int  store_meta_get(struct store *st, const char *key, char *buf, size_t len);
  * is part of the transaction that stores the job). */
 int  store_next_id(struct store *st, uint64_t *id);
 /* Never hand out an id at or below `id` (one a failed commit handed out
- * and the spool remembers). */
+ * and the spool remembers, or one the daemon handed out itself and now
+ * stores with its job). */
 int  store_raise_last_id(struct store *st, uint64_t id);
+/* The last id handed out, as committed (0: none yet). */
+int  store_last_id(struct store *st, uint64_t *id);
 /* Insert or replace a job's whole row. */
 int  store_put_job(struct store *st, const struct store_job *j);
 /* Record a state change (the jobs row holds only the latest). */

@@ -11,8 +11,8 @@
  * Between the two the job is nowhere but in the spool: no listing shows
  * it, no commit holds it, so a commit never waits for a flush, and a
  * crash forgets it as a submission never acknowledged (the restart sweeps
- * its directory from the spool). The id counter alone is committed
- * before: an id is never given twice. */
+ * its directory from the spool, after raising the stored last id past it:
+ * an id is never given twice). The id is stored with the job. */
 #include <inttypes.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -211,10 +211,7 @@ void submit_request(struct conn *c, const uint8_t *frame, size_t len)
 		           "replaced while it ran; an operator must restart it", d->spool.dir);
 		goto fail;
 	}
-	if (store_begin(d->store) < 0 || store_next_id(d->store, &p->id) < 0) {
-		conn_error(c, PE_INTERNAL, "the store failed: %s", store_error(d->store));
-		goto fail;
-	}
+	p->id = ++d->last_id;
 	if ((p->m.out && !(p->out_path = jobs_expand_id(p->m.out, p->id))) ||
 	    (p->m.err && !(p->err_path = jobs_expand_id(p->m.err, p->id)))) {
 		conn_error(c, PE_INTERNAL, "out of memory");
@@ -292,6 +289,8 @@ static void admit_one(struct daemon *d, struct pending_sub *p, bf_time now, cons
 		goto refused;
 	}
 	d->next_seq++;
+	if (store_begin(d->store) < 0 || store_raise_last_id(d->store, p->id) < 0)
+		drive_store_failed(d);
 	/* (An arrival joins the forecast as it is: see forecast.h.) */
 	if (sched_job_info(d->sched, p->id, &info) == SCHED_OK)
 		j->rec.guarantee = j->rec.first_guarantee = info.guarantee;

@@ -27,12 +27,23 @@ static struct timeval tv_of(bf_time us)
  * the restart reload what is durable. */
 void drive_store_failed(struct daemon *d)
 {
+	struct pending_sub *batch;
+
 	if (!d->serving) {	/* still starting: nothing was promised yet */
 		log_warnx("cannot start: the store failed: %s", store_error(d->store));
 		exit(1);
 	}
 	log_warnx("the store failed: %s; stopping (a restart reloads what was committed)",
 	          store_error(d->store));
+	/* Submissions still waiting for a flush of the spool: refused too,
+	 * their scripts removed (none of them is in the store). */
+	batch = d->syncing;
+	d->syncing = NULL;
+	submit_admit(d, batch, "the daemon could not store the change");
+	batch = d->unsynced;
+	d->unsynced = NULL;
+	d->unsynced_tail = &d->unsynced;
+	submit_admit(d, batch, "the daemon could not store the change");
 	conn_answer_waiting(d, false);
 	conn_flush_all(d, 1000);	/* the refusals reach their clients */
 	exit(75);

@@ -289,14 +289,15 @@ static void admit_one(struct daemon *d, struct pending_sub *p, bf_time now, cons
 		goto refused;
 	}
 	d->next_seq++;
+	/* Waiting from here: a store that fails below tells it so. */
+	if (c)
+		conn_wait_commit(c, answer_submitted, p->id);
 	if (store_begin(d->store) < 0 || store_raise_last_id(d->store, p->id) < 0)
 		drive_store_failed(d);
 	/* (An arrival joins the forecast as it is: see forecast.h.) */
 	if (sched_job_info(d->sched, p->id, &info) == SCHED_OK)
 		j->rec.guarantee = j->rec.first_guarantee = info.guarantee;
 	drive_store(d, j, "submitted");
-	if (c)
-		conn_wait_commit(c, answer_submitted, p->id);
 	return;
 refused:
 	spool_job_remove(&d->spool, p->id);

@@ -23,6 +23,17 @@ static struct timeval tv_of(bf_time us)
 	return (struct timeval){ .tv_sec = us / BF_SEC, .tv_usec = us % BF_SEC };
 }
 
+/* The submissions for the next flush, taken (submit.c). */
+static struct pending_sub *take_unsynced(struct daemon *d)
+{
+	struct pending_sub *batch = d->unsynced;
+
+	d->unsynced = NULL;
+	d->unsynced_tail = &d->unsynced;
+	d->spool_dirty = false;
+	return batch;
+}
+
 /* A store that cannot write leaves memory ahead of the disk: stop, and let
  * the restart reload what is durable. */
 void drive_store_failed(struct daemon *d)
@@ -40,10 +51,7 @@ void drive_store_failed(struct daemon *d)
 	batch = d->syncing;
 	d->syncing = NULL;
 	submit_admit(d, batch, "the daemon could not store the change");
-	batch = d->unsynced;
-	d->unsynced = NULL;
-	d->unsynced_tail = &d->unsynced;
-	submit_admit(d, batch, "the daemon could not store the change");
+	submit_admit(d, take_unsynced(d), "the daemon could not store the change");
 	conn_answer_waiting(d, false);
 	conn_flush_all(d, 1000);	/* the refusals reach their clients */
 	exit(75);
@@ -911,28 +919,21 @@ static struct syncer *syncer_of(struct daemon *d)
  * in the loop and admits them now, before the pass and the commit. */
 static void flush_spool(struct daemon *d)
 {
-	struct pending_sub *batch = d->unsynced;
+	struct pending_sub *batch;
 	struct syncer *s;
 
 	if (!d->spool_dirty && !d->syncing)
 		return;
 	if (!d->stopping && (s = syncer_of(d))) {
-		if (d->spool_dirty && syncer_spool(s, d->spool.top_fd)) {
-			d->syncing = batch;
-			d->unsynced = NULL;
-			d->unsynced_tail = &d->unsynced;
-			d->spool_dirty = false;
-		}
+		if (d->spool_dirty && syncer_spool(s, d->spool.top_fd))
+			d->syncing = take_unsynced(d);
 		return;
 	}
 	if (d->syncer)
 		syncer_spool_wait(d->syncer);	/* admits the flush under way's */
 	if (!d->spool_dirty)
 		return;
-	batch = d->unsynced;
-	d->unsynced = NULL;
-	d->unsynced_tail = &d->unsynced;
-	d->spool_dirty = false;
+	batch = take_unsynced(d);
 	flushed(d, batch, syncfs(d->spool.top_fd) < 0 ? errno : 0);
 }
 

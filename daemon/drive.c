@@ -361,7 +361,8 @@ static void late_start(const struct djob *j, bf_time now)
 
 /* The announcement waits its turn (announce_some); false if there is no
  * memory to keep it (the caller announces it now). */
-static bool announce_later(struct daemon *d, struct djob *j, const struct sched_action *a)
+static bool announce_later(struct daemon *d, struct djob *j, const struct sched_action *a,
+                           bf_time now)
 {
 	drive_announce_now(d, j);	/* an earlier one of the job's first */
 	if (d->nannounce == d->announce_cap) {
@@ -374,7 +375,7 @@ static bool announce_later(struct daemon *d, struct djob *j, const struct sched_
 		d->announce = n;
 		d->announce_cap = cap;
 	}
-	d->announce[d->nannounce] = (struct announcement){ .a = *a, .at = server_now(d) };
+	d->announce[d->nannounce] = (struct announcement){ .a = *a, .at = now };
 	j->announce_at = ++d->nannounce;
 	return true;
 }
@@ -472,7 +473,7 @@ static void take_actions(struct daemon *d, bf_time now)
 			drive_kill(d, j, a[k].t);
 			break;
 		case SA_BROKEN:
-			if (!announce_later(d, j, &a[k]))
+			if (!announce_later(d, j, &a[k], now))	/* (the turn's time: 100,000 at once) */
 				guarantee_broken(d, j, &a[k], now);
 			break;
 		}

@@ -161,18 +161,18 @@ static int find_unfinished(const char *socket, const char *user, const struct id
 	 * shows an ended job (those come after the unfinished ones). */
 	*complete = rc == 0 && (js.total <= js.count || !js.count ||
 	                        render_job_ended(&js.jobs[js.count - 1]));
+	for (uint32_t k = 0; rc == 0 && k < js.count; k++)
+		ending += !render_job_ended(&js.jobs[k]) && strcmp(js.jobs[k].state, "running") == 0 &&
+		          idset_has(done, js.jobs[k].id);
 	for (int running = 0; rc == 0 && running < 2; running++) {
 		if (running && !*complete && (out->n > before || ending))
 			break;	/* waiting jobs found, or some still ending: next round */
 		for (uint32_t k = js.count; rc == 0 && k-- > 0;) {
 			const struct proto_job *j = &js.jobs[k];
 
-			if (render_job_ended(j) || (strcmp(j->state, "running") == 0) != running)
+			if (render_job_ended(j) || (strcmp(j->state, "running") == 0) != running ||
+			    idset_has(done, j->id))
 				continue;
-			if (idset_has(done, j->id)) {
-				ending += running;
-				continue;
-			}
 			if (user && strcmp(user, "all") != 0 && !client_job_of(j, user))
 				continue;
 			if (idset_add(out, j->id) < 0) {

@@ -190,6 +190,7 @@ static int find_unfinished(const char *socket, const char *user, const struct id
  * do not keep it going for ever. */
 #define MAX_ROUNDS 100
 #define ROUND_WAIT_NS 100000000	/* 0.1 s */
+#define MAX_WAITS 1200		/* 120 s for cancelled jobs to end (a kill grace) */
 
 /* One request for ids[0..n) (at most PROTO_MAX_LIST), one line per job in
  * the order given. 0, or the exit code. */
@@ -355,8 +356,8 @@ int main(int argc, char **argv)
 	 * not asked for yet (jobs past what one listing holds, or that
 	 * started meanwhile, come in a later round). Each round asks for new
 	 * jobs only, so it ends. */
-	for (int round = 0; (every || user) && rc != CLIENT_EXIT_UNREACHABLE && round < MAX_ROUNDS;
-	     round++) {
+	for (int round = 0, waits = 0; (every || user) && rc != CLIENT_EXIT_UNREACHABLE &&
+	     round < MAX_ROUNDS && waits < MAX_WAITS; round++) {
 		uint32_t from = ids.n;
 		bool complete;
 		int r = find_unfinished(socket, user, &ids, &ids, &complete);
@@ -371,16 +372,20 @@ int main(int argc, char **argv)
 		}
 		if (ids.n == from) {
 			/* A listing cut short shows only jobs asked already, still
-			 * ending: the rest come once they have. */
+			 * ending (within the site's kill grace): the rest come once
+			 * they have. Waiting is no round. */
 			nanosleep(&(struct timespec){ 0, ROUND_WAIT_NS }, NULL);
+			waits++;
+			round--;
 			continue;
 		}
 		if ((r = cancel_all_of(socket, &ids, from, sig)) != CLIENT_EXIT_OK)
 			rc = r;
 	}
 	if ((every || user) && !finished && rc == CLIENT_EXIT_OK) {
-		fprintf(stderr, "bkill: still finding unfinished jobs after %d rounds (are jobs "
-		        "being submitted as fast?); run it again\n", MAX_ROUNDS);
+		fprintf(stderr, "bkill: still finding unfinished jobs after %d rounds, or jobs "
+		        "cancelled still ending after %d s (are jobs being submitted as fast?); "
+		        "run it again\n", MAX_ROUNDS, MAX_WAITS / 10);
 		rc = CLIENT_EXIT_REFUSED;
 	}
 	if (ids.n == 0 && rc == CLIENT_EXIT_OK)

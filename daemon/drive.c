@@ -34,12 +34,19 @@ static struct pending_sub *take_unsynced(struct daemon *d)
 	return batch;
 }
 
+/* The submissions of the flush under way, taken (its end, or a failure). */
+static struct pending_sub *take_syncing(struct daemon *d)
+{
+	struct pending_sub *batch = d->syncing;
+
+	d->syncing = NULL;
+	return batch;
+}
+
 /* A store that cannot write leaves memory ahead of the disk: stop, and let
  * the restart reload what is durable. */
 void drive_store_failed(struct daemon *d)
 {
-	struct pending_sub *batch;
-
 	if (!d->serving) {	/* still starting: nothing was promised yet */
 		log_warnx("cannot start: the store failed: %s", store_error(d->store));
 		exit(1);
@@ -48,9 +55,7 @@ void drive_store_failed(struct daemon *d)
 	          store_error(d->store));
 	/* Submissions still waiting for a flush of the spool: refused too,
 	 * their scripts removed (none of them is in the store). */
-	batch = d->syncing;
-	d->syncing = NULL;
-	submit_admit(d, batch, "the daemon could not store the change");
+	submit_admit(d, take_syncing(d), "the daemon could not store the change");
 	submit_admit(d, take_unsynced(d), "the daemon could not store the change");
 	conn_answer_waiting(d, false);
 	conn_flush_all(d, 1000);	/* the refusals reach their clients */
@@ -873,15 +878,13 @@ static void flushed(struct daemon *d, struct pending_sub *batch, int err)
 static void synced(void *arg, unsigned what, int err)
 {
 	struct daemon *d = arg;
-	struct pending_sub *batch = d->syncing;
 
 	if (what == SYNC_CHECKPOINT) {
 		if (err)
 			log_warnx("checkpointing the store: %s", store_ckpt_error(d->ckpt));
 		return;
 	}
-	d->syncing = NULL;
-	flushed(d, batch, err);
+	flushed(d, take_syncing(d), err);
 }
 
 static void want_checkpoint(void *arg)

@@ -1,5 +1,6 @@
 /* The SQLite store; see store.h. */
 #include <sqlite3.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,17 +351,11 @@ struct store_ckpt *store_ckpt_open(struct store *s, int pages, void (*want)(void
 		return NULL;
 	}
 	*c = (struct store_ckpt){ .pages = pages, .want = want, .arg = arg };
-	if (sqlite3_open_v2(path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, NULL) !=
-	    SQLITE_OK) {
-		snprintf(err, errlen, "%s: %s", path, c->db ? sqlite3_errmsg(c->db) : "out of memory");
-		sqlite3_close(c->db);
-		free(c);
-		return NULL;
-	}
 	/* A new connection opens the file lazily: until it has read it, it
 	 * does not know it is in WAL mode, and a checkpoint does nothing. */
-	if (sqlite3_exec(c->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(c->db));
+	if (sqlite3_open_v2(path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, NULL) !=
+	    SQLITE_OK || sqlite3_exec(c->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", path, c->db ? sqlite3_errmsg(c->db) : "out of memory");
 		sqlite3_close(c->db);
 		free(c);
 		return NULL;
@@ -451,28 +446,23 @@ int store_last_id(struct store *s, uint64_t *id)
 	return 0;
 }
 
-static int last_id(struct store *s, unsigned long long *last)
+static int last_id(struct store *s, uint64_t *last)
 {
-	uint64_t id = 0;
-
 	*last = 0;
-	if (need_txn(s) < 0 || store_last_id(s, &id) < 0)
-		return -1;
-	*last = id;
-	return 0;
+	return need_txn(s) < 0 ? -1 : store_last_id(s, last);
 }
 
-static int set_last_id(struct store *s, unsigned long long id)
+static int set_last_id(struct store *s, uint64_t id)
 {
 	char buf[32];
 
-	snprintf(buf, sizeof buf, "%llu", id);
+	snprintf(buf, sizeof buf, "%" PRIu64, id);
 	return store_meta_set(s, "last_id", buf);
 }
 
 int store_next_id(struct store *s, uint64_t *id)
 {
-	unsigned long long last;
+	uint64_t last;
 
 	if (last_id(s, &last) < 0 || set_last_id(s, last + 1) < 0)
 		return -1;
@@ -482,7 +472,7 @@ int store_next_id(struct store *s, uint64_t *id)
 
 int store_raise_last_id(struct store *s, uint64_t id)
 {
-	unsigned long long last;
+	uint64_t last;
 
 	if (last_id(s, &last) < 0)
 		return -1;

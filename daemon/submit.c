@@ -164,6 +164,17 @@ static int check_limits(struct daemon *d, uid_t uid, struct proto_submit *m, cha
 	return 0;
 }
 
+/* The spool was removed or replaced under the daemon: true, with what
+ * the client is told in err. */
+static bool spool_gone(struct daemon *d, char *err, size_t errlen)
+{
+	if (drive_spool_ok(d))
+		return false;
+	snprintf(err, errlen, "the daemon takes no new jobs: its spool %s was removed or replaced "
+	         "while it ran; an operator must restart it", d->spool.dir);
+	return true;
+}
+
 static enum proto_err limits_code(const struct daemon *d, const struct proto_submit *m)
 {
 	return m->nodes > d->o.lim.max_nodes && d->o.lim.max_nodes ? PE_TOOBIG : PE_INVALID;
@@ -206,9 +217,8 @@ void submit_request(struct conn *c, const uint8_t *frame, size_t len)
 		conn_error(c, PE_INTERNAL, "out of memory");
 		goto fail;
 	}
-	if (!drive_spool_ok(d)) {
-		conn_error(c, PE_INTERNAL, "the daemon takes no new jobs: its spool %s was removed or "
-		           "replaced while it ran; an operator must restart it", d->spool.dir);
+	if (spool_gone(d, err, sizeof err)) {
+		conn_error(c, PE_INTERNAL, "%s", err);
 		goto fail;
 	}
 	p->id = ++d->last_id;
@@ -253,14 +263,7 @@ static void admit_one(struct daemon *d, struct pending_sub *p, bf_time now, cons
 		conn_drop_ctx(c);
 		conn_unpark(c);
 	}
-	if (fail) {
-		snprintf(err, sizeof err, "%s", fail);
-		rc = PE_INTERNAL;
-		goto refused;
-	}
-	if (!drive_spool_ok(d)) {
-		snprintf(err, sizeof err, "the daemon takes no new jobs: its spool %s was removed or "
-		         "replaced while it ran; an operator must restart it", d->spool.dir);
+	if (fail || spool_gone(d, err, sizeof err)) {
 		rc = PE_INTERNAL;
 		goto refused;
 	}
@@ -302,7 +305,7 @@ static void admit_one(struct daemon *d, struct pending_sub *p, bf_time now, cons
 refused:
 	spool_job_remove(&d->spool, p->id);
 	if (c)
-		conn_error(c, (enum proto_err)rc, "%s", err);
+		conn_error(c, (enum proto_err)rc, "%s", fail ? fail : err);
 }
 
 void submit_admit(struct daemon *d, struct pending_sub *list, const char *fail)

@@ -10,10 +10,20 @@
 #include <unistd.h>
 #include "syncer.h"
 
+/* One kind of work (W_SPOOL, W_CKPT): asked, under way
+ * (asked and not yet told), finished, and its result. At most one of each
+ * kind is under way: the loop asks again after it is told. */
+enum { W_SPOOL, W_CKPT, W_KINDS };
+
+struct work {
+	bool asked, busy, finished;
+	int result;
+};
+
 struct syncer {
 	pthread_t thread;
 	pthread_mutex_t mu;
-	pthread_cond_t work;		/* the thread waits for it */
+	pthread_cond_t wake;		/* the thread waits for it */
 	pthread_cond_t finished;	/* syncer_spool_wait waits for it */
 	int efd;			/* the thread tells the loop */
 	struct event *ev;
@@ -23,13 +33,10 @@ struct syncer {
 	void *ctx;
 	const char *hold;		/* BACKFILLD_TEST_SYNC_HOLD */
 	const char *fail;		/* BACKFILLD_TEST_SYNC_FAIL */
-	/* Under mu: asked, under way (asked and not yet told), finished. */
+	/* Under mu. */
 	bool quit;
-	int spool_fd;			/* asked: >= 0 */
-	bool spool_busy, spool_finished;
-	int spool_err;
-	bool ckpt_asked, ckpt_busy, ckpt_finished;
-	int ckpt_rc;
+	int spool_fd;			/* the file system to flush */
+	struct work w[W_KINDS];
 };
 
 /* Failpoints for the tests: while the file BACKFILLD_TEST_SYNC_HOLD names
@@ -43,6 +50,18 @@ static void test_hold(const char *path)
 		nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
 }
 
+/* On the thread, under no lock: a flush gives 0 or its errno, a
+ * checkpoint 0 or -1. */
+static int do_work(struct syncer *s, int k, int fd)
+{
+	if (k == W_CKPT)
+		return s->checkpoint(s->ctx);
+	test_hold(s->hold);
+	if (s->fail && access(s->fail, F_OK) == 0)
+		return EIO;	/* the failpoint above */
+	return syncfs(fd) < 0 ? errno : 0;
+}
+
 static void *run(void *arg)
 {
 	struct syncer *s = arg;
@@ -50,33 +69,21 @@ static void *run(void *arg)
 
 	pthread_mutex_lock(&s->mu);
 	for (;;) {
-		while (!s->quit && s->spool_fd < 0 && !s->ckpt_asked)
-			pthread_cond_wait(&s->work, &s->mu);
-		if (s->spool_fd >= 0) {
-			int fd = s->spool_fd, err = 0;
+		int k, fd, result;
 
-			s->spool_fd = -1;
-			pthread_mutex_unlock(&s->mu);
-			test_hold(s->hold);
-			if (s->fail && access(s->fail, F_OK) == 0)
-				err = EIO;	/* the failpoint below */
-			else if (syncfs(fd) < 0)
-				err = errno;
-			pthread_mutex_lock(&s->mu);
-			s->spool_err = err;
-			s->spool_finished = true;
-		} else if (s->ckpt_asked) {
-			int rc;
-
-			s->ckpt_asked = false;
-			pthread_mutex_unlock(&s->mu);
-			rc = s->checkpoint(s->ctx);
-			pthread_mutex_lock(&s->mu);
-			s->ckpt_rc = rc;
-			s->ckpt_finished = true;
-		} else {
+		while (!s->quit && !s->w[W_SPOOL].asked && !s->w[W_CKPT].asked)
+			pthread_cond_wait(&s->wake, &s->mu);
+		/* A flush first: commits wait for it. */
+		k = s->w[W_SPOOL].asked ? W_SPOOL : s->w[W_CKPT].asked ? W_CKPT : -1;
+		if (k < 0)
 			break;	/* quit, and nothing left */
-		}
+		s->w[k].asked = false;
+		fd = s->spool_fd;
+		pthread_mutex_unlock(&s->mu);
+		result = do_work(s, k, fd);
+		pthread_mutex_lock(&s->mu);
+		s->w[k].result = result;
+		s->w[k].finished = true;
 		pthread_cond_broadcast(&s->finished);
 		/* (A full counter cannot happen: the loop reads it each turn.) */
 		if (write(s->efd, &one, sizeof one) < 0) {}
@@ -85,27 +92,33 @@ static void *run(void *arg)
 	return NULL;
 }
 
+/* Ask for work of kind k unless one is under way; under mu. */
+static bool ask_locked(struct syncer *s, int k)
+{
+	if (s->w[k].busy)
+		return false;
+	s->w[k].busy = s->w[k].asked = true;
+	pthread_cond_signal(&s->wake);
+	return true;
+}
+
 /* What finished, told in the loop; under no lock while `done` runs, which
  * may ask for more. */
 static void tell(struct syncer *s)
 {
-	bool spool, ckpt;
-	int spool_err, ckpt_rc;
+	static const unsigned what[W_KINDS] = { [W_SPOOL] = SYNC_SPOOL, [W_CKPT] = SYNC_CHECKPOINT };
+	struct work w[W_KINDS];
 
 	pthread_mutex_lock(&s->mu);
-	spool = s->spool_finished;
-	ckpt = s->ckpt_finished;
-	spool_err = s->spool_err;
-	ckpt_rc = s->ckpt_rc;
-	if (spool)
-		s->spool_finished = s->spool_busy = false;
-	if (ckpt)
-		s->ckpt_finished = s->ckpt_busy = false;
+	for (int k = 0; k < W_KINDS; k++) {
+		w[k] = s->w[k];
+		if (w[k].finished)
+			s->w[k].finished = s->w[k].busy = false;
+	}
 	pthread_mutex_unlock(&s->mu);
-	if (spool)
-		s->done(s->arg, SYNC_SPOOL, spool_err);
-	if (ckpt)
-		s->done(s->arg, SYNC_CHECKPOINT, ckpt_rc);
+	for (int k = 0; k < W_KINDS; k++)
+		if (w[k].finished)
+			s->done(s->arg, what[k], w[k].result);
 }
 
 static void event_cb(evutil_socket_t fd, short what, void *arg)
@@ -127,13 +140,14 @@ struct syncer *syncer_new(struct event_base *base, syncer_done_fn done, void *ar
 	if (!s)
 		return NULL;
 	*s = (struct syncer){ .efd = -1, .spool_fd = -1, .done = done, .arg = arg,
-		.checkpoint = checkpoint, .ctx = ctx, .hold = getenv("BACKFILLD_TEST_SYNC_HOLD"), .fail = getenv("BACKFILLD_TEST_SYNC_FAIL") };
+		.checkpoint = checkpoint, .ctx = ctx, .hold = getenv("BACKFILLD_TEST_SYNC_HOLD"),
+		.fail = getenv("BACKFILLD_TEST_SYNC_FAIL") };
 	if ((s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 ||
 	    !(s->ev = event_new(base, s->efd, EV_READ | EV_PERSIST, event_cb, s)) ||
 	    event_add(s->ev, NULL) < 0)
 		goto fail;
 	pthread_mutex_init(&s->mu, NULL);
-	pthread_cond_init(&s->work, NULL);
+	pthread_cond_init(&s->wake, NULL);
 	pthread_cond_init(&s->finished, NULL);
 	/* The thread starts with every signal blocked: they stay the loop's. */
 	sigfillset(&all);
@@ -142,7 +156,7 @@ struct syncer *syncer_new(struct event_base *base, syncer_done_fn done, void *ar
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {
 		pthread_cond_destroy(&s->finished);
-		pthread_cond_destroy(&s->work);
+		pthread_cond_destroy(&s->wake);
 		pthread_mutex_destroy(&s->mu);
 		errno = rc;
 		goto fail;
@@ -165,27 +179,24 @@ void syncer_free(struct syncer *s)
 		return;
 	pthread_mutex_lock(&s->mu);
 	s->quit = true;
-	pthread_cond_signal(&s->work);
+	pthread_cond_signal(&s->wake);
 	pthread_mutex_unlock(&s->mu);
 	pthread_join(s->thread, NULL);
 	event_free(s->ev);
 	close(s->efd);
 	pthread_cond_destroy(&s->finished);
-	pthread_cond_destroy(&s->work);
+	pthread_cond_destroy(&s->wake);
 	pthread_mutex_destroy(&s->mu);
 	free(s);
 }
 
 bool syncer_spool(struct syncer *s, int fd)
 {
-	bool asked = false;
+	bool asked;
 
 	pthread_mutex_lock(&s->mu);
-	if (!s->spool_busy) {
-		s->spool_busy = asked = true;
+	if ((asked = ask_locked(s, W_SPOOL)))
 		s->spool_fd = fd;
-		pthread_cond_signal(&s->work);
-	}
 	pthread_mutex_unlock(&s->mu);
 	return asked;
 }
@@ -193,7 +204,7 @@ bool syncer_spool(struct syncer *s, int fd)
 void syncer_spool_wait(struct syncer *s)
 {
 	pthread_mutex_lock(&s->mu);
-	while (s->spool_busy && !s->spool_finished)
+	while (s->w[W_SPOOL].busy && !s->w[W_SPOOL].finished)
 		pthread_cond_wait(&s->finished, &s->mu);
 	pthread_mutex_unlock(&s->mu);
 	tell(s);
@@ -204,9 +215,6 @@ void syncer_checkpoint(struct syncer *s)
 	if (!s->checkpoint)
 		return;
 	pthread_mutex_lock(&s->mu);
-	if (!s->ckpt_busy) {
-		s->ckpt_busy = s->ckpt_asked = true;
-		pthread_cond_signal(&s->work);
-	}
+	ask_locked(s, W_CKPT);
 	pthread_mutex_unlock(&s->mu);
 }

@@ -60,6 +60,17 @@ static void loop_until(struct told *t, int want)
 	}
 }
 
+/* The old syncer freed, a new one made with the failpoint `env` naming
+ * the file `path`, which exists. */
+static struct syncer *with_failpoint(struct syncer *old, struct told *t, const char *env,
+                                     const char *path)
+{
+	close(open(path, O_CREAT | O_WRONLY, 0600));
+	setenv(env, path, 1);
+	syncer_free(old);
+	return syncer_new(t->base, done, t, slow_checkpoint, NULL);
+}
+
 /* Run the loop for ms milliseconds, whatever it is told. */
 static void loop_for(struct told *t, int ms)
 {
@@ -97,10 +108,7 @@ int main(void)
 		char hold[sizeof dir + 8];
 
 		snprintf(hold, sizeof hold, "%s/hold", dir);
-		close(open(hold, O_CREAT | O_WRONLY, 0600));
-		setenv("BACKFILLD_TEST_SYNC_HOLD", hold, 1);
-		syncer_free(s);
-		s = syncer_new(t.base, done, &t, slow_checkpoint, NULL);
+		s = with_failpoint(s, &t, "BACKFILLD_TEST_SYNC_HOLD", hold);
 		ok(s && syncer_spool(s, fd), "with the hold, a flush is asked");
 		ok(s && !syncer_spool(s, fd), "a second is refused while it is under way");
 		unlink(hold);
@@ -130,10 +138,7 @@ int main(void)
 		char fail[sizeof dir + 8];
 
 		snprintf(fail, sizeof fail, "%s/fail", dir);
-		close(open(fail, O_CREAT | O_WRONLY, 0600));
-		setenv("BACKFILLD_TEST_SYNC_FAIL", fail, 1);
-		syncer_free(s);
-		s = syncer_new(t.base, done, &t, slow_checkpoint, NULL);
+		s = with_failpoint(s, &t, "BACKFILLD_TEST_SYNC_FAIL", fail);
 		t.spool = 0;
 		ok(s && syncer_spool(s, fd), "a flush is asked where it fails");
 		loop_until(&t, 3);

@@ -8,6 +8,7 @@
 
 static const char *const policy_names[] = {
 	[SCHED_FCFS] = "fcfs", [SCHED_EASY] = "easy", [SCHED_CONSERVATIVE] = "conservative",
+	[SCHED_CREASY] = "creasy",
 };
 
 const char *sched_policy_name(enum sched_policy p)
@@ -57,7 +58,8 @@ int sched_new(struct sched **out, const struct sched_params *prm)
 
 	*out = NULL;
 	if (prm->nodes == 0 || prm->nodes > SCHED_MAX_NODES || prm->kill_grace < 0 ||
-	    prm->kill_grace > BF_MAX_DURATION || (unsigned)prm->policy > SCHED_CONSERVATIVE)
+	    prm->kill_grace > BF_MAX_DURATION || (unsigned)prm->policy > SCHED_CREASY ||
+	    !sched_alpha_ok(prm->alpha))
 		return SCHED_E_INVAL;
 	s = calloc(1, sizeof *s);
 	if (!s)
@@ -97,6 +99,7 @@ void sched_free(struct sched *s)
 	free(s->ju);
 	free(s->heap);
 	free(s->ready);
+	free(s->order);
 	free(s->moved);
 	free(s->run_of);
 	free(s->runs);
@@ -144,7 +147,7 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
 static int grow_job_table(struct sched *s)
 {
 	uint32_t cap = s->jobs_cap, hcap = s->jobs_cap, rcap = s->jobs_cap, ucap = s->jobs_cap,
-	         mcap = s->jobs_cap, ocap = s->jobs_cap, runcap = s->jobs_cap;
+	         mcap = s->jobs_cap, ocap = s->jobs_cap, runcap = s->jobs_cap, pcap = s->jobs_cap;
 
 	if (grow((void **)&s->jobs, &cap, s->jobs_used + 1, sizeof *s->jobs) < 0 ||
 	    grow((void **)&s->ju, &ucap, cap, sizeof *s->ju) < 0 ||
@@ -152,7 +155,8 @@ static int grow_job_table(struct sched *s)
 	    grow((void **)&s->ready, &rcap, cap, sizeof *s->ready) < 0 ||
 	    grow((void **)&s->moved, &mcap, cap, sizeof *s->moved) < 0 ||
 	    grow((void **)&s->run_of, &ocap, cap, sizeof *s->run_of) < 0 ||
-	    grow((void **)&s->runs, &runcap, cap, sizeof *s->runs) < 0)
+	    grow((void **)&s->runs, &runcap, cap, sizeof *s->runs) < 0 ||
+	    grow((void **)&s->order, &pcap, cap, sizeof *s->order) < 0)
 		return -1;	/* the larger arrays that did grow are kept */
 	/* (the new slots' runs are added once, when the table is larger) */
 	runs_init_slots(s, s->jobs_cap, cap);
@@ -266,9 +270,18 @@ static void heap_remove(struct sched *s, uint32_t slot)
 
 /* ---- queue ---- */
 
+/* 1 if a, queued right before b, was submitted after it (see
+ * struct sched's submit_inversions). */
+static inline uint32_t inverted(const struct sched *s, uint32_t a, uint32_t b)
+{
+	return a != NONE && b != NONE && s->jobs[a].submit > s->jobs[b].submit;
+}
+
 static void queue_append(struct sched *s, uint32_t slot)
 {
 	struct job *j = &s->jobs[slot];
+
+	s->submit_inversions += inverted(s, s->qtail, slot);
 
 	j->prev = s->qtail;
 	j->next = NONE;
@@ -285,6 +298,7 @@ static void queue_prepend(struct sched *s, uint32_t slot)
 {
 	struct job *j = &s->jobs[slot];
 
+	s->submit_inversions += inverted(s, slot, s->qhead);
 	j->prev = NONE;
 	j->next = s->qhead;
 	if (s->qhead == NONE)
@@ -304,6 +318,8 @@ static void queue_remove(struct sched *s, uint32_t slot)
 		s->pass_cursor = j->next;	/* a sliced pass goes on with the next */
 	if (s->place_cursor == slot)
 		s->place_cursor = j->next;	/* and so does placing */
+	s->submit_inversions += inverted(s, j->prev, j->next);
+	s->submit_inversions -= inverted(s, j->prev, slot) + inverted(s, slot, j->next);
 	if (j->prev == NONE)
 		s->qhead = j->next;
 	else
@@ -799,6 +815,7 @@ int sched_top(struct sched *s, bf_time now, uint64_t id)
 		return SCHED_E_NOMEM;
 	queue_remove(s, slot);
 	queue_prepend(s, slot);
+	s->jobs[slot].flags |= JF_TOP;
 	s->dirty = true;
 	if (s->prm.policy == SCHED_CONSERVATIVE) {
 		/* Every reservation taken back (each keeps its promise in
@@ -960,6 +977,9 @@ static int run_pass(struct sched *s, bf_time now)
 		break;
 	case SCHED_EASY:
 		easy_pass(s, now, true);
+		break;
+	case SCHED_CREASY:
+		creasy_pass(s, now);
 		break;
 	case SCHED_CONSERVATIVE:
 		/* While jobs wait for a place the plan is half made: the

@@ -75,7 +75,24 @@
 #include <stdint.h>
 #include "bf_time.h"
 
-enum sched_policy { SCHED_FCFS, SCHED_EASY, SCHED_CONSERVATIVE };
+/* CREASY: EASY with the queue ordered by priority instead of arrival
+ * (SCHEDULING.md, "Priority order"): alpha * criticality + minutes waited,
+ * criticality = 0.04 / (0.05 * (minutes waited + estimate in minutes) +
+ * 1)^2, ties in arrival order. The highest-priority job is the head, which
+ * backfilling reserves for; a job that overtakes it takes its reservation
+ * (the old head is told, BROKEN_PRIORITY). alpha = 0 orders by waiting time,
+ * which is arrival order: EASY's schedule. New policies go at the end:
+ * drivers store their names, not these numbers. */
+enum sched_policy { SCHED_FCFS, SCHED_EASY, SCHED_CONSERVATIVE, SCHED_CREASY };
+
+/* The largest CREASY alpha: criticality is at most 0.04, so this is
+ * a boost of up to 4 * 10^7 minutes, far past any queue's waits. */
+#define SCHED_MAX_ALPHA 1e9
+
+static inline bool sched_alpha_ok(double alpha)
+{
+	return alpha >= 0 && alpha <= SCHED_MAX_ALPHA;	/* (false for a NaN) */
+}
 
 const char *sched_policy_name(enum sched_policy p);
 /* Returns 0 and sets *out, or -1 for an unknown name. */
@@ -166,6 +183,9 @@ struct sched_params {
 	/* Jobs one user may have running at once; 0: no cap. Changed live
 	 * with sched_set_user_cap(). */
 	uint32_t max_running_per_user;
+	/* CREASY's weight of criticality, 0 .. SCHED_MAX_ALPHA (read by that
+	 * policy only; changed live with sched_set_alpha()). */
+	double alpha;
 };
 
 enum sched_action_kind {
@@ -196,10 +216,12 @@ enum sched_kill_why { KILL_OVERRUN, KILL_CANCELLED, KILL_NODE_FAILED };
  * or the cap on running jobs per user was lowered (sched_set_user_cap),
  * also while the daemon was down (sched_restore_queued_as); or an operator
  * drained a node (sched_node_drain), raised a time limit
- * (sched_set_limit) or put a job first (sched_top).
+ * (sched_set_limit) or put a job first (sched_top); or, under CREASY, a
+ * job of higher priority became the head (t = BF_NEVER).
  * New reasons go at the end: drivers store and print these numbers. */
 enum sched_broken_why { BROKEN_NODE_LOST, BROKEN_OVERRUN, BROKEN_LATE, BROKEN_POLICY,
-                        BROKEN_USER_CAP, BROKEN_NODE_DRAINED, BROKEN_LIMIT, BROKEN_TOP };
+                        BROKEN_USER_CAP, BROKEN_NODE_DRAINED, BROKEN_LIMIT, BROKEN_TOP,
+                        BROKEN_PRIORITY };
 
 struct sched_action {
 	enum sched_action_kind kind;
@@ -354,6 +376,10 @@ int  sched_add_nodes(struct sched *s, bf_time now, uint32_t count);
  * each announcement in st.broken. SCHED_E_NOMEM leaves the state
  * unchanged. */
 int  sched_set_user_cap(struct sched *s, bf_time now, uint32_t cap);
+/* sched_set_alpha: CREASY's alpha from the next pass on (any policy keeps
+ * it for when CREASY is chosen). SCHED_E_INVAL outside 0 ..
+ * SCHED_MAX_ALPHA or not a number. */
+int  sched_set_alpha(struct sched *s, bf_time now, double alpha);
 /* A job's time limit becomes `estimate` (an operator's bctl limit, or its
  * owner shortening it). Its hold keeps its grace (estimate + what its
  * hold had past its old limit).

@@ -51,6 +51,20 @@ static int check_nodes(const struct sched *s, char *buf, size_t len)
 	return 0;
 }
 
+/* The queue's count of jobs submitted after the next (CREASY's early
+ * stop relies on it). */
+static int check_queue(const struct sched *s, char *buf, size_t len)
+{
+	uint32_t inv = 0;
+
+	for (uint32_t i = s->qhead; i != NONE && s->jobs[i].next != NONE; i = s->jobs[i].next)
+		inv += s->jobs[i].submit > s->jobs[s->jobs[i].next].submit;
+	if (inv != s->submit_inversions)
+		return errf(buf, len, "queue: %u jobs submitted after the next, counted %u", inv,
+		            s->submit_inversions);
+	return 0;
+}
+
 static int check_plan(const struct sched *s, bf_time now, char *buf, size_t len)
 {
 	int64_t plan_free = profile_free_at(&s->prof, now), due = 0, overdue = 0;
@@ -188,6 +202,7 @@ int sched_check(const struct sched *s, bf_time now, char *buf, size_t len)
 		return errf(buf, len, "%s (%llu violations)", s->violation,
 		            (unsigned long long)s->violations);
 	if (check_nodes(s, buf, len) < 0 || check_plan(s, now, buf, len) < 0 ||
+	    check_queue(s, buf, len) < 0 ||
 	    check_plan_whole(s, buf, len) < 0 ||
 	    (user_cap(s) && user_check(s, buf, len) < 0) || runs_check(s, buf, len) < 0)
 		return -1;

@@ -20,7 +20,7 @@ bf_time easy_shadow(const struct sched *s, const struct job *head, bf_time now, 
  * the previous pass may move later only when a running job keeps its
  * nodes past its hold or a node is lost, and then the head is told;
  * backfilling never moves it. */
-static void promise_head(struct sched *s, struct job *head, bf_time shadow, bf_time now)
+void easy_promise_head(struct sched *s, struct job *head, bf_time shadow, bf_time now)
 {
 	if (head->first_guarantee == BF_NEVER)
 		head->first_guarantee = shadow;
@@ -60,8 +60,8 @@ static uint32_t holder(const struct sched *s)
 /* The shadow under a cap: the first instant the head's nodes are free and
  * its user has a free place. Here both plans hold running jobs only, so
  * neither ever has less free later: the later of the two firsts is it. */
-static bf_time capped_shadow(const struct sched *s, const struct job *head, bf_time now,
-                             int64_t *extra)
+bf_time easy_capped_shadow(const struct sched *s, const struct job *head, bf_time now,
+                           int64_t *extra)
 {
 	bf_time shadow = easy_shadow(s, head, now, extra), u;
 
@@ -77,8 +77,8 @@ static bf_time capped_shadow(const struct sched *s, const struct job *head, bf_t
 
 /* Backfilling under a cap (see sched.h): a job of the head's user that
  * still runs at the shadow time must leave the user a place then. */
-static bool spares_head(const struct sched *s, const struct job *head, const struct job *j,
-                        bf_time shadow, bool ends_in_time)
+bool easy_spares_head(const struct sched *s, const struct job *head, const struct job *j,
+                      bf_time shadow, bool ends_in_time)
 {
 	return job_uslot(s, j) != job_uslot(s, head) || ends_in_time ||
 	       profile_free_at(&user_of(s, head)->plan, shadow) >= 2;
@@ -117,8 +117,8 @@ static void capped_pass(struct sched *s, bf_time now, bool backfill)
 		return;
 	/* 2. The head's shadow time and the extra nodes. */
 	head = &s->jobs[hslot];
-	shadow = capped_shadow(s, head, now, &extra);
-	promise_head(s, head, shadow, now);
+	shadow = easy_capped_shadow(s, head, now, &extra);
+	easy_promise_head(s, head, shadow, now);
 	if (!backfill)
 		return;
 	/* 3. Backfill every other eligible job in queue order. */
@@ -132,7 +132,7 @@ static void capped_pass(struct sched *s, bf_time now, bool backfill)
 			continue;
 		if (!in_time && (int64_t)j->nodes > extra)
 			continue;
-		if (user_cap(s) && !spares_head(s, head, j, shadow, in_time))
+		if (user_cap(s) && !easy_spares_head(s, head, j, shadow, in_time))
 			continue;
 		if (!in_time)
 			extra -= j->nodes;
@@ -159,7 +159,7 @@ void easy_cap_lowered(struct sched *s, bf_time now)
 		return;
 	j = &s->jobs[slot];
 	was = j->resv;
-	shadow = capped_shadow(s, j, now, &extra);
+	shadow = easy_capped_shadow(s, j, now, &extra);
 	/* A promise that passed is kept by a start now. */
 	if (was == BF_NEVER || shadow <= (was > now ? was : now))
 		return;
@@ -190,7 +190,7 @@ void easy_pass(struct sched *s, bf_time now, bool backfill)
 		return;
 	/* 2. The head's shadow time and the extra nodes. */
 	shadow = easy_shadow(s, head, now, &extra);
-	promise_head(s, head, shadow, now);
+	easy_promise_head(s, head, shadow, now);
 	if (!backfill)
 		return;
 	/* 3. Backfill in queue order: jobs that end by the shadow time, or
@@ -232,7 +232,13 @@ void easy_adopt(struct sched *s, bf_time now, bool from_conservative)
 
 	s->has_last_head = false;
 	/* Under a cap the head is the first eligible job (see sched.h); with
-	 * none eligible, nobody is promised anything. */
+	 * none eligible, nobody is promised anything. CREASY's head is the
+	 * first by priority. */
+	if (s->prm.policy == SCHED_CREASY) {
+		uint32_t slot = creasy_first(s, now);
+
+		head = slot == NONE ? NULL : &s->jobs[slot];
+	}
 	while (head && !user_eligible(s, head))
 		head = head->next == NONE ? NULL : &s->jobs[head->next];
 	if (head) {

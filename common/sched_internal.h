@@ -17,6 +17,7 @@ enum job_flag {
 	JF_EVICTED = 1 << 4,	/* conservative: waits for a place (see cons_replace) */
 	JF_WAITED = 1 << 5,	/* conservative: due at a pass that could not start it */
 	JF_MOVED = 1 << 6,	/* its resv changed since sched_drain_moved (on s->moved) */
+	JF_TOP = 1 << 7,	/* put first (sched_top): CREASY puts it before any priority */
 };
 
 enum slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_RUNNING };
@@ -55,6 +56,13 @@ struct users {
 	struct user *u;
 	uint32_t len, size, free_head;
 	struct idmap ids;	/* user id -> index in u */
+};
+
+/* A queued job in CREASY's order: higher key first, then arrival. */
+struct prio_item {
+	double key;
+	uint64_t seq;
+	uint32_t slot;
 };
 
 struct job {
@@ -130,6 +138,11 @@ struct sched {
 	uint32_t runs_free;
 	uint32_t jobs_cap, jobs_used, free_slot;
 	uint32_t qhead, qtail, qlen, nrunning;
+	/* Queued jobs submitted after the job queued right after them: 0
+	 * while the queue is in submit order, as arrivals keep it (a restore
+	 * or bctl top may not), so that CREASY can stop looking for its head
+	 * where no later job has waited long enough (sched_creasy.c). */
+	uint32_t submit_inversions;
 	uint64_t next_seq;
 
 	/* Running jobs by their next deadline: start + estimate until they are
@@ -138,6 +151,7 @@ struct sched {
 	uint32_t heap_len;
 
 	uint32_t *ready;	/* conservative: queued jobs whose reservation is now */
+	struct prio_item *order;	/* CREASY: a pass's queue by priority */
 	uint32_t ready_len;
 	/* Queued jobs whose resv changed since the driver last asked
 	 * (sched_drain_moved), each once (JF_MOVED); as large as the job
@@ -346,6 +360,19 @@ void easy_pass(struct sched *s, bf_time now, bool backfill);
 bf_time easy_shadow(const struct sched *s, const struct job *head, bf_time now, int64_t *extra);
 void easy_adopt(struct sched *s, bf_time now, bool from_conservative);
 void easy_cap_lowered(struct sched *s, bf_time now);
+/* Shared with CREASY: the head's shadow (under a cap too), its promise,
+ * and whether a job may backfill as far as the head's user goes. */
+bf_time easy_capped_shadow(const struct sched *s, const struct job *head, bf_time now,
+                           int64_t *extra);
+void easy_promise_head(struct sched *s, struct job *head, bf_time shadow, bf_time now);
+bool easy_spares_head(const struct sched *s, const struct job *head, const struct job *j,
+                      bf_time shadow, bool ends_in_time);
+
+/* sched_creasy.c: EASY in priority order (see sched.h). */
+void creasy_pass(struct sched *s, bf_time now);
+/* The job CREASY puts first now among those that may start as far as
+ * their users go; NONE if there is none. */
+uint32_t creasy_first(struct sched *s, bf_time now);
 
 /* sched_cons.c: conservative backfilling. */
 bf_time cons_anchor(const struct sched *s, const struct job *j, bf_time from, bf_time before,

@@ -33,7 +33,7 @@ int sched_set_policy(struct sched *s, bf_time now, enum sched_policy p)
 
 	if ((rc = sched_advance(s, now)) < 0)
 		return rc;
-	if ((unsigned)p > SCHED_CONSERVATIVE)
+	if ((unsigned)p > SCHED_CREASY)
 		return SCHED_E_INVAL;
 	if (p == s->prm.policy)
 		return SCHED_OK;

@@ -286,6 +286,7 @@ static const char *const broken_words[] = {
 	[BROKEN_NODE_DRAINED] = "nodes drained",
 	[BROKEN_LIMIT] = "a time limit was raised (bctl limit)",
 	[BROKEN_TOP] = "an admin put another job first (bctl top)",
+	[BROKEN_PRIORITY] = "a job of higher priority came first (creasy)",
 };
 
 static const char *const kill_words[] = {

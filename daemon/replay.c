@@ -497,12 +497,21 @@ static int simulate(struct sim *sm)
 
 /* One SWF line per simulated job, in input order, with the simulated wait
  * and run time in fields 3 and 4 (and the estimate used in field 9). */
+/* ", alpha A" after creasy's name; "" for the others. */
+static const char *policy_alpha(const struct replay_settings *set, char *buf, size_t len)
+{
+	if (set->policy != SCHED_CREASY)
+		return "";
+	snprintf(buf, len, ", alpha %g", set->alpha);
+	return buf;
+}
+
 static int write_jobs(const char *path, const struct trace *tr, const struct replay_settings *set,
                       const struct rjob *sim, size_t n, const struct replay_result *res)
 {
 	FILE *f = fopen(path, "w");
 	uint32_t *where = malloc((tr->n ? tr->n : 1) * sizeof *where);
-	char line[SWF_MAX_LINE + 64], est[32];
+	char line[SWF_MAX_LINE + 64], est[32], alpha[48];
 
 	if (!f || !where || !tr->recs) {
 		fprintf(stderr, "backfilld: %s: %s\n", path, strerror(errno ? errno : ENOMEM));
@@ -518,8 +527,9 @@ static int write_jobs(const char *path, const struct trace *tr, const struct rep
 	if (tr->hdr.text_len)
 		fwrite(tr->hdr.text, 1, tr->hdr.text_len, f);
 	est_name(&set->est, est, sizeof est);
-	fprintf(f, "; backfilld: replay, policy %s, %u nodes (from %s), estimates %s, seed %llu%s\n",
-	        sched_policy_name(set->policy), res->nodes, res->nodes_source, est,
+	fprintf(f, "; backfilld: replay, policy %s%s, %u nodes (from %s), estimates %s, seed "
+	        "%llu%s\n", sched_policy_name(set->policy), policy_alpha(set, alpha, sizeof alpha),
+	        res->nodes, res->nodes_source, est,
 	        (unsigned long long)set->seed, set->per_event ? ", per event" : "");
 	fprintf(f, "; backfilld: field 2 = submit time (after --load), field 3 = simulated wait,"
 	        " field 4 = simulated run time (cut at the limit for killed jobs)%s\n",
@@ -632,7 +642,8 @@ int replay_cell(const struct trace *tr, const struct replay_opts *o,
                 struct replay_jobs *jobs)
 {
 	struct sim sm = { .check = o->check, .per_event = set->per_event };
-	struct sched_params prm = { .policy = set->policy, .compress_per_end = set->per_event };
+	struct sched_params prm = { .policy = set->policy, .compress_per_end = set->per_event,
+	                            .alpha = set->alpha };
 	bf_time t0 = clock_monotonic();
 	int rc = -1;
 
@@ -641,6 +652,7 @@ int replay_cell(const struct trace *tr, const struct replay_opts *o,
 		*jobs = (struct replay_jobs){ 0 };
 	res->trace = tr->path;
 	res->policy = set->policy;
+	res->alpha = set->alpha;
 	res->per_event = set->per_event;
 	res->est = set->est;
 	res->seed = set->seed;

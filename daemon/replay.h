@@ -35,6 +35,7 @@ enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_CSV };
  * of one trace. */
 struct replay_settings {
 	enum sched_policy policy;	/* default EASY */
+	double alpha;			/* CREASY's */
 	uint32_t nodes;			/* 0: from the header */
 	bool per_event;			/* the literature's event order */
 	struct est_model est;		/* default trace */
@@ -66,6 +67,7 @@ const char *replay_skip_name(enum replay_skip why);	/* stable JSON key */
 struct replay_result {
 	const char *trace;
 	enum sched_policy policy;
+	double alpha;			/* CREASY's */
 	uint32_t nodes;
 	const char *nodes_source;	/* "--nodes", "MaxProcs" or "MaxNodes" */
 	uint32_t trace_nodes;		/* the trace's own size (0: unknown) */

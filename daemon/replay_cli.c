@@ -22,7 +22,8 @@ void replay_usage(FILE *f)
 "several values in --policy, --estimates, --load or --nodes, or --seeds, makes\n"
 "a sweep over the grid of them; see backfilld(8), WHAT-IF ANALYSIS.\n"
 "  --replay FILE     the trace to replay\n"
-"  --policy P[,P..]  fcfs, easy (default) or conservative\n"
+"  --policy P[,P..]  fcfs, easy (default), conservative or creasy\n"
+"  --alpha A         creasy's weight of criticality, 0 to 1e9 (0: EASY's order)\n"
 "  --nodes N[,N..]   machine size (default: the header's MaxProcs, else MaxNodes)\n"
 "  --estimates M[,M..] runtime estimates: trace (default), exact, f=F (uniform in\n"
 "                    [r, F r]), xK (the trace's times K), model, history\n"
@@ -67,7 +68,7 @@ struct cli {
 	struct grid g;
 	struct sweep_opts so;
 	const char *compare;
-	bool cells, seeds_given, breakdown;
+	bool cells, seeds_given, breakdown, alpha_given;
 };
 
 static int usage_error(const char *fmt_what, const char *arg, const char *why)
@@ -131,7 +132,7 @@ static int list(const char *opt, const char *arg, size_t max, size_t *n,
 static int one_policy(struct cli *c, const char *s, size_t i)
 {
 	if (sched_policy_parse(s, &c->g.policy[i]) < 0)
-		return usage_error("--policy", s, "unknown policy (fcfs, easy or conservative)");
+		return usage_error("--policy", s, "unknown policy (fcfs, easy, conservative or creasy)");
 	return 0;
 }
 
@@ -231,12 +232,14 @@ static int parse_count(const char *opt, const char *arg, uint64_t lo, uint64_t h
 enum {
 	O_REPLAY = 256, O_POLICY, O_NODES, O_FORMAT, O_JOBS_OUT, O_CHECK, O_LENIENT, O_PER_EVENT,
 	O_ESTIMATES, O_CAP, O_SEED, O_SEEDS, O_LOAD, O_FROM, O_TO, O_EXCLUDE, O_FLURRIES, O_BATCH,
-	O_WARMUP, O_BREAKDOWN, O_COMPARE, O_PARALLEL, O_CELL, O_CELLS, O_PLOT, O_METRIC, O_HELP,
+	O_WARMUP, O_BREAKDOWN, O_COMPARE, O_PARALLEL, O_CELL, O_CELLS, O_PLOT, O_METRIC, O_ALPHA,
+	O_HELP,
 };
 
 static const struct option longopts[] = {
 	{ "replay", required_argument, NULL, O_REPLAY },
 	{ "policy", required_argument, NULL, O_POLICY },
+	{ "alpha", required_argument, NULL, O_ALPHA },
 	{ "nodes", required_argument, NULL, O_NODES },
 	{ "format", required_argument, NULL, O_FORMAT },
 	{ "jobs-out", required_argument, NULL, O_JOBS_OUT },
@@ -277,7 +280,17 @@ static int option(struct cli *c, int opt, const char *arg)
 
 	switch (opt) {
 	case O_REPLAY: o->trace = arg; return 0;
-	case O_POLICY: return list("--policy", arg, 3, &c->g.npolicy, one_policy, c);
+	case O_POLICY: return list("--policy", arg, 4, &c->g.npolicy, one_policy, c);
+	case O_ALPHA: {
+		char *end;
+		double a = strtod(arg, &end);
+
+		if (end == arg || *end || !sched_alpha_ok(a))
+			return usage_error("--alpha", arg, "expected a number from 0 to 1e9");
+		o->set.alpha = a;
+		c->alpha_given = true;
+		return 0;
+	}
 	case O_NODES: return list("--nodes", arg, GRID_MAX, &c->g.nnodes, one_nodes, c);
 	case O_ESTIMATES: return list("--estimates", arg, GRID_MAX, &c->g.nest, one_est, c);
 	case O_LOAD: return list("--load", arg, GRID_MAX, &c->g.nload, one_load, c);
@@ -396,6 +409,25 @@ static int parse(struct cli *c, int argc, char **argv)
 	return 0;
 }
 
+/* CREASY needs its alpha, and only CREASY takes one (in a comparison,
+ * either side may name it). */
+static int alpha_check(const struct cli *c)
+{
+	bool creasy = c->compare && strstr(c->compare, "creasy");
+
+	for (size_t i = 0; i < c->g.npolicy; i++)
+		creasy |= c->g.policy[i] == SCHED_CREASY;
+	if (creasy && !c->alpha_given) {
+		fprintf(stderr, "backfilld: --policy creasy needs --alpha A (0 gives EASY's order)\n");
+		return -1;
+	}
+	if (!creasy && c->alpha_given) {
+		fprintf(stderr, "backfilld: --alpha is creasy's, and no replay here uses creasy\n");
+		return -1;
+	}
+	return 0;
+}
+
 /* Settings that every cell shares, and the defaults of the grid. */
 static int finish(struct cli *c)
 {
@@ -407,6 +439,8 @@ static int finish(struct cli *c)
 	}
 	if (!g->npolicy)
 		g->policy[g->npolicy++] = SCHED_EASY;
+	if (alpha_check(c) < 0)
+		return -1;
 	if (!g->nest) {
 		bf_time cap = g->est[0].cap;
 

@@ -44,6 +44,8 @@ static void report_json(FILE *out, const struct replay_result *r)
 	jw_open(&w);
 	jw_str(&w, "trace", r->trace);
 	jw_str(&w, "policy", sched_policy_name(r->policy));
+	if (r->policy == SCHED_CREASY)
+		jw_f64(&w, "alpha", r->alpha);
 	jw_u64(&w, "nodes", r->nodes);
 	jw_str(&w, "nodes_source", r->nodes_source);
 	jw_u64(&w, "jobs_read", r->jobs_read);
@@ -112,6 +114,8 @@ static void report_text(FILE *out, const struct replay_result *r)
 
 	fprintf(out, LABEL, "policy");
 	text_string(out, sched_policy_name(r->policy));
+	if (r->policy == SCHED_CREASY)
+		fprintf(out, " (alpha %g)", r->alpha);
 	fprintf(out, "\n" LABEL "%" PRIu32 " (from ", "nodes", r->nodes);
 	text_string(out, r->nodes_source);
 	fputs(")\n", out);

@@ -1309,6 +1309,7 @@ static void restart(void)
 enum { SN = 32, SJ = 400 };
 
 static int stress_slices;	/* passes that left jobs waiting for a place, all runs */
+static double stress_alpha;	/* CREASY's */
 
 struct stress {
 	struct sched *s;
@@ -1381,7 +1382,7 @@ static uint64_t stress_with(enum sched_policy pol, bf_time grace, unsigned seed,
 	static const uint32_t shape_nodes[] = { 1, 3, SN / 2, 1, 3 };
 	struct sched_params prm = { .policy = pol, .nodes = SN, .kill_grace = grace,
 	                            .compress_unbounded = unbounded, .repair_reference = walk,
-	                            .place_slice = place_slice };
+	                            .place_slice = place_slice, .alpha = stress_alpha };
 	uint64_t trace;
 	struct stress *t = calloc(1, sizeof *t);
 	char msg[300];
@@ -1628,6 +1629,21 @@ int main(void)
 		stress(SCHED_FCFS, S(3), seed, false, false);
 		stress(SCHED_EASY, 0, seed, false, false);
 		stress(SCHED_EASY, S(3), seed, false, false);
+		/* CREASY with alpha 0 orders by waiting time: arrival order,
+		 * and jobs put first before it, as EASY has them. */
+		for (bf_time grace = 0; grace <= S(3); grace += S(3)) {
+			uint64_t easy = stress(SCHED_EASY, grace, seed, false, false);
+
+			ok(easy == stress(SCHED_CREASY, grace, seed, false, false),
+			   "stress creasy, alpha 0, grace %llds: the same actions as EASY (starts, "
+			   "kills, promises and broken ones, with bctl top among the events)",
+			   (long long)(grace / BF_SEC));
+			stress_alpha = 50;
+			ok(easy != stress(SCHED_CREASY, grace, seed, false, false),
+			   "stress creasy, alpha 50, grace %llds: another schedule than EASY's",
+			   (long long)(grace / BF_SEC));
+			stress_alpha = 0;
+		}
 		for (bf_time grace = 0; grace <= S(3); grace += S(3)) {
 			for (int shapes = 0; shapes <= 1; shapes++) {
 				uint64_t bounded = stress(SCHED_CONSERVATIVE, grace, seed, false, shapes);

@@ -1,0 +1,194 @@
+/* CREASY: EASY backfilling over the queue in priority order, as in
+ * SCHEDULING.md ("Priority order"). The priority of a waiting job grows
+ * with its wait, so the order is made anew at each pass, from `now`.
+ *
+ * A pass sorts only the jobs that could start now (no wider than the free
+ * nodes): the others can only be the head, so of them only the best is
+ * needed, found in the same walk of the queue. A pass is then O(Q) for
+ * the priorities plus a sort of the few that fit, as EASY's own walk of
+ * the queue is O(Q). With alpha = 0 the order is by waiting time, ties by
+ * arrival: arrival order, so the pass starts and reserves exactly what
+ * EASY's would (tests/unit/test_creasy.c, and a replay of a real trace). */
+#include <math.h>
+#include <stdlib.h>
+#include "sched_internal.h"
+
+#define PER_MINUTE (1.0 / ((double)BF_SEC * 60.0))
+#define MAX_CRITICALITY 0.04
+
+static inline double minutes_waited(const struct job *j, bf_time now)
+{
+	return (double)(now - j->submit) * PER_MINUTE;
+}
+
+/* At most alpha * MAX_CRITICALITY + minutes waited, also as computed. */
+static double priority(const struct sched *s, const struct job *j, bf_time now)
+{
+	double waited = minutes_waited(j, now);
+	double c = 0.05 * (waited + (double)j->estimate * PER_MINUTE) + 1.0;
+
+	return s->prm.alpha * (MAX_CRITICALITY / (c * c)) + waited;
+}
+
+/* a before b in CREASY's order */
+static bool before(const struct prio_item *a, const struct prio_item *b)
+{
+	return a->key > b->key || (a->key == b->key && a->seq < b->seq);
+}
+
+/* A job put first (sched_top) comes before any priority: jobs put first
+ * are the front of the queue, the last put first at its head, and keep
+ * that order among them as EASY does (*rank: their place, counted along
+ * the queue from its head). */
+static struct prio_item item(const struct sched *s, uint32_t slot, bf_time now, uint64_t *rank)
+{
+	const struct job *j = &s->jobs[slot];
+
+	if (j->flags & JF_TOP)
+		return (struct prio_item){ .key = INFINITY, .seq = (*rank)++, .slot = slot };
+	return (struct prio_item){ .key = priority(s, j, now), .seq = j->seq, .slot = slot };
+}
+
+/* A job that has not waited long enough to pass the best so far even
+ * with the most criticality costs no priority; in submit order none after
+ * it has either, so the walk ends there: the first is among the oldest
+ * (with alpha = 0, the oldest, at once). */
+uint32_t creasy_first(struct sched *s, bf_time now)
+{
+	struct prio_item best = { .slot = NONE };
+	double boost = s->prm.alpha * MAX_CRITICALITY;
+	bool in_submit_order = s->submit_inversions == 0;
+	uint64_t rank = 0;
+
+	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
+		const struct job *j = &s->jobs[i];
+		struct prio_item x;
+
+		if (!user_eligible(s, j))
+			continue;
+		if (best.slot != NONE && !(j->flags & JF_TOP) &&
+		    minutes_waited(j, now) + boost < best.key) {
+			if (in_submit_order)
+				break;
+			continue;
+		}
+		x = item(s, i, now, &rank);
+		if (best.slot == NONE || before(&x, &best))
+			best = x;
+	}
+	return best.slot;
+}
+
+/* A max-heap of items in CREASY's order (the best at [0]). */
+static void heap_sift(struct prio_item *h, uint32_t n, uint32_t i)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, m = i;
+		struct prio_item t;
+
+		if (l < n && before(&h[l], &h[m]))
+			m = l;
+		if (r < n && before(&h[r], &h[m]))
+			m = r;
+		if (m == i)
+			return;
+		t = h[i], h[i] = h[m], h[m] = t;
+		i = m;
+	}
+}
+
+static void heap_make(struct prio_item *h, uint32_t n)
+{
+	for (uint32_t i = n / 2; i-- > 0;)
+		heap_sift(h, n, i);
+}
+
+/* The promise of the last head goes to the new one: the old head, still
+ * waiting, is told it lost it. */
+static void head_overtaken(struct sched *s, const struct job *head)
+{
+	uint32_t old;
+
+	if (!s->has_last_head || s->last_head == head->id)
+		return;
+	old = idmap_get(&s->ids, s->last_head);
+	if (old != IDMAP_NONE && s->jobs[old].state == SLOT_QUEUED &&
+	    s->jobs[old].resv != BF_NEVER) {
+		set_resv(s, &s->jobs[old], BF_NEVER);
+		s->jobs[old].first_guarantee = BF_NEVER;	/* a new promise will be its first */
+		s->st.replans++;
+		s->st.broken++;
+		sched_emit(s, SA_BROKEN, BROKEN_PRIORITY, s->last_head, BF_NEVER);
+	}
+	s->has_last_head = false;
+}
+
+void creasy_pass(struct sched *s, bf_time now)
+{
+	uint32_t head, freen, kept = 0;
+	uint64_t rank = 0;
+	struct job *h;
+	bf_time shadow;
+	int64_t extra;
+
+	/* 1. Start the first job by priority while it fits; the first that
+	 * does not is the head. */
+	while ((head = creasy_first(s, now)) != NONE && s->jobs[head].nodes <= s->ns.nfree)
+		sched_start_job(s, head, now);
+	if (head == NONE)
+		return;
+	/* 2. The head's shadow time and extra nodes; it takes the promise. */
+	h = &s->jobs[head];
+	head_overtaken(s, h);
+	shadow = easy_capped_shadow(s, h, now, &extra);
+	easy_promise_head(s, h, shadow, now);
+	/* 3. Backfill the rest in priority order, as EASY does in arrival
+	 * order. Free nodes and extra nodes only shrink as jobs start, so a
+	 * job that cannot start now will not later in the pass: only the
+	 * others are ordered, in a heap (a pass usually starts few). */
+	freen = s->ns.nfree;
+	for (uint32_t i = s->qhead; i != NONE && freen > 0; i = s->jobs[i].next) {
+		const struct job *j = &s->jobs[i];
+
+		if (i != head && j->nodes <= freen && user_eligible(s, j) &&
+		    (now + j->hold <= shadow || (int64_t)j->nodes <= extra))
+			s->order[kept++] = item(s, i, now, &rank);
+	}
+	heap_make(s->order, kept);
+	while (kept && freen > 0) {
+		uint32_t slot = s->order[0].slot;
+		struct job *j = &s->jobs[slot];
+		bool in_time = now + j->hold <= shadow;
+
+		s->order[0] = s->order[--kept];
+		heap_sift(s->order, kept, 0);
+		if (j->nodes > freen || !user_eligible(s, j))
+			continue;
+		if (!in_time && (int64_t)j->nodes > extra)
+			continue;
+		if (user_cap(s) && !easy_spares_head(s, h, j, shadow, in_time))
+			continue;
+		if (!in_time)
+			extra -= j->nodes;
+		sched_start_job(s, slot, now);
+		freen -= j->nodes;
+	}
+	if (shadow != BF_NEVER && profile_free_at(&s->prof, shadow) < (int64_t)h->nodes)
+		sched_violation(s, "head job %llu: backfilling took its nodes at %lld",
+		                (unsigned long long)h->id, (long long)shadow);
+}
+
+int sched_set_alpha(struct sched *s, bf_time now, double alpha)
+{
+	int rc;
+
+	if ((rc = sched_advance(s, now)) < 0)
+		return rc;
+	if (!sched_alpha_ok(alpha))
+		return SCHED_E_INVAL;
+	if (alpha != s->prm.alpha) {
+		s->prm.alpha = alpha;
+		s->dirty = true;	/* the order may change at the next pass */
+	}
+	return SCHED_OK;
+}

@@ -1642,6 +1642,8 @@ int main(void)
 			ok(easy != stress(SCHED_CREASY, grace, seed, false, false),
 			   "stress creasy, alpha 50, grace %llds: another schedule than EASY's",
 			   (long long)(grace / BF_SEC));
+			stress_alpha = 1e6;	/* criticality decides the order */
+			stress(SCHED_CREASY, grace, seed, false, false);
 			stress_alpha = 0;
 		}
 		for (bf_time grace = 0; grace <= S(3); grace += S(3)) {

@@ -369,8 +369,9 @@ static void stress_take(struct stress *t, bf_time now, int change)
 				t->end_at[id] = now + (t->grace + S(20)) / 1000 *
 				                (bf_time)((t->rng >> 10) % 1000);
 		} else if (a[k].kind == SA_BROKEN) {
-			if (change == 2) {
-				t->promised[id] = a[k].t;	/* a change of policy */
+			if (change == 2 || a[k].why == BROKEN_PRIORITY) {
+				/* a change of policy, or CREASY's head passed */
+				t->promised[id] = a[k].t;
 				continue;
 			}
 			if (change > 0)
@@ -413,6 +414,7 @@ struct cfg {
 	uint32_t cap;		/* at the start; 0 is no cap */
 	bool live;		/* the cap changes (0 .. 3) */
 	bool switching;		/* the policy changes too */
+	double alpha;		/* CREASY's */
 	bool users;		/* SU users, else every job is user 0's */
 	bool unbounded;		/* compress_unbounded */
 	bool report;		/* tests, else only the hash */
@@ -430,7 +432,8 @@ static uint64_t stress(struct cfg c)
 	bf_time grace = c.grace;
 	unsigned seed = c.seed;
 	struct sched_params prm = { .policy = pol, .nodes = SN, .max_running_per_user = cap,
-	                            .compress_unbounded = c.unbounded, .kill_grace = grace };
+	                            .compress_unbounded = c.unbounded, .kill_grace = grace,
+	                            .alpha = c.alpha };
 	struct stress *t = calloc(1, sizeof *t);
 	char msg[300];
 	int bad_check = 0, changes = 0;
@@ -502,7 +505,7 @@ static uint64_t stress(struct cfg c)
 			stress_take(t, now, change);
 			stress_promises(t, next, change);
 		} else if (r < 60 && c.switching) {
-			enum sched_policy p = (enum sched_policy)((seed >> 12) % 3);
+			enum sched_policy p = (enum sched_policy)((seed >> 12) % 4);
 
 			if (sched_set_policy(t->s, now, p) != SCHED_OK)
 				abort();
@@ -559,7 +562,8 @@ static void no_cap_is_unchanged(enum sched_policy p, unsigned seed)
 
 int main(void)
 {
-	static const enum sched_policy pols[] = { SCHED_FCFS, SCHED_EASY, SCHED_CONSERVATIVE };
+	static const enum sched_policy pols[] = { SCHED_FCFS, SCHED_EASY, SCHED_CONSERVATIVE,
+	                                          SCHED_CREASY };
 
 	for (int k = 0; k < 3; k++)
 		capped_waits(pols[k]);
@@ -572,8 +576,9 @@ int main(void)
 	live_changes();
 	restart();
 	for (unsigned seed = 1; seed <= 2; seed++) {
-		for (int k = 0; k < 3; k++) {
-			struct cfg c = { .pol = pols[k], .users = true, .report = true, .seed = seed };
+		for (int k = 0; k < 4; k++) {
+			struct cfg c = { .pol = pols[k], .users = true, .report = true, .seed = seed,
+			                 .alpha = 20 };
 
 			for (c.cap = 1; c.cap <= 3; c.cap += 2)
 				stress(c);

@@ -123,11 +123,24 @@ static void head_overtaken(struct sched *s, const struct job *head)
 	s->has_last_head = false;
 }
 
+/* A job other than the promised head starts first: one of higher
+ * priority, or any while the head's user is at the cap (the head is then
+ * no candidate at all). Kept until the head is known: a pass may end
+ * without one. */
+static void note_passed(struct sched *s)
+{
+	uint32_t slot = idmap_get(&s->ids, s->last_head);
+	bool capped = slot != IDMAP_NONE && !user_eligible(s, &s->jobs[slot]);
+
+	if (!s->head_passed || capped)
+		s->head_passed_why = capped ? BROKEN_USER_CAP : BROKEN_PRIORITY;
+	s->head_passed = true;
+}
+
 void creasy_pass(struct sched *s, bf_time now)
 {
 	uint32_t head, freen, kept = 0;
 	uint64_t rank = 0;
-	bool passed = false;	/* a job started before the head promised last */
 	struct job *h;
 	bf_time shadow;
 	int64_t extra;
@@ -135,23 +148,26 @@ void creasy_pass(struct sched *s, bf_time now)
 	/* 1. Start the first job by priority while it fits; the first that
 	 * does not is the head. */
 	while ((head = creasy_first(s, now)) != NONE && s->jobs[head].nodes <= s->ns.nfree) {
-		passed |= s->has_last_head && s->jobs[head].id != s->last_head;
+		if (s->has_last_head && s->jobs[head].id != s->last_head)
+			note_passed(s);
 		sched_start_job(s, head, now);
 	}
 	if (head == NONE)
 		return;
 	/* 2. The head's shadow time and extra nodes; it takes the promise.
-	 * A head still promised but passed by jobs of higher priority that
-	 * started before it may have lost the nodes it was promised: its
-	 * promise moves later, and it is told. */
+	 * A head still promised but passed by jobs that started before it
+	 * may have lost the nodes it was promised: its promise moves later,
+	 * and it is told. */
 	h = &s->jobs[head];
 	head_overtaken(s, h);
 	shadow = easy_capped_shadow(s, h, now, &extra);
-	if (passed && s->has_last_head && s->last_head == h->id && shadow > s->last_shadow) {
+	if (s->head_passed && s->has_last_head && s->last_head == h->id &&
+	    shadow > s->last_shadow) {
 		set_resv(s, h, shadow);
-		promise_broken(s, h, BROKEN_PRIORITY);
+		promise_broken(s, h, s->head_passed_why);
 		s->last_shadow = shadow;
 	}
+	s->head_passed = false;
 	easy_promise_head(s, h, shadow, now);
 	/* 3. Backfill the rest in priority order, as EASY does in arrival
 	 * order. Free nodes and extra nodes only shrink as jobs start, so a

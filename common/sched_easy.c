@@ -231,6 +231,7 @@ void easy_adopt(struct sched *s, bf_time now, bool from_conservative)
 	int64_t extra;
 
 	s->has_last_head = false;
+	s->head_passed = false;
 	/* Under a cap the head is the first eligible job (see sched.h); with
 	 * none eligible, nobody is promised anything. CREASY's head is the
 	 * first by priority. */

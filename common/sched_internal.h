@@ -212,6 +212,11 @@ struct sched {
 	bool has_last_head;
 	uint64_t last_head;
 	bf_time last_shadow;
+	/* CREASY: jobs started before the promised head since it was last
+	 * promised (a pass can end with no head: its user at the cap), and
+	 * the cause to tell if its shadow moved later for that. */
+	bool head_passed;
+	uint8_t head_passed_why;
 
 	struct users users;	/* empty while prm.max_running_per_user is 0 */
 

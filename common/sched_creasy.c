@@ -123,18 +123,24 @@ static void head_overtaken(struct sched *s, const struct job *head)
 	s->has_last_head = false;
 }
 
-/* A job other than the promised head starts first: one of higher
- * priority, or any while the head's user is at the cap (the head is then
- * no candidate at all). Kept until the head is known: a pass may end
- * without one. */
-static void note_passed(struct sched *s)
+/* Why the promised head may find its shadow later when it is next the
+ * head: a job other than it started first (one of higher priority, or any
+ * while its user is at the cap, when it is no candidate at all), or a
+ * running job kept its nodes longer while a pass found no head to tell.
+ * Kept until the head is known: a pass may end without one. */
+static void note_passed(struct sched *s, uint8_t why)
+{
+	if (!s->head_passed || why != BROKEN_PRIORITY)
+		s->head_passed_why = why;
+	s->head_passed = true;
+}
+
+static uint8_t passed_why(const struct sched *s)
 {
 	uint32_t slot = idmap_get(&s->ids, s->last_head);
-	bool capped = slot != IDMAP_NONE && !user_eligible(s, &s->jobs[slot]);
 
-	if (!s->head_passed || capped)
-		s->head_passed_why = capped ? BROKEN_USER_CAP : BROKEN_PRIORITY;
-	s->head_passed = true;
+	return slot != IDMAP_NONE && !user_eligible(s, &s->jobs[slot]) ? BROKEN_USER_CAP :
+	       BROKEN_PRIORITY;
 }
 
 void creasy_pass(struct sched *s, bf_time now)
@@ -149,11 +155,14 @@ void creasy_pass(struct sched *s, bf_time now)
 	 * does not is the head. */
 	while ((head = creasy_first(s, now)) != NONE && s->jobs[head].nodes <= s->ns.nfree) {
 		if (s->has_last_head && s->jobs[head].id != s->last_head)
-			note_passed(s);
+			note_passed(s, passed_why(s));
 		sched_start_job(s, head, now);
 	}
-	if (head == NONE)
+	if (head == NONE) {
+		if (s->has_last_head && s->hold_extended)
+			note_passed(s, s->extend_why);
 		return;
+	}
 	/* 2. The head's shadow time and extra nodes; it takes the promise.
 	 * A head still promised but passed by jobs that started before it
 	 * may have lost the nodes it was promised: its promise moves later,

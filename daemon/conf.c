@@ -471,14 +471,35 @@ static int set_partition(struct loader *l, enum conf_key k, const struct val *v)
 
 static int set_policy(struct loader *l, enum conf_key k, const struct val *v)
 {
-	const char *s = want_scalar(l, k, v, "fcfs, easy or conservative");
+	const char *s = want_scalar(l, k, v, "fcfs, easy, conservative or creasy");
 
 	if (!s)
 		return 0;
 	if (sched_policy_parse(s, &l->c->policy) < 0) {
-		report(l, v->at, "policy: unknown policy %s (fcfs, easy or conservative)", SHOW(&v->s));
+		report(l, v->at, "policy: unknown policy %s (fcfs, easy, conservative or creasy)",
+		       SHOW(&v->s));
 		return 0;
 	}
+	mark_set(l, k);
+	return 0;
+}
+
+/* creasy's weight of criticality: a plain number, 0 to 1e9. */
+static int set_alpha(struct loader *l, enum conf_key k, const struct val *v)
+{
+	const char *s = want_scalar(l, k, v, "a number from 0 to 1e9");
+	char *end;
+	double a;
+
+	if (!s)
+		return 0;
+	errno = 0;
+	a = strtod(s, &end);
+	if (!v->s.plain || end == s || *end || errno || !sched_alpha_ok(a)) {
+		report(l, v->at, "alpha: %s is not a number from 0 to 1e9", SHOW(&v->s));
+		return 0;
+	}
+	l->c->alpha = a;
 	mark_set(l, k);
 	return 0;
 }
@@ -945,6 +966,7 @@ static const struct {
 	[CONF_K_LAUNCH] = { "launch", set_launch },
 	[CONF_K_LOG_LEVEL] = { "log_level", set_log_level },
 	[CONF_K_KEEP_ENDED] = { "keep_ended", set_keep_ended },
+	[CONF_K_ALPHA] = { "alpha", set_alpha },
 };
 
 const char *conf_key_name(enum conf_key k)
@@ -1120,6 +1142,9 @@ static void cross_check(struct loader *l)
 		report(l, l->val_at[CONF_K_MAX_LIMIT], "max_limit %s is below default_limit %s "
 		       "(line %u)", a, b, l->key_at[CONF_K_DEFAULT_LIMIT].line);
 	}
+	if (c->set[CONF_K_POLICY] && c->policy == SCHED_CREASY && !l->seen[CONF_K_ALPHA])
+		report(l, l->val_at[CONF_K_POLICY], "policy creasy needs alpha, its weight of "
+		       "criticality (alpha: 0 gives easy's order)");
 	if (c->set[CONF_K_MAX_NODES] && (c->set[CONF_K_NODES] || !l->seen[CONF_K_NODES]) &&
 	    c->max_nodes > c->nnodes)
 		report(l, l->val_at[CONF_K_MAX_NODES], "max_nodes %u is more than the partition's "

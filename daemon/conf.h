@@ -38,7 +38,7 @@ enum conf_key {
 	CONF_K_DATABASE, CONF_K_SPOOL, CONF_K_KILL_GRACE, CONF_K_DEFAULT_LIMIT,
 	CONF_K_MAX_LIMIT, CONF_K_MAX_NODES, CONF_K_MAX_QUEUED_PER_USER,
 	CONF_K_MAX_RUNNING_PER_USER, CONF_K_ADMIN_GROUP, CONF_K_LAUNCH, CONF_K_LOG_LEVEL,
-	CONF_K_KEEP_ENDED,
+	CONF_K_KEEP_ENDED, CONF_K_ALPHA,
 	CONF_NKEYS
 };
 
@@ -54,6 +54,7 @@ struct conf {
 					 * or a canonical node list (node[001-128]) */
 	uint32_t nnodes;		/* how many that is */
 	enum sched_policy policy;	/* default easy */
+	double alpha;			/* creasy's; needed with it */
 	char *socket, *database, *spool;/* NULL: the daemon's default for the user */
 	mode_t socket_mode;		/* default 0666 (the daemon: 0600 unless root) */
 	bf_time kill_grace;		/* >= 0, default 30 s */

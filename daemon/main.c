@@ -26,7 +26,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: backfilld [--config FILE] [--socket PATH] [--db PATH] [--spool DIR]\n"
-"                 [--nodes N|LIST] [--policy fcfs|easy|conservative]\n"
+"                 [--nodes N|LIST] [--policy fcfs|easy|conservative|creasy] [--alpha A]\n"
 "                 [--kill-grace TIME] [--launch PREFIX] [--foreground] [--cgroup DIR|none]\n"
 "       backfilld --check-config [FILE]\n"
 "       backfilld --replay FILE [--policy P[,P..]] [--estimates M[,M..]] [...]\n"
@@ -46,7 +46,9 @@ static void usage(FILE *f)
 "                    the spool directory beside that state.db)\n"
 "  --nodes N|LIST    the partition: N nodes named node001.., or a list such as\n"
 "                    node[001-128] (default 16)\n"
-"  --policy P        fcfs, easy (default) or conservative backfilling\n"
+"  --policy P        fcfs, easy (default), conservative or creasy backfilling\n"
+"  --alpha A         creasy's weight of criticality, 0 to 1e9 (needed with creasy;\n"
+"                    0 gives easy's order)\n"
 "  --kill-grace TIME between SIGTERM and SIGKILL for a job at its limit (default 30 s;\n"
 "                    a number is seconds, or 2m, 1m30s, ...)\n"
 "  --launch PREFIX   run each script through this command; {node} stands for the\n"
@@ -143,6 +145,10 @@ static int apply_config(struct serve_opts *so)
 		so->nodes = config.nodes;
 	if (!(so->flags & SF_POLICY) && config.set[CONF_K_POLICY])
 		so->policy = config.policy;
+	if (!(so->flags & SF_ALPHA) && config.set[CONF_K_ALPHA]) {
+		so->alpha = config.alpha;
+		so->flags |= SF_ALPHA_FILE;
+	}
 	if (!(so->flags & SF_GRACE) && config.set[CONF_K_KILL_GRACE])
 		so->kill_grace = config.kill_grace;
 	if (!(so->flags & SF_LAUNCH) && config.launch)
@@ -190,6 +196,11 @@ static int serve(struct serve_opts *so)
 
 	if (apply_config(so) != 0)
 		return 1;
+	if (so->policy == SCHED_CREASY && !(so->flags & (SF_ALPHA | SF_ALPHA_FILE))) {
+		fprintf(stderr, "backfilld: policy creasy needs its alpha (--alpha A, or alpha: in "
+		        "the configuration file; 0 gives easy's order)\n");
+		return 2;
+	}
 	if (!so->socket && paths_default_socket(root, sock, sizeof sock) == 0) {
 		so->socket = sock;
 		/* Not root: the default may be in /tmp, where another user could
@@ -234,7 +245,7 @@ static int serve(struct serve_opts *so)
 int main(int argc, char **argv)
 {
 	enum { O_SOCKET = 256, O_DB, O_SPOOL, O_GRACE, O_LAUNCH, O_FOREGROUND, O_CONFIG,
-	       O_CHECK_CONFIG, O_CGROUP };
+	       O_CHECK_CONFIG, O_CGROUP, O_ALPHA };
 	static const struct option longopts[] = {
 		{ "replay", required_argument, NULL, 'r' },
 		{ "policy", required_argument, NULL, 'p' },
@@ -252,6 +263,7 @@ int main(int argc, char **argv)
 		{ "config", required_argument, NULL, O_CONFIG },
 		{ "check-config", no_argument, NULL, O_CHECK_CONFIG },
 		{ "cgroup", required_argument, NULL, O_CGROUP },
+		{ "alpha", required_argument, NULL, O_ALPHA },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -274,7 +286,7 @@ int main(int argc, char **argv)
 		case 'p':
 			if (sched_policy_parse(optarg, &so.policy) < 0) {
 				fprintf(stderr, "backfilld: --policy: unknown policy '%s' "
-				        "(fcfs, easy or conservative)\n", optarg);
+				        "(fcfs, easy, conservative or creasy)\n", optarg);
 				return 2;
 			}
 			so.flags |= SF_POLICY;
@@ -329,6 +341,19 @@ int main(int argc, char **argv)
 			}
 			so.cgroup = optarg;
 			break;
+		case O_ALPHA: {
+			char *end;
+
+			errno = 0;
+			so.alpha = strtod(optarg, &end);
+			if (end == optarg || *end || errno || !sched_alpha_ok(so.alpha)) {
+				fprintf(stderr, "backfilld: --alpha %s: expected a number from 0 to 1e9\n",
+				        optarg);
+				return 2;
+			}
+			so.flags |= SF_ALPHA;
+			break;
+		}
 		case O_CONFIG:
 			so.config = optarg;
 			break;

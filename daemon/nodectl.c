@@ -417,7 +417,10 @@ static void answer_status(struct conn *c)
 	                items[n] = (struct proto_kv){ key, v[n] }, n++)
 	ITEM("partition", "%s: %s", d->o.partition_name ? d->o.partition_name : "batch",
 	     d->partition);
-	ITEM("policy", "%s", sched_policy_name(sched_get_params(d->sched)->policy));
+	if (sched_get_params(d->sched)->policy == SCHED_CREASY)
+		ITEM("policy", "creasy, alpha %g", sched_get_params(d->sched)->alpha);
+	else
+		ITEM("policy", "%s", sched_policy_name(sched_get_params(d->sched)->policy));
 	ITEM("nodes", "%u: %u idle, %u busy, %u drained, %u down", d->nnodes, count[PNS_IDLE],
 	     count[PNS_BUSY], count[PNS_DRAIN], count[PNS_DOWN]);
 	for (uint32_t k = 0; k < d->njobs; k++)

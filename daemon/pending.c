@@ -35,9 +35,13 @@ const char *pending_reason(struct daemon *d, const struct djob *j, bf_time guara
 	if (prm->policy == SCHED_CONSERVATIVE && guarantee != BF_NEVER)
 		snprintf(buf, len, "waiting for its guaranteed start");
 	else if (guarantee != BF_NEVER)
-		snprintf(buf, len, "waiting for nodes (first in the queue: its start is reserved)");
+		snprintf(buf, len, "waiting for nodes (first in the queue%s: its start is reserved)",
+		         prm->policy == SCHED_CREASY ? " by priority" : "");
 	else if (out)
 		snprintf(buf, len, "waiting for nodes (%u drained or down)", out);
+	else if (prm->policy == SCHED_CREASY)
+		snprintf(buf, len, "waiting for nodes, behind jobs of higher priority (creasy: "
+		         "criticality and time waited)");
 	else
 		snprintf(buf, len, "waiting for nodes, behind the jobs queued before it");
 	return buf;

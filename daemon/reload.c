@@ -130,6 +130,13 @@ void reload_config(struct daemon *d)
 		d->policy_changed = true;
 		drive_want_commit(d);
 	}
+	if (!(d->o.flags & SF_ALPHA) && c.set[CONF_K_ALPHA] && c.alpha != d->o.alpha) {
+		if (sched_set_alpha(d->sched, server_now(d), c.alpha) == SCHED_OK) {
+			log_info("reload: alpha %g -> %g from the next pass", d->o.alpha, c.alpha);
+			d->o.alpha = c.alpha;
+			drive_want_commit(d);
+		}
+	}
 	apply_start_only(d, &c);
 	log_info("reload: %s applied", d->o.config);
 	conf_free(&c);

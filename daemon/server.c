@@ -249,10 +249,12 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 	 * between the passes of a long settling, and between the slices of a
 	 * pass over a deep queue; the same for placing again what a lost node
 	 * took back (see sched.h). */
-	struct sched_params prm = { .policy = o->policy, .kill_grace = o->kill_grace,
+	struct sched_params prm = { .policy = o->policy, .alpha = o->alpha,
+	                            .kill_grace = o->kill_grace,
 	                            .compress_passes = 1, .compress_slice = SCHED_LIVE_SLICE,
 	                            .place_slice = SCHED_LIVE_PLACES };
 	static const int stops[] = { SIGTERM, SIGINT };
+	char alpha[48];
 
 	memset(d, 0, sizeof *d);
 	d->unsynced_tail = &d->unsynced;
@@ -337,8 +339,10 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 	if (conn_listen(d, err, errlen) < 0)
 		return -1;
 	d->serving = true;
-	log_info("listening on %s: %u nodes, %s, kill grace %lld s", o->socket, d->nnodes,
-	         sched_policy_name(o->policy), (long long)(o->kill_grace / BF_SEC));
+	snprintf(alpha, sizeof alpha, " (alpha %g)", o->alpha);
+	log_info("listening on %s: %u nodes, %s%s, kill grace %lld s", o->socket, d->nnodes,
+	         sched_policy_name(o->policy), o->policy == SCHED_CREASY ? alpha : "",
+	         (long long)(o->kill_grace / BF_SEC));
 	if (!d->root)
 		log_info("not running as root: every job runs as uid %u, whoever submits it",
 		         (unsigned)geteuid());

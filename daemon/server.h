@@ -31,6 +31,7 @@ struct serve_opts {
 	const char *socket, *db, *spool;
 	const char *nodes;		/* "N" or a node list */
 	enum sched_policy policy;
+	double alpha;			/* creasy's */
 	bf_time kill_grace;
 	const char *launch;		/* command prefix, words split on blanks */
 	bool foreground;

@@ -36,7 +36,8 @@ struct serve_limits {
 /* Which serve options the command line gave (they win over the file). */
 enum settings_flag {
 	SF_SOCKET = 1u << 0, SF_DB = 1u << 1, SF_SPOOL = 1u << 2, SF_NODES = 1u << 3,
-	SF_POLICY = 1u << 4, SF_GRACE = 1u << 5, SF_LAUNCH = 1u << 6,
+	SF_POLICY = 1u << 4, SF_GRACE = 1u << 5, SF_LAUNCH = 1u << 6, SF_ALPHA = 1u << 7,
+	SF_ALPHA_FILE = 1u << 8,	/* not a flag: the file gave alpha */
 };
 
 /* Read and check a configuration file, including what only the running

@@ -336,6 +336,7 @@ struct stress {
 	int state[SJ];		/* 0 unborn, 1 queued, 2 running, 3 gone */
 	uint32_t running[SU];
 	int over_cap, later, late_start, bad_cause, raise_told, raise_later, lower_told, other_told;
+	int creasy_told;
 	uint64_t trace;
 };
 
@@ -376,7 +377,10 @@ static void stress_take(struct stress *t, bf_time now, int change)
 			}
 			if (change > 0)
 				t->raise_told++;
-			if (change == 0 && !t->grace)
+			if (change == 0 && !t->grace && t->pol == SCHED_CREASY &&
+			    a[k].why == BROKEN_USER_CAP)
+				t->creasy_told++;	/* the head's user was at the cap */
+			else if (change == 0 && !t->grace)
 				t->other_told++;
 			if (change < 0) {
 				t->lower_told++;

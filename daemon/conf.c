@@ -493,9 +493,13 @@ static int set_alpha(struct loader *l, enum conf_key k, const struct val *v)
 
 	if (!s)
 		return 0;
+	if (!v->s.plain) {
+		report(l, v->at, "alpha: expected a number, not the quoted string %s", SHOW(&v->s));
+		return 0;
+	}
 	errno = 0;
 	a = strtod(s, &end);
-	if (!v->s.plain || end == s || *end || errno || !sched_alpha_ok(a)) {
+	if (end == s || *end || errno || !sched_alpha_ok(a)) {
 		report(l, v->at, "alpha: %s is not a number from 0 to 1e9", SHOW(&v->s));
 		return 0;
 	}

@@ -252,6 +252,11 @@ static void valid_scalars(void)
 	VALID("policy: fcfs\n", c->policy == SCHED_FCFS, "policy: fcfs");
 	VALID("policy: easy\n", c->policy == SCHED_EASY, "policy: easy");
 	VALID("policy: \"conservative\"\n", c->policy == SCHED_CONSERVATIVE, "policy: conservative");
+	VALID("policy: creasy\nalpha: 250\n", c->policy == SCHED_CREASY && c->alpha == 250 &&
+	      c->set[CONF_K_ALPHA], "policy: creasy, alpha: 250");
+	VALID("alpha: 0.5\npolicy: creasy\n", c->alpha == 0.5, "alpha before policy, a fraction");
+	VALID("alpha: 1e9\n", c->alpha == 1e9 && c->policy == SCHED_EASY,
+	      "alpha without creasy is kept for a later switch");
 	VALID("socket: /tmp/b.sock\ndatabase: /srv/db\nspool: /srv/spool dir\n",
 	      streq(c->socket, "/tmp/b.sock") && streq(c->database, "/srv/db") &&
 	      streq(c->spool, "/srv/spool dir"), "socket, database, spool: absolute paths");
@@ -369,7 +374,7 @@ static void key_errors(void)
 static void type_errors(void)
 {
 	errors("policy: [easy]\n", "policy: a list",
-	       "1:9: policy: expected fcfs, easy or conservative, not a list", NULL);
+	       "1:9: policy: expected fcfs, easy, conservative or creasy, not a list", NULL);
 	errors("partition: {a: 1}\n", "partition: a mapping",
 	       "1:12: partition: expected a name, not a mapping", NULL);
 	errors("nodes: {a: 1}\n", "nodes: a mapping",
@@ -407,9 +412,22 @@ static void value_errors(void)
 	       "1:12: partition: 'a b' is not a name: 1 to 63 letters, digits, '.', '_' or '-', "
 	       "starting with a letter", NULL);
 	errors("policy: backfill\n", "policy: unknown",
-	       "1:9: policy: unknown policy 'backfill' (fcfs, easy or conservative)", NULL);
+	       "1:9: policy: unknown policy 'backfill' (fcfs, easy, conservative or creasy)", NULL);
+	errors("policy: creasy\n", "policy: creasy without alpha",
+	       "1:9: policy creasy needs alpha, its weight of criticality (alpha: 0 gives easy's "
+	       "order)", NULL);
+	errors("alpha: -1\nalpha2: x\n", "alpha: negative, and an unknown key",
+	       "1:8: alpha: '-1' is not a number from 0 to 1e9", "2:1: unknown key 'alpha2'", NULL);
+	errors("alpha: 2e9\n", "alpha: too large", "1:8: alpha: '2e9' is not a number from 0 to 1e9",
+	       NULL);
+	errors("alpha: \"5\"\n", "alpha: quoted",
+	       "1:8: alpha: expected a number, not the quoted string '5'", NULL);
+	errors("alpha: nan\n", "alpha: nan", "1:8: alpha: 'nan' is not a number from 0 to 1e9",
+	       NULL);
+	errors("alpha: [1]\n", "alpha: a list", "1:8: alpha: expected a number from 0 to 1e9, "
+	       "not a list", NULL);
 	errors("policy: EASY\n", "policy: case-sensitive",
-	       "1:9: policy: unknown policy 'EASY' (fcfs, easy or conservative)", NULL);
+	       "1:9: policy: unknown policy 'EASY' (fcfs, easy, conservative or creasy)", NULL);
 	errors("socket: run/b.sock\n", "socket: relative",
 	       "1:9: socket: 'run/b.sock' is not an absolute path (it must start with /)", NULL);
 	errors("database: state.db\nspool: ./spool\n", "database and spool: relative",
@@ -536,7 +554,7 @@ static void syntax_errors(void)
 {
 	/* libyaml reads "easy nodes" as one value before it finds the ':'. */
 	errors("policy: easy\n  nodes: 4\n", "a mapping value where none may be",
-	       "1:9: policy: unknown policy 'easy nodes' (fcfs, easy or conservative)",
+	       "1:9: policy: unknown policy 'easy nodes' (fcfs, easy, conservative or creasy)",
 	       "2:8: syntax error: mapping values are not allowed in this context", NULL);
 	errors("nodes: [a, b\npolicy: easy\n", "an unclosed flow list",
 	       "2:7: syntax error: did not find expected ',' or ']' (while parsing a flow sequence)",
@@ -633,7 +651,7 @@ static void man_page(void)
 	       "polcy: fcfs\n"
 	       "kill_grace: -5s\n",
 	       "the man page's ERRORS example",
-	       "3:9: policy: unknown policy 'easyy' (fcfs, easy or conservative)",
+	       "3:9: policy: unknown policy 'easyy' (fcfs, easy, conservative or creasy)",
 	       "7:5: nodes: node 'n3' is listed twice (first at line 6, column 5)",
 	       "9:12: max_limit 1:00:00 is below default_limit 2:00:00 (line 8)",
 	       "11:1: unknown key 'polcy'",

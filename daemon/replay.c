@@ -495,8 +495,6 @@ static int simulate(struct sim *sm)
 	return 0;
 }
 
-/* One SWF line per simulated job, in input order, with the simulated wait
- * and run time in fields 3 and 4 (and the estimate used in field 9). */
 /* ", alpha A" after creasy's name; "" for the others. */
 static const char *policy_alpha(const struct replay_settings *set, char *buf, size_t len)
 {
@@ -506,6 +504,8 @@ static const char *policy_alpha(const struct replay_settings *set, char *buf, si
 	return buf;
 }
 
+/* One SWF line per simulated job, in input order, with the simulated wait
+ * and run time in fields 3 and 4 (and the estimate used in field 9). */
 static int write_jobs(const char *path, const struct trace *tr, const struct replay_settings *set,
                       const struct rjob *sim, size_t n, const struct replay_result *res)
 {

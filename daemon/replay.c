@@ -8,6 +8,7 @@
 #include "clock.h"
 #include "replay.h"
 #include "swf.h"
+#include "tq.h"
 
 /* The trace's own fields, known only here. */
 
@@ -264,57 +265,12 @@ static void draw_estimates(const struct replay_settings *set, struct rjob *sim, 
 	}
 }
 
-/* Ends pending in the simulation: a binary min-heap of (end time, job). */
-struct ends {
-	bf_time *t;
-	uint32_t *job;
-	size_t len;
-};
-
-static void ends_push(struct ends *h, bf_time t, uint32_t job)
-{
-	size_t i = h->len++;
-
-	while (i > 0 && (h->t[(i - 1) / 2] > t || (h->t[(i - 1) / 2] == t && h->job[(i - 1) / 2] > job))) {
-		h->t[i] = h->t[(i - 1) / 2];
-		h->job[i] = h->job[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h->t[i] = t;
-	h->job[i] = job;
-}
-
-static uint32_t ends_pop(struct ends *h)
-{
-	uint32_t top = h->job[0], x = h->job[--h->len];
-	bf_time t = h->t[h->len];
-	size_t i = 0;
-
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= h->len)
-			break;
-		if (c + 1 < h->len && (h->t[c + 1] < h->t[c] ||
-		                       (h->t[c + 1] == h->t[c] && h->job[c + 1] < h->job[c])))
-			c++;
-		if (h->t[c] > t || (h->t[c] == t && h->job[c] > x))
-			break;
-		h->t[i] = h->t[c];
-		h->job[i] = h->job[c];
-		i = c;
-	}
-	h->t[i] = t;
-	h->job[i] = x;
-	return top;
-}
-
 struct sim {
 	struct sched *s;
 	struct rjob *jobs;
 	size_t n;
-	struct ends ends;
-	struct ends ext;		/* history: predictions running out */
+	struct tq ends;			/* job ends, each job at most once */
+	struct tq ext;			/* history: predictions running out */
 	struct est_history *hist;	/* the history model only */
 	bool check, per_event;
 	uint64_t events, checks, extended, broken;
@@ -365,9 +321,9 @@ static int take_actions(struct sim *sm, bf_time now)
 		j->backfilled = info.backfilled;
 		j->extend = j->run > j->estimate;
 		if (j->extend)
-			ends_push(&sm->ext, now + j->estimate, (uint32_t)a[i].job);
+			tq_push(&sm->ext, now + j->estimate, (uint32_t)a[i].job);
 		else
-			ends_push(&sm->ends, now + j->run, (uint32_t)a[i].job);
+			tq_push(&sm->ends, now + j->run, (uint32_t)a[i].job);
 	}
 	sched_clear_actions(sm->s);
 	return 0;
@@ -405,7 +361,7 @@ static int extend_event(struct sim *sm, bf_time now, uint32_t id)
 		return core_error(rc, "extended prediction", id);
 	j->estimate = j->limit;
 	sm->extended++;
-	ends_push(&sm->ends, j->start + j->run, id);
+	tq_push(&sm->ends, j->start + j->run, id);
 	return check(sm, now, "an extended prediction");
 }
 
@@ -472,10 +428,10 @@ static int simulate(struct sim *sm)
 		/* Same instant: predictions extended, every end, then every
 		 * arrival in order. */
 		while (sm->ext.len && sm->ext.t[0] == now)
-			if (extend_event(sm, now, ends_pop(&sm->ext)) < 0)
+			if (extend_event(sm, now, tq_pop(&sm->ext)) < 0)
 				return -1;
 		while (sm->ends.len && sm->ends.t[0] == now) {
-			if (end_event(sm, now, ends_pop(&sm->ends)) < 0 ||
+			if (end_event(sm, now, tq_pop(&sm->ends)) < 0 ||
 			    (sm->per_event && pass(sm, now, next) < 0))
 				return -1;
 		}
@@ -672,15 +628,12 @@ int replay_cell(const struct trace *tr, const struct replay_opts *o,
 	if (shape(tr, sm.jobs, &sm.n, res) < 0)
 		goto out;
 	draw_estimates(set, sm.jobs, sm.n);
-	sm.ends.t = malloc((sm.n ? sm.n : 1) * sizeof *sm.ends.t);
-	sm.ends.job = malloc((sm.n ? sm.n : 1) * sizeof *sm.ends.job);
-	sm.ext.t = malloc((sm.n ? sm.n : 1) * sizeof *sm.ext.t);
-	sm.ext.job = malloc((sm.n ? sm.n : 1) * sizeof *sm.ext.job);
 	if (set->est.kind == EST_HISTORY && !(sm.hist = est_history_new())) {
 		fprintf(stderr, "backfilld: out of memory\n");
 		goto out;
 	}
-	if (!sm.ends.t || !sm.ends.job || !sm.ext.t || !sm.ext.job) {
+	/* Room for every job in each, so that no push fails. */
+	if (tq_reserve(&sm.ends, sm.n) < 0 || tq_reserve(&sm.ext, sm.n) < 0) {
 		fprintf(stderr, "backfilld: out of memory\n");
 		goto out;
 	}
@@ -703,10 +656,8 @@ out:
 		replay_result_free(res);
 	sched_free(sm.s);
 	est_history_free(sm.hist);
-	free(sm.ends.t);
-	free(sm.ends.job);
-	free(sm.ext.t);
-	free(sm.ext.job);
+	tq_free(&sm.ends);
+	tq_free(&sm.ext);
 	free(sm.jobs);
 	return rc;
 }

@@ -14,6 +14,7 @@
 #include "nodelist.h"
 #include "paths.h"
 #include "replay.h"
+#include "site.h"
 #include "sd.h"
 #include "server.h"
 #include "settings.h"
@@ -30,6 +31,8 @@ static void usage(FILE *f)
 "                 [--kill-grace TIME] [--launch PREFIX] [--foreground] [--cgroup DIR|none]\n"
 "       backfilld --check-config [FILE]\n"
 "       backfilld --replay FILE [--policy P[,P..]] [--estimates M[,M..]] [...]\n"
+"       backfilld --characterize TRACE [--model-out FILE]\n"
+"       backfilld --site MODEL --users N[,N..] --days D [--policy P[,P..]] [...]\n"
 "       backfilld --help | --version\n"
 "\n"
 "Serve: run the batch scheduler on a Unix socket (bsub, bq, bkill talk to it).\n"
@@ -61,6 +64,8 @@ static void usage(FILE *f)
 "invalid configuration),\n"
 "2 usage error, 75 the daemon's store failed while serving. See backfilld(8).\n\n");
 	replay_usage(f);
+	fputc('\n', f);
+	site_usage(f);
 }
 
 /* A whole decimal number in [lo, hi], nothing else. */
@@ -277,6 +282,11 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--replay") == 0 || strncmp(argv[i], "--replay=", 9) == 0)
 			return replay_main(argc, argv);
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--site") == 0 || strncmp(argv[i], "--site=", 7) == 0 ||
+		    strcmp(argv[i], "--characterize") == 0 ||
+		    strncmp(argv[i], "--characterize=", 15) == 0)
+			return site_main(argc, argv);
 	proctitle_init(argc, argv);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {

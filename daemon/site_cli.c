@@ -1,0 +1,366 @@
+/* The command lines of workload characterization and site-level
+ * simulation (backfilld(8), SITE SIMULATION):
+ *
+ *   backfilld --characterize TRACE [--model-out FILE]
+ *   backfilld --site MODEL --users N[,N..] --days D [--policy P[,P..]]
+ *             [--alpha A[,A..]] [--seed S] [--nodes N] [--format text|json|csv]
+ *             [--plot-throughput FILE.svg] [--plot-sessions FILE.svg]
+ *
+ * Several users, policies or alphas make a sweep: one simulation per
+ * combination (alphas for creasy only), one CSV row or JSON object each;
+ * the plots draw throughput and session length against the users, one line
+ * per policy (and alpha). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include "site.h"
+#include "svg.h"
+
+#define MAX_LIST 32
+
+struct site_cli {
+	const char *trace, *model_out, *model;
+	uint32_t users[MAX_LIST], nusers;
+	enum sched_policy policy[4];
+	uint32_t npolicy;
+	double alpha[MAX_LIST];
+	uint32_t nalpha;
+	uint64_t days, seed, nodes;
+	bool days_given;
+	const char *format, *plot_tp, *plot_ses, *jobs_out;
+};
+
+static int usage_error(const char *opt, const char *arg, const char *why)
+{
+	fprintf(stderr, "backfilld: %s %s: %s\nTry 'backfilld --help' for more information.\n", opt,
+	        arg, why);
+	return -1;
+}
+
+static int whole(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	char why[80];
+
+	errno = 0;
+	if (*s >= '0' && *s <= '9') {
+		*out = strtoull(s, &end, 10);
+		if (!errno && !*end && *out >= lo && *out <= hi)
+			return 0;
+	}
+	snprintf(why, sizeof why, "expected a whole number from %llu to %llu",
+	         (unsigned long long)lo, (unsigned long long)hi);
+	return usage_error(opt, s, why);
+}
+
+/* A comma list, each item parsed by one(); at most MAX_LIST. */
+static int list(const char *opt, const char *arg, uint32_t *n, struct site_cli *c,
+                int (*one)(struct site_cli *, const char *, uint32_t))
+{
+	char buf[1024], *save = NULL, *t;
+
+	if (strlen(arg) >= sizeof buf)
+		return usage_error(opt, "...", "the list is too long");
+	snprintf(buf, sizeof buf, "%s", arg);
+	*n = 0;
+	for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (*n == MAX_LIST)
+			return usage_error(opt, arg, "at most 32 values");
+		if (one(c, t, (*n)++) < 0)
+			return -1;
+	}
+	if (*n == 0)
+		return usage_error(opt, arg, "expected a value");
+	return 0;
+}
+
+static int one_users(struct site_cli *c, const char *s, uint32_t i)
+{
+	uint64_t v;
+
+	if (whole("--users", s, 1, 100000, &v) < 0)
+		return -1;
+	c->users[i] = (uint32_t)v;
+	return 0;
+}
+
+static int one_policy(struct site_cli *c, const char *s, uint32_t i)
+{
+	if (i >= 4 || sched_policy_parse(s, &c->policy[i]) < 0)
+		return usage_error("--policy", s, "unknown policy (fcfs, easy, conservative or creasy)");
+	return 0;
+}
+
+static int one_alpha(struct site_cli *c, const char *s, uint32_t i)
+{
+	char *end;
+
+	errno = 0;
+	c->alpha[i] = strtod(s, &end);
+	if (end == s || *end || errno || !sched_alpha_ok(c->alpha[i]))
+		return usage_error("--alpha", s, "expected a number from 0 to 1e9");
+	return 0;
+}
+
+enum { O_CHAR = 256, O_MODEL_OUT, O_SITE, O_USERS, O_DAYS, O_POLICY, O_ALPHA, O_SEED, O_NODES,
+       O_FORMAT, O_PLOT_TP, O_PLOT_SES, O_JOBS_OUT, O_HELP };
+
+static const struct option longopts[] = {
+	{ "characterize", required_argument, NULL, O_CHAR },
+	{ "model-out", required_argument, NULL, O_MODEL_OUT },
+	{ "site", required_argument, NULL, O_SITE },
+	{ "users", required_argument, NULL, O_USERS },
+	{ "days", required_argument, NULL, O_DAYS },
+	{ "policy", required_argument, NULL, O_POLICY },
+	{ "alpha", required_argument, NULL, O_ALPHA },
+	{ "seed", required_argument, NULL, O_SEED },
+	{ "nodes", required_argument, NULL, O_NODES },
+	{ "format", required_argument, NULL, O_FORMAT },
+	{ "plot-throughput", required_argument, NULL, O_PLOT_TP },
+	{ "plot-sessions", required_argument, NULL, O_PLOT_SES },
+	{ "jobs-out", required_argument, NULL, O_JOBS_OUT },
+	{ "help", no_argument, NULL, O_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int option(struct site_cli *c, int opt, const char *arg)
+{
+	switch (opt) {
+	case O_CHAR: c->trace = arg; return 0;
+	case O_MODEL_OUT: c->model_out = arg; return 0;
+	case O_SITE: c->model = arg; return 0;
+	case O_USERS: return list("--users", arg, &c->nusers, c, one_users);
+	case O_POLICY: return list("--policy", arg, &c->npolicy, c, one_policy);
+	case O_ALPHA: return list("--alpha", arg, &c->nalpha, c, one_alpha);
+	case O_DAYS: c->days_given = true; return whole("--days", arg, 1, 3650, &c->days);
+	case O_SEED: return whole("--seed", arg, 0, UINT64_MAX, &c->seed);
+	case O_NODES: return whole("--nodes", arg, 1, SCHED_MAX_NODES, &c->nodes);
+	case O_FORMAT:
+		if (strcmp(arg, "text") && strcmp(arg, "json") && strcmp(arg, "csv"))
+			return usage_error("--format", arg, "expected text, json or csv");
+		c->format = arg;
+		return 0;
+	case O_PLOT_TP: c->plot_tp = arg; return 0;
+	case O_PLOT_SES: c->plot_ses = arg; return 0;
+	case O_JOBS_OUT: c->jobs_out = arg; return 0;
+	case O_HELP: site_usage(stdout); return 1;
+	case ':':
+		fprintf(stderr, "backfilld: an option needs a value\n");
+		return -1;
+	default:	/* '?' is told by site_main */
+		return -1;
+	}
+}
+
+static int check(struct site_cli *c)
+{
+	bool creasy = false;
+
+	if (c->trace && c->model)
+		return usage_error("--characterize", c->trace, "and --site are two runs: one at a time");
+	if (c->trace) {
+		if (c->nusers || c->npolicy || c->nalpha || c->days_given || c->format || c->plot_tp ||
+		    c->plot_ses || c->nodes || c->jobs_out)
+			return usage_error("--characterize", c->trace,
+			                   "takes --model-out only (the simulation options go with --site)");
+		return 0;
+	}
+	if (c->model_out)
+		return usage_error("--model-out", c->model_out, "goes with --characterize");
+	if (!c->nusers || !c->days_given)
+		return usage_error("--site", c->model, "needs --users N and --days D");
+	if (!c->npolicy)
+		c->policy[c->npolicy++] = SCHED_EASY;
+	for (uint32_t i = 0; i < c->npolicy; i++)
+		creasy |= c->policy[i] == SCHED_CREASY;
+	if (creasy && !c->nalpha)
+		return usage_error("--policy", "creasy", "needs --alpha A (0 gives EASY's order)");
+	if (!creasy && c->nalpha)
+		return usage_error("--alpha", "", "is creasy's, and no simulation here uses creasy");
+	if (!c->format)
+		c->format = "text";
+	if (c->jobs_out && (c->nusers > 1 || c->npolicy > 1 || c->nalpha > 1))
+		return usage_error("--jobs-out", c->jobs_out, "is for a single simulation");
+	return 0;
+}
+
+static int characterize(const struct site_cli *c)
+{
+	struct site_model m;
+	FILE *f;
+	int rc = 0;
+
+	if (model_characterize(c->trace, &m) < 0)
+		return 1;
+	model_summary(&m, stdout);
+	if (c->model_out) {
+		if (!(f = fopen(c->model_out, "w")) || model_write(&m, f) < 0 || fclose(f) != 0) {
+			fprintf(stderr, "backfilld: %s: %s\n", c->model_out, strerror(errno));
+			rc = 1;
+		} else {
+			printf("%-22s %s\n", "model written to", c->model_out);
+		}
+	}
+	model_free(&m);
+	return rc;
+}
+
+/* One line per policy and alpha over the users, of throughput or of
+ * session length. */
+static int plot(const char *path, const struct site_cli *c, const struct site_result *res,
+                size_t nres, bool sessions)
+{
+	struct svg_series s[4 * MAX_LIST];
+	char names[4 * MAX_LIST][48];
+	double x[4 * MAX_LIST][MAX_LIST], y[4 * MAX_LIST][MAX_LIST];
+	size_t ns = 0;
+	struct svg_axes ax = { .title = sessions ? "Session length against users" :
+	                                           "Throughput against users",
+	                       .xlabel = "users", .ylabel = sessions ? "jobs per session" :
+	                                                               "jobs per hour",
+	                       .y_from_zero = true };
+	FILE *f;
+	int rc;
+
+	/* The results go users-innermost: each line is a run of nusers. */
+	for (size_t k = 0; k + c->nusers <= nres; k += c->nusers, ns++) {
+		const struct site_settings *st = &res[k].set;
+
+		if (st->policy == SCHED_CREASY)
+			snprintf(names[ns], sizeof names[ns], "creasy, alpha %g", st->alpha);
+		else
+			snprintf(names[ns], sizeof names[ns], "%s", sched_policy_name(st->policy));
+		for (uint32_t u = 0; u < c->nusers; u++) {
+			x[ns][u] = res[k + u].set.users;
+			y[ns][u] = sessions ? res[k + u].all.session_length : res[k + u].all.throughput;
+		}
+		s[ns] = (struct svg_series){ names[ns], c->nusers, x[ns], y[ns] };
+	}
+	if (!(f = fopen(path, "w"))) {
+		fprintf(stderr, "backfilld: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	rc = svg_line_chart(f, &ax, s, ns);
+	if (fclose(f) != 0 || rc < 0) {
+		fprintf(stderr, "backfilld: %s: cannot write the plot\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+static int simulate_all(struct site_cli *c)
+{
+	struct site_model m;
+	struct site_result *res;
+	size_t nres = 0, max = (size_t)c->npolicy * (c->nalpha ? c->nalpha : 1) * c->nusers;
+	bool sweep = max > 1;
+	FILE *jobs = NULL;
+	int rc = 1;
+
+	if (model_read(c->model, &m) < 0)
+		return 1;
+	if (c->jobs_out && !(jobs = fopen(c->jobs_out, "w"))) {
+		fprintf(stderr, "backfilld: %s: %s\n", c->jobs_out, strerror(errno));
+		model_free(&m);
+		return 1;
+	}
+	if (!(res = calloc(max, sizeof *res))) {
+		fprintf(stderr, "backfilld: out of memory\n");
+		model_free(&m);
+		return 1;
+	}
+	if (sweep && strcmp(c->format, "json") == 0)
+		printf("[\n");
+	for (uint32_t p = 0; p < c->npolicy; p++) {
+		uint32_t na = c->policy[p] == SCHED_CREASY ? c->nalpha : 1;
+
+		for (uint32_t a = 0; a < na; a++) {
+			for (uint32_t u = 0; u < c->nusers; u++) {
+				struct site_settings set = {
+					.users = c->users[u], .days = (uint32_t)c->days,
+					.nodes = (uint32_t)c->nodes, .policy = c->policy[p],
+					.alpha = c->policy[p] == SCHED_CREASY ? c->alpha[a] : 0,
+					.seed = c->seed,
+				};
+				struct site_result *r = &res[nres];
+
+				if (site_run(&m, &set, r, jobs) < 0)
+					goto out;
+				if (strcmp(c->format, "csv") == 0)
+					site_report_csv(stdout, r, nres == 0);
+				else if (strcmp(c->format, "json") == 0) {
+					if (nres)
+						printf(",\n");
+					site_report_json(stdout, &m, r);
+				} else {
+					if (nres)
+						putchar('\n');
+					site_report_text(stdout, &m, r);
+				}
+				nres++;
+			}
+		}
+	}
+	if (sweep && strcmp(c->format, "json") == 0)
+		printf("]\n");
+	rc = 0;
+	if (c->plot_tp && plot(c->plot_tp, c, res, nres, false) < 0)
+		rc = 1;
+	if (c->plot_ses && plot(c->plot_ses, c, res, nres, true) < 0)
+		rc = 1;
+out:
+	if (fflush(stdout) != 0 || (jobs && fclose(jobs) != 0))
+		rc = 1;
+	free(res);
+	model_free(&m);
+	return rc;
+}
+
+int site_main(int argc, char **argv)
+{
+	struct site_cli c = { .seed = 1 };
+	int opt;
+
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		int rc;
+
+		if (opt == '?') {
+			fprintf(stderr, "backfilld: unknown option '%s' with --site or --characterize\n"
+			        "Try 'backfilld --help' for more information.\n", argv[optind - 1]);
+			return 2;
+		}
+		if ((rc = option(&c, opt, optarg)) != 0)
+			return rc > 0 ? 0 : 2;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "backfilld: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (check(&c) < 0)
+		return 2;
+	return c.trace ? characterize(&c) : simulate_all(&c);
+}
+
+void site_usage(FILE *f)
+{
+	fputs(
+"Characterize a trace, and simulate a site's users (closed loop):\n"
+"  --characterize TRACE  sessions, think times, breaks, batch widths, runs of\n"
+"                    equal size, sizes and runtimes of an SWF trace: a summary\n"
+"  --model-out FILE  and the model, for --site\n"
+"  --site MODEL      simulated users submit from the model; the next batch waits\n"
+"                    for the last, and a slow response ends the session sooner\n"
+"  --users N[,N..]   how many users (a list: one simulation each)\n"
+"  --days D          days simulated (users stop submitting then)\n"
+"  --policy P[,P..]  fcfs, easy (default), conservative or creasy\n"
+"  --alpha A[,A..]   creasy's weight of criticality, 0 to 1e9 (needed with creasy)\n"
+"  --seed S          the users' draws (default 1): the same seed, the same run\n"
+"  --nodes N         the machine (default: the model's)\n"
+"  --format F        text (default), json or csv\n"
+"  --jobs-out FILE   every simulated job as an SWF line (one simulation)\n"
+"  --plot-throughput FILE.svg, --plot-sessions FILE.svg  throughput or session\n"
+"                    length against users, a line per policy and alpha\n", f);
+}

@@ -193,25 +193,12 @@ void creasy_pass(struct sched *s, bf_time now)
 	heap_make(s->order, kept);
 	while (kept && freen > 0) {
 		uint32_t slot = s->order[0].slot;
-		struct job *j = &s->jobs[slot];
-		bool in_time = now + j->hold <= shadow;
 
 		s->order[0] = s->order[--kept];
 		heap_sift(s->order, kept, 0);
-		if (j->nodes > freen || !user_eligible(s, j))
-			continue;
-		if (!in_time && (int64_t)j->nodes > extra)
-			continue;
-		if (user_cap(s) && !easy_spares_head(s, h, j, shadow, in_time))
-			continue;
-		if (!in_time)
-			extra -= j->nodes;
-		sched_start_job(s, slot, now);
-		freen -= j->nodes;
+		easy_backfill(s, h, slot, shadow, &extra, &freen, now);
 	}
-	if (shadow != BF_NEVER && profile_free_at(&s->prof, shadow) < (int64_t)h->nodes)
-		sched_violation(s, "head job %llu: backfilling took its nodes at %lld",
-		                (unsigned long long)h->id, (long long)shadow);
+	easy_check_head(s, h, shadow);
 }
 
 int sched_set_alpha(struct sched *s, bf_time now, double alpha)

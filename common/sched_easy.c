@@ -84,6 +84,32 @@ bool easy_spares_head(const struct sched *s, const struct job *head, const struc
 	       profile_free_at(&user_of(s, head)->plan, shadow) >= 2;
 }
 
+bool easy_backfill(struct sched *s, const struct job *head, uint32_t slot, bf_time shadow,
+                   int64_t *extra, uint32_t *freen, bf_time now)
+{
+	struct job *j = &s->jobs[slot];
+	bool in_time = now + j->hold <= shadow;	/* the head's nodes are back by then */
+
+	if (j->nodes > *freen || !user_eligible(s, j))
+		return false;
+	if (!in_time && (int64_t)j->nodes > *extra)
+		return false;
+	if (user_cap(s) && !easy_spares_head(s, head, j, shadow, in_time))
+		return false;
+	if (!in_time)
+		*extra -= j->nodes;
+	sched_start_job(s, slot, now);
+	*freen -= j->nodes;
+	return true;
+}
+
+void easy_check_head(struct sched *s, const struct job *head, bf_time shadow)
+{
+	if (shadow != BF_NEVER && profile_free_at(&s->prof, shadow) < (int64_t)head->nodes)
+		sched_violation(s, "head job %llu: backfilling took its nodes at %lld",
+		                (unsigned long long)head->id, (long long)shadow);
+}
+
 /* EASY and FCFS with a cap per user, or with a holder that is not the
  * first queued job (the cap was lifted while jobs before it were capped).
  * As easy_pass, with only eligible jobs started, and the head's promise
@@ -124,24 +150,11 @@ static void capped_pass(struct sched *s, bf_time now, bool backfill)
 	/* 3. Backfill every other eligible job in queue order. */
 	freen = s->ns.nfree;
 	for (uint32_t i = s->qhead, nx; i != NONE && freen > 0; i = nx) {
-		struct job *j = &s->jobs[i];
-		bool in_time = now + j->hold <= shadow;
-
-		nx = j->next;
-		if (i == hslot || j->nodes > freen || !user_eligible(s, j))
-			continue;
-		if (!in_time && (int64_t)j->nodes > extra)
-			continue;
-		if (user_cap(s) && !easy_spares_head(s, head, j, shadow, in_time))
-			continue;
-		if (!in_time)
-			extra -= j->nodes;
-		sched_start_job(s, i, now);
-		freen -= j->nodes;
+		nx = s->jobs[i].next;
+		if (i != hslot)
+			easy_backfill(s, head, i, shadow, &extra, &freen, now);
 	}
-	if (shadow != BF_NEVER && profile_free_at(&s->prof, shadow) < (int64_t)head->nodes)
-		sched_violation(s, "head job %llu: backfilling took its nodes at %lld",
-		                (unsigned long long)head->id, (long long)shadow);
+	easy_check_head(s, head, shadow);
 }
 
 /* A lower cap (sched_set_user_cap): the head keeps its place, but if its
@@ -197,25 +210,11 @@ void easy_pass(struct sched *s, bf_time now, bool backfill)
 	 * that fit in the extra nodes (which they then use up). */
 	freen = s->ns.nfree;
 	for (uint32_t i = head->next, nx; i != NONE && freen > 0; i = nx) {
-		struct job *j = &s->jobs[i];
-
-		nx = j->next;
-		if (j->nodes > freen)
-			continue;
-		if (now + j->hold <= shadow) {
-			/* ends in time: the head's nodes are back by then */
-		} else if ((int64_t)j->nodes <= extra) {
-			extra -= j->nodes;
-		} else {
-			continue;
-		}
-		sched_start_job(s, i, now);
-		freen -= j->nodes;
+		nx = s->jobs[i].next;
+		easy_backfill(s, head, i, shadow, &extra, &freen, now);
 	}
 	/* The backfilled jobs must leave the head its nodes at the shadow. */
-	if (shadow != BF_NEVER && profile_free_at(&s->prof, shadow) < (int64_t)head->nodes)
-		sched_violation(s, "head job %llu: backfilling took its nodes at %lld",
-		                (unsigned long long)head->id, (long long)shadow);
+	easy_check_head(s, head, shadow);
 }
 
 /* The policy becomes EASY or FCFS (sched_set_policy): the plan holds the

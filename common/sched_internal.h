@@ -372,6 +372,14 @@ bf_time easy_capped_shadow(const struct sched *s, const struct job *head, bf_tim
 void easy_promise_head(struct sched *s, struct job *head, bf_time shadow, bf_time now);
 bool easy_spares_head(const struct sched *s, const struct job *head, const struct job *j,
                       bf_time shadow, bool ends_in_time);
+/* EASY's backfilling of one queued job under the head's shadow: it starts
+ * if it fits the free nodes and ends by the shadow (ending then is
+ * allowed) or fits in the extra nodes, which it then uses up, and, under
+ * a cap, leaves the head's user a place; true if it started. */
+bool easy_backfill(struct sched *s, const struct job *head, uint32_t slot, bf_time shadow,
+                   int64_t *extra, uint32_t *freen, bf_time now);
+/* After backfilling: the head must still have its nodes at its shadow. */
+void easy_check_head(struct sched *s, const struct job *head, bf_time shadow);
 
 /* sched_creasy.c: EASY in priority order (see sched.h). */
 void creasy_pass(struct sched *s, bf_time now);

@@ -27,39 +27,37 @@ static bool on_day(const struct session_class *c, int64_t d)
 	return c->weekend ? wd >= 5 : wd < 5;
 }
 
-/* Windows are at most a day long and start within a day of their day's
- * midnight, so the window that holds t, or the next, starts no earlier
- * than the day before t's and within a week after it. */
-bf_time session_next_active(const struct session_class *c, bf_time t)
+/* The window that holds t, or else the next one. Windows are at most a
+ * day long and start within a day of their day's midnight, so it starts
+ * no earlier than the day before t's and within a week after it. */
+static void window_at(const struct session_class *c, bf_time t, bf_time *s, bf_time *e)
 {
 	int64_t d0 = (t >= 0 ? t : t - SESSION_DAY + 1) / SESSION_DAY;
 
 	for (int64_t d = d0 - 1; d <= d0 + 8; d++) {
-		bf_time s, e;
-
 		if (!on_day(c, d))
 			continue;
-		window(c, d, &s, &e);
-		if (e > t)
-			return s > t ? s : t;
+		window(c, d, s, e);
+		if (*e > t)
+			return;
 	}
-	return BF_NEVER;	/* not reached: every class has a window each week */
+	*s = *e = BF_NEVER;	/* not reached: every class has a window each week */
+}
+
+bf_time session_next_active(const struct session_class *c, bf_time t)
+{
+	bf_time s, e;
+
+	window_at(c, t, &s, &e);
+	return s > t ? s : t;
 }
 
 bf_time session_window_end(const struct session_class *c, bf_time t)
 {
-	int64_t d0 = (t >= 0 ? t : t - SESSION_DAY + 1) / SESSION_DAY;
+	bf_time s, e;
 
-	for (int64_t d = d0 - 1; d <= d0 + 1; d++) {
-		bf_time s, e;
-
-		if (!on_day(c, d))
-			continue;
-		window(c, d, &s, &e);
-		if (s <= t && t < e)
-			return e;
-	}
-	return t;	/* not active: the window ends at once */
+	window_at(c, t, &s, &e);
+	return s <= t ? e : t;	/* not active: the window ends at once */
 }
 
 struct session_class session_draw_class(uint64_t *rng)

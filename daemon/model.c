@@ -239,7 +239,7 @@ int model_characterize(const char *trace, struct site_model *m)
 	if (read_jobs(trace, &j, &n, &machine) < 0)
 		return -1;
 	snprintf(m->source, sizeof m->source, "%s", base ? base + 1 : trace);
-	m->nodes = machine > 0 && machine <= SCHED_MAX_NODES ? (uint32_t)machine : 1;
+	m->nodes = machine <= 0 ? 1 : machine > MODEL_MAX_NODES ? MODEL_MAX_NODES : (uint32_t)machine;
 	m->trace_jobs = n;
 	qsort(j, n, sizeof *j, by_user_submit);
 	for (size_t a = 0, b; a < n; a = b) {
@@ -416,7 +416,7 @@ static int read_line(struct reader *r, struct site_model *m, char *s, bool *magi
 
 		snprintf(m->source, sizeof m->source, "%s", t ? t : "");
 	} else if (strcmp(key, "nodes") == 0) {
-		static const int64_t lo[] = { 1 }, hi[] = { SCHED_MAX_NODES };
+		static const int64_t lo[] = { 1 }, hi[] = { MODEL_MAX_NODES };
 
 		if (numbers(r, strtok(NULL, ""), 1, v, lo, hi, key))
 			m->nodes = (uint32_t)v[0];

@@ -21,6 +21,10 @@
 #include <stdio.h>
 #include "session.h"
 
+/* The largest machine a simulation sets up, as a replay (the node set costs
+ * about 14 bytes a node). */
+#define MODEL_MAX_NODES (16u * 1024 * 1024)
+
 struct model_job {
 	uint32_t nodes;
 	int64_t run, est;	/* seconds; est -1: none */

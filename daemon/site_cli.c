@@ -135,7 +135,7 @@ static int option(struct site_cli *c, int opt, const char *arg)
 	case O_ALPHA: return list("--alpha", arg, &c->nalpha, c, one_alpha);
 	case O_DAYS: c->days_given = true; return whole("--days", arg, 1, 3650, &c->days);
 	case O_SEED: return whole("--seed", arg, 0, UINT64_MAX, &c->seed);
-	case O_NODES: return whole("--nodes", arg, 1, SCHED_MAX_NODES, &c->nodes);
+	case O_NODES: return whole("--nodes", arg, 1, MODEL_MAX_NODES, &c->nodes);
 	case O_FORMAT:
 		if (strcmp(arg, "text") && strcmp(arg, "json") && strcmp(arg, "csv"))
 			return usage_error("--format", arg, "expected text, json or csv");

@@ -98,6 +98,21 @@ printf 'nodes 10\n' >"$TMP/nomagic.model"
 "$BFD" --site "$TMP/nomagic.model" --users 1 --days 1 >/dev/null 2>"$TMP/err"
 [ $? -eq 1 ] && grep -q "nomagic.model:1: not a backfilld site model" "$TMP/err"
 ok $? "a file that is not a model: said at line 1"
+# Hostile model files: a valid one with a field of each line at random
+# replaced (a huge, negative or garbled number, a missing or extra field):
+# each is read or refused, never a crash.
+crashed=0 read_ok=0
+for i in $(seq 1 40); do
+	awk 'NR <= 4 || $1 == "width" || NR % 40 == 0' "$TMP/kth.model" | awk -v seed="$i" 'BEGIN { srand(seed); split("99999999999999999999 -7 0 1e3 x - 18446744073709551616 2147483648", w, " ") }
+		NR > 2 && rand() < 0.003 { k = 1 + int(rand() * NF); if (rand() < 0.2) $0 = $0 " 5"; else if (rand() < 0.2) $k = ""; else $k = w[1 + int(rand() * 8)] }
+		{ print }' >"$TMP/fuzz.model"
+	"$BFD" --site "$TMP/fuzz.model" --users 3 --days 2 >/dev/null 2>"$TMP/err"
+	rc=$?
+	[ $rc -eq 0 ] && read_ok=$((read_ok + 1))
+	[ $rc -le 1 ] || { crashed=$((crashed + 1)); echo "# model $i: exit $rc"; sed 's/^/#   /' "$TMP/err" | head -3; }
+done
+[ $crashed -eq 0 ] && [ $read_ok -gt 0 ] && [ $read_ok -lt 40 ]
+ok $? "40 model files with garbled fields: each read or refused (exit 0 or 1), none crashed ($read_ok simulated)"
 "$BFD" --site "$TMP/kth.model" --days 1 >/dev/null 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q "needs --users N and --days D" "$TMP/err"
 ok $? "--site without --users: a usage error"

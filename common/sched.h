@@ -447,14 +447,16 @@ void sched_foreach_queued(const struct sched *s,
                           int (*visit)(const struct sched_job_info *, void *), void *arg);
 /* Predicted start of every queued job in queue order, assuming each job
  * runs for its full estimate (conservative: the guarantees): EASY and FCFS
- * plan the queue in order on a copy of the running holds. Written to out[i]
+ * plan the queue in order on a copy of the running holds, CREASY in its
+ * order of priority at now. Written to out[i]
  * for the i-th queued job, the first cap of them; returns the queue
  * length. A search and a reservation per job: for a long queue, the same
  * in slices with sched_forecast_*. */
 size_t sched_predict(const struct sched *s, bf_time now, bf_time *out, size_t cap);
 /* sched_predict in slices: a forecast keeps its copy of the plan and the
  * last job it planned. Each step plans up to max more jobs in queue order
- * from `now` on (never before the previous ones for FCFS), calling out for
+ * (CREASY: in its order at the forecast's making, then the jobs that
+ * arrived since) from `now` on (never before the previous ones for FCFS), calling out for
  * each; it returns 1 at the queue's tail, 0 if jobs remain. Stepped again
  * later, it plans the jobs that joined the tail since, where a forecast
  * made at once would place them. Any other change to the queue or the

@@ -201,6 +201,33 @@ void creasy_pass(struct sched *s, bf_time now)
 	easy_check_head(s, h, shadow);
 }
 
+static int by_priority(const void *pa, const void *pb)
+{
+	const struct prio_item *a = pa, *b = pb;
+
+	return before(a, b) ? -1 : before(b, a) ? 1 : 0;
+}
+
+size_t creasy_snapshot(const struct sched *s, bf_time now, struct creasy_snap *out)
+{
+	struct prio_item *it = malloc((s->qlen ? s->qlen : 1) * sizeof *it);
+	uint64_t rank = 0;
+	size_t n = 0;
+
+	if (!it) {	/* (then queue order: still every job, a prediction) */
+		for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next)
+			out[n++] = (struct creasy_snap){ i, s->jobs[i].seq };
+		return n;
+	}
+	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next)
+		it[n++] = item(s, i, now, &rank);
+	qsort(it, n, sizeof *it, by_priority);
+	for (size_t k = 0; k < n; k++)
+		out[k] = (struct creasy_snap){ it[k].slot, s->jobs[it[k].slot].seq };
+	free(it);
+	return n;
+}
+
 int sched_set_alpha(struct sched *s, bf_time now, double alpha)
 {
 	int rc;

@@ -14,6 +14,13 @@ struct sched_forecast {
 	uint64_t last_id;	/* the last job planned, if any */
 	uint64_t last_seq;
 	bool any;
+	/* CREASY: the queue in its order when the forecast was made, planned
+	 * first (a job that left meanwhile is passed over); then, as for the
+	 * others, the jobs after the queue's tail of then. */
+	struct creasy_snap *order;
+	size_t norder, pos;
+	bool has_tail;
+	uint64_t tail_id, tail_seq;
 };
 
 struct sched_forecast *sched_forecast_new(const struct sched *s, bf_time now)
@@ -27,6 +34,16 @@ struct sched_forecast *sched_forecast_new(const struct sched *s, bf_time now)
 		return NULL;
 	}
 	f->from = now;
+	if (s->prm.policy == SCHED_CREASY && s->qlen) {
+		if (!(f->order = malloc(s->qlen * sizeof *f->order))) {
+			sched_forecast_free(f);
+			return NULL;
+		}
+		f->norder = creasy_snapshot(s, now, f->order);
+		f->has_tail = true;
+		f->tail_id = s->jobs[s->qtail].id;
+		f->tail_seq = s->jobs[s->qtail].seq;
+	}
 	return f;
 }
 
@@ -35,6 +52,7 @@ void sched_forecast_free(struct sched_forecast *f)
 	if (!f)
 		return;
 	profile_destroy(&f->what_if);
+	free(f->order);
 	free(f);
 }
 
@@ -55,30 +73,68 @@ static bool next_slot(const struct sched *s, const struct sched_forecast *f, uin
 	return true;
 }
 
+/* One job's prediction (conservative: its guarantee). 0 or SCHED_E_NOMEM. */
+static int plan(const struct sched *s, struct sched_forecast *f, const struct job *j, bf_time now,
+                void (*out)(uint64_t id, bf_time t, void *arg), void *arg)
+{
+	bf_time t = j->resv;
+
+	if (s->prm.policy != SCHED_CONSERVATIVE) {
+		/* Planned in a later slice: from that slice's now. */
+		bf_time from = f->from > now ? f->from : now;
+
+		if (profile_prepare(&f->what_if, 2) < 0)
+			return SCHED_E_NOMEM;
+		t = profile_anchor(&f->what_if, j->nodes, j->hold, from);
+		if (t != BF_NEVER)
+			profile_reserve(&f->what_if, t, j->nodes, j->hold);
+		if (s->prm.policy == SCHED_FCFS && t != BF_NEVER)
+			f->from = t;
+	}
+	out(j->id, t, arg);
+	return 0;
+}
+
+/* CREASY's snapshot, up to max more of it; then the forecast goes on
+ * after the queue's tail of then. */
+static int step_snapshot(const struct sched *s, struct sched_forecast *f, bf_time now,
+                         uint32_t *max, void (*out)(uint64_t id, bf_time t, void *arg), void *arg)
+{
+	for (; f->pos < f->norder && *max > 0; f->pos++) {
+		const struct creasy_snap *o = &f->order[f->pos];
+		const struct job *j = &s->jobs[o->slot];
+
+		if (j->state != SLOT_QUEUED || j->seq != o->seq)
+			continue;	/* left the queue since */
+		if (plan(s, f, j, now, out, arg) < 0)
+			return SCHED_E_NOMEM;
+		(*max)--;
+	}
+	if (f->pos == f->norder && f->has_tail) {
+		f->any = true;
+		f->last_id = f->tail_id;
+		f->last_seq = f->tail_seq;
+		f->has_tail = false;
+	}
+	return 0;
+}
+
 int sched_forecast_step(const struct sched *s, struct sched_forecast *f, bf_time now,
                         uint32_t max, void (*out)(uint64_t id, bf_time t, void *arg), void *arg)
 {
 	uint32_t i;
 
+	if (f->pos < f->norder && step_snapshot(s, f, now, &max, out, arg) < 0)
+		return SCHED_E_NOMEM;
+	if (f->pos < f->norder)
+		return 0;
 	if (!next_slot(s, f, &i))
 		return SCHED_E_NOJOB;
 	for (; i != NONE && max > 0; i = s->jobs[i].next, max--) {
 		const struct job *j = &s->jobs[i];
-		bf_time t = j->resv;	/* conservative: its guarantee */
 
-		if (s->prm.policy != SCHED_CONSERVATIVE) {
-			/* Planned in a later slice: from that slice's now. */
-			bf_time from = f->from > now ? f->from : now;
-
-			if (profile_prepare(&f->what_if, 2) < 0)
-				return SCHED_E_NOMEM;
-			t = profile_anchor(&f->what_if, j->nodes, j->hold, from);
-			if (t != BF_NEVER)
-				profile_reserve(&f->what_if, t, j->nodes, j->hold);
-			if (s->prm.policy == SCHED_FCFS && t != BF_NEVER)
-				f->from = t;
-		}
-		out(j->id, t, arg);
+		if (plan(s, f, j, now, out, arg) < 0)
+			return SCHED_E_NOMEM;
 		f->any = true;
 		f->last_id = j->id;
 		f->last_seq = j->seq;
@@ -87,30 +143,37 @@ int sched_forecast_step(const struct sched *s, struct sched_forecast *f, bf_time
 }
 
 struct into_array {
+	const struct sched *s;
 	bf_time *out;
-	size_t k, cap;
+	size_t cap;
+	uint32_t *at;		/* a queued job's place in the queue, by slot */
 };
 
 static void put(uint64_t id, bf_time t, void *arg)
 {
 	struct into_array *a = arg;
+	uint32_t k = a->at[idmap_get(&a->s->ids, id)];
 
-	(void)id;
-	if (a->k < a->cap)
-		a->out[a->k] = t;
-	a->k++;
+	if (k < a->cap)
+		a->out[k] = t;
 }
 
 size_t sched_predict(const struct sched *s, bf_time now, bf_time *out, size_t cap)
 {
-	struct into_array a = { .out = out, .cap = cap };
-	struct sched_forecast *f = sched_forecast_new(s, now);
+	struct into_array a = { .s = s, .out = out, .cap = cap };
+	struct sched_forecast *f = NULL;
+	uint32_t k = 0;
 
-	if (!f || sched_forecast_step(s, f, now, UINT32_MAX, put, &a) < 0) {
-		for (a.k = 0; a.k < cap && a.k < s->qlen; a.k++)
-			out[a.k] = BF_NEVER;
-		a.k = s->qlen;
+	/* (CREASY plans in its own order: each answer goes to its job's place) */
+	if ((a.at = malloc((s->jobs_used ? s->jobs_used : 1) * sizeof *a.at)))
+		for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next)
+			a.at[i] = k++;
+	if (!a.at || !(f = sched_forecast_new(s, now)) ||
+	    sched_forecast_step(s, f, now, UINT32_MAX, put, &a) < 0) {
+		for (k = 0; k < cap && k < s->qlen; k++)
+			out[k] = BF_NEVER;
 	}
 	sched_forecast_free(f);
-	return a.k;
+	free(a.at);
+	return s->qlen;
 }

@@ -386,6 +386,13 @@ void creasy_pass(struct sched *s, bf_time now);
 /* The job CREASY puts first now among those that may start as far as
  * their users go; NONE if there is none. */
 uint32_t creasy_first(struct sched *s, bf_time now);
+/* The queued jobs in CREASY's order at now (the forecast's): out has room
+ * for the queue; returns how many. */
+struct creasy_snap {
+	uint32_t slot;
+	uint64_t seq;
+};
+size_t creasy_snapshot(const struct sched *s, bf_time now, struct creasy_snap *out);
 
 /* sched_cons.c: conservative backfilling. */
 bf_time cons_anchor(const struct sched *s, const struct job *j, bf_time from, bf_time before,

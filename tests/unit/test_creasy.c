@@ -182,6 +182,41 @@ static void alpha_live(void)
 	   "a scheduler with alpha -0.5 is refused");
 }
 
+static void note(uint64_t id, bf_time t, void *arg)
+{
+	bf_time *by_id = arg;
+
+	by_id[id] = t;
+}
+
+/* Predictions plan the queue in CREASY's order at the time they are made;
+ * in slices, with an arrival between them, as at once. */
+static void predictions(double alpha, bf_time b_at, bf_time c_at)
+{
+	struct drv d;
+	bf_time pred[3] = { 0 }, sliced[8] = { 0 };
+	struct sched_forecast *f;
+	int rc;
+
+	drv_creasy(&d, 4, alpha, 0);
+	submit_as(&d, S(0), 1, 4, S(100), 0);
+	submit_as(&d, S(1), 2, 4, S(1000), 0);
+	submit_as(&d, S(2), 3, 4, S(60), 0);
+	ok(sched_predict(d.s, S(3), pred, 3) == 2 && pred[0] == b_at && pred[1] == c_at,
+	   "alpha %g: predictions in queue order: B at %lld, C at %lld", alpha,
+	   (long long)(pred[0] / BF_SEC), (long long)(pred[1] / BF_SEC));
+	f = sched_forecast_new(d.s, S(3));
+	rc = sched_forecast_step(d.s, f, S(3), 1, note, sliced);
+	submit_as(&d, S(3), 4, 1, S(10), 0);	/* fits nowhere before 100 */
+	while (rc == 0)
+		rc = sched_forecast_step(d.s, f, S(3), 1, note, sliced);
+	ok(rc == 1 && sliced[2] == b_at && sliced[3] == c_at && sliced[4] >= S(100),
+	   "alpha %g: in slices of one with an arrival between: the same, the newcomer after",
+	   alpha);
+	sched_forecast_free(f);
+	sched_free(d.s);
+}
+
 int main(void)
 {
 	formula(0, false, false);
@@ -194,5 +229,7 @@ int main(void)
 	put_first();
 	capped();
 	alpha_live();
+	predictions(0, S(100), S(1100));
+	predictions(1000, S(160), S(100));
 	return tap_done();
 }

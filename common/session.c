@@ -180,6 +180,15 @@ int64_t session_dist_quantile(const struct session_dist *d, double q)
 	return out;
 }
 
+int64_t session_next_gap(const struct session_dist *think, const struct session_dist *brk,
+                         double minutes, uint64_t *rng, bool *new_session)
+{
+	*new_session = !(session_uniform(rng) < session_continue_p(minutes));
+	if (!*new_session)
+		return think->n ? session_dist_draw(think, rng) : 60;
+	return brk->n ? session_dist_draw(brk, rng) : 3600;
+}
+
 void session_dist_free(struct session_dist *d)
 {
 	free(d->v);

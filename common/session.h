@@ -88,4 +88,12 @@ int  session_dist_sorted(const struct session_dist *d, struct session_dist *out)
 int64_t session_dist_quantile(const struct session_dist *d, double q);
 void session_dist_free(struct session_dist *d);
 
+/* After a batch whose last job's response was `minutes`: the gap before
+ * the user's next batch, in seconds. With the probability above it goes
+ * on after a think time drawn from `think`, else (*new_session set) it
+ * takes a break drawn from `brk`; an empty distribution gives 60 s, or
+ * 1 h for a break. */
+int64_t session_next_gap(const struct session_dist *think, const struct session_dist *brk,
+                         double minutes, uint64_t *rng, bool *new_session);
+
 #endif

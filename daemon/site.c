@@ -12,9 +12,6 @@
 
 /* The most jobs one batch may hold, whatever a model file says. */
 #define MAX_WIDTH	10000
-/* Without think times or breaks in the model: these. */
-#define DEFAULT_THINK_S	60
-#define DEFAULT_BREAK_S	3600
 
 static const char *const class_names[SITE_CLASSES] = {
 	"day-weekday", "day-weekend", "night-weekday", "night-weekend",
@@ -146,18 +143,12 @@ static int wake_event(struct sim *sm, uint32_t user, bf_time now)
 static int batch_done(struct sim *sm, uint32_t user, bf_time now, bf_time response)
 {
 	struct suser *u = &sm->u[user];
-	const struct site_model *m = sm->m;
-	double p = session_continue_p((double)response / (60.0 * BF_SEC));
-	bf_time next;
+	bool new_session;
+	bf_time next = now + session_next_gap(&sm->m->think, &sm->m->brk,
+	                                      (double)response / (60.0 * BF_SEC), &u->rng,
+	                                      &new_session) * BF_SEC;
 
-	if (session_uniform(&u->rng) < p) {
-		next = now + (m->think.n ? session_dist_draw(&m->think, &u->rng) : DEFAULT_THINK_S) *
-		       BF_SEC;
-	} else {
-		next = now + (m->brk.n ? session_dist_draw(&m->brk, &u->rng) : DEFAULT_BREAK_S) *
-		       BF_SEC;
-		u->new_session = true;
-	}
+	u->new_session |= new_session;
 	return next < sm->horizon ? tq_push(&sm->wake, next, user) : 0;
 }
 

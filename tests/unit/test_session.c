@@ -113,11 +113,44 @@ static void dists(void)
 	ok(session_dist_quantile(&d, 0.5) == 0 && session_dist_mean(&d) == 0, "empty: 0");
 }
 
+/* The choice after a batch: a think time with probability 0.8 / (0.05 R
+ * + 1), from the think times; else a break, from the breaks. */
+static void next_gap(void)
+{
+	struct session_dist think = { 0 }, brk = { 0 }, none = { 0 };
+	uint64_t rng = 11;
+	int n = 100000, kept[2] = { 0, 0 }, wrong = 0;
+	double r[2] = { 0, 20 };
+	bool ns;
+
+	session_dist_add(&think, 90, 1);
+	session_dist_add(&think, 300, 1);
+	session_dist_add(&brk, 7200, 1);
+	for (int k = 0; k < 2; k++) {
+		for (int i = 0; i < n; i++) {
+			int64_t g = session_next_gap(&think, &brk, r[k], &rng, &ns);
+
+			kept[k] += !ns;
+			wrong += ns ? g != 7200 : g != 90 && g != 300;
+		}
+	}
+	ok(fabs(kept[0] / (double)n - 0.8) < 0.01, "R = 0: the session goes on %.3f of the time",
+	   kept[0] / (double)n);
+	ok(fabs(kept[1] / (double)n - 0.4) < 0.01, "R = 20 min: %.3f of the time",
+	   kept[1] / (double)n);
+	ok(wrong == 0, "a think time when it goes on, a break when not");
+	ok(session_next_gap(&none, &none, 0, &rng, &ns) == (ns ? 3600 : 60),
+	   "no think times or breaks in the model: 60 s or an hour");
+	session_dist_free(&think);
+	session_dist_free(&brk);
+}
+
 int main(void)
 {
 	continue_p();
 	windows();
 	classes();
 	dists();
+	next_gap();
 	return tap_done();
 }

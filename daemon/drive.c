@@ -682,7 +682,7 @@ static void requeue(struct daemon *d, struct djob *j, bf_time now, enum sched_en
 		snprintf(st, sizeof st, "killed by signal %d", WTERMSIG(wstatus));
 	else
 		snprintf(st, sizeof st, "exit %d", WEXITSTATUS(wstatus));
-	jobs_requeue_reset(d, j);
+	jobs_requeue_reset(d, j, now);
 	if ((rc = sched_submit_as(d->sched, now, j->rec.id, j->rec.nodes, j->rec.estimate,
 	                          j->rec.uid)) < 0) {
 		job_failed(d, j, "requeued, but it could not be queued again");

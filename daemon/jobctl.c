@@ -102,6 +102,7 @@ static enum proto_err release(struct daemon *d, struct djob *j, const char *by)
 		return rc == SCHED_E_TOOBIG || rc == SCHED_E_INVAL ? PE_TOOBIG : PE_INTERNAL;
 	j->rec.held = false;
 	j->rec.seq = d->next_seq++;	/* its new place, also after a restart */
+	j->rec.queued = now;		/* waiting from now (CREASY's priority) */
 	if (sched_job_info(d->sched, j->rec.id, &info) == SCHED_OK)
 		j->rec.guarantee = j->rec.first_guarantee = info.guarantee;
 	forecast_stale(d);

@@ -140,12 +140,13 @@ char *jobs_node_list(struct daemon *d, uint64_t id)
 	return out;
 }
 
-void jobs_requeue_reset(struct daemon *d, struct djob *j)
+void jobs_requeue_reset(struct daemon *d, struct djob *j, bf_time now)
 {
 	runner_forget(d->spool.status_dir, j->rec.id);	/* the last run's record */
 	j->rec.state = ST_QUEUED;
 	j->rec.requeue = false;
 	j->rec.seq = d->next_seq++;	/* behind every job queued now */
+	j->rec.queued = now;		/* and waiting from now (CREASY) */
 	j->rec.start = j->rec.end = j->rec.hold_end = BF_NEVER;
 	j->rec.guarantee = j->rec.first_guarantee = BF_NEVER;
 	j->rec.has_exit = false;

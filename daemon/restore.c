@@ -124,7 +124,7 @@ static bool collect_end(struct daemon *d, struct djob *j)
 		/* bctl requeue: it ended while the daemon was down; it joins
 		 * the queue with the queued jobs below. */
 		plan_freed(d, j);
-		jobs_requeue_reset(d, j);
+		jobs_requeue_reset(d, j, server_now(d));
 		drive_store(d, j, "ended while the daemon was down; queued again (requeued)");
 		return true;
 	}
@@ -336,7 +336,11 @@ int restore_state(struct daemon *d, char *err, size_t errlen)
 			held++;		/* not in the plan until released */
 			continue;
 		}
-		rc = sched_restore_queued_as(d->sched, now, j->rec.id, j->rec.submit, j->rec.nodes,
+		/* Waiting since it last joined the queue, as the core had it
+		 * (a released or requeued job: then, not at its submission). */
+		rc = sched_restore_queued_as(d->sched, now, j->rec.id,
+		                             j->rec.queued != BF_NEVER && j->rec.queued > j->rec.submit ?
+		                             j->rec.queued : j->rec.submit, j->rec.nodes,
 		                             j->rec.estimate, j->rec.guarantee, j->rec.uid);
 		if (rc < 0) {
 			finish(d, j, ST_FAILED, sched_strerror(rc));

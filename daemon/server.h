@@ -212,7 +212,7 @@ void jobs_to_proto(const struct store_job *r, bool detail, bf_time predicted,
 /* A job that ran is queued again (bctl requeue, once it has ended): its
  * run forgotten (fields and the supervisor's record), a new place in
  * arrival order. The caller gives it to the core and stores it. */
-void jobs_requeue_reset(struct daemon *d, struct djob *j);
+void jobs_requeue_reset(struct daemon *d, struct djob *j, bf_time now);
 /* An -o or -e path with LSF's %J (the job id), %I (the array index: 0,
  * there are no arrays) and %% (a %) replaced; malloc'ed, NULL for NULL or
  * no memory. */

@@ -16,8 +16,11 @@
  * jobs.broken (the last announcement that the job's guarantee moved
  * later; NULL: none, as for every job of an older database), jobs.held
  * (a queued job held: bstop, bctl hold) and jobs.requeue (a running job to
- * queue again when it has ended: bctl requeue); 0 in an older database. */
-#define SCHEMA_VERSION "4"
+ * queue again when it has ended: bctl requeue); 0 in an older database.
+ * 5: jobs.queued (when a job last joined the queue, if not at its
+ * submission: released, requeued; CREASY counts its wait from there);
+ * NULL, at its submission, in an older database. */
+#define SCHEMA_VERSION "5"
 
 static const char *const state_names[ST_NSTATES] = {
 	"queued", "running", "done", "killed", "cancelled", "failed",
@@ -38,7 +41,7 @@ enum stmt {
 #define JOB_COLUMNS "id, seq, uid, gid, user, name, nodes, estimate, submit, state, " \
 	"guarantee, first_guarantee, start, end_time, exit_status, node_list, cwd, out, err, " \
 	"argv, env, sup_pid, sup_start, kill_why, reason, hold_end, cpu_us, mem_kb, cpu_src, mem_src, " \
-	"broken, held, requeue"
+	"broken, held, requeue, queued"
 
 static const char *const sql[S_NSTMTS] = {
 	[S_BEGIN] = "BEGIN IMMEDIATE",
@@ -48,7 +51,7 @@ static const char *const sql[S_NSTMTS] = {
 	[S_META_GET] = "SELECT value FROM meta WHERE key = ?1",
 	[S_PUT] = "INSERT OR REPLACE INTO jobs (" JOB_COLUMNS ") VALUES "
 	          "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-	          "?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33)",
+	          "?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34)",
 	[S_LOG] = "INSERT INTO job_log (job, t, state, detail) VALUES (?1, ?2, ?3, ?4)",
 	[S_LIVE] = "SELECT " JOB_COLUMNS " FROM jobs WHERE state <= 1 ORDER BY seq",
 	[S_ONE] = "SELECT " JOB_COLUMNS " FROM jobs WHERE id = ?1",
@@ -85,7 +88,7 @@ static const char schema[] =
 	"  sup_start INTEGER NOT NULL DEFAULT 0, kill_why INTEGER NOT NULL DEFAULT 0,"
 	"  reason TEXT, hold_end INTEGER, cpu_us INTEGER, mem_kb INTEGER, cpu_src INTEGER,"
 	"  mem_src INTEGER, broken TEXT, held INTEGER NOT NULL DEFAULT 0,"
-	"  requeue INTEGER NOT NULL DEFAULT 0);"
+	"  requeue INTEGER NOT NULL DEFAULT 0, queued INTEGER);"
 	"CREATE INDEX IF NOT EXISTS jobs_live ON jobs (state, seq);"
 	"CREATE TABLE IF NOT EXISTS job_log ("
 	"  job INTEGER NOT NULL, t INTEGER NOT NULL, state INTEGER NOT NULL, detail TEXT);"
@@ -153,6 +156,7 @@ static int migrate(struct store *s)
 	static const char v4[] = "ALTER TABLE jobs ADD COLUMN broken TEXT; "
 		"ALTER TABLE jobs ADD COLUMN held INTEGER NOT NULL DEFAULT 0; "
 		"ALTER TABLE jobs ADD COLUMN requeue INTEGER NOT NULL DEFAULT 0; ";
+	static const char v5[] = "ALTER TABLE jobs ADD COLUMN queued INTEGER; ";
 	char q[800], what[64];
 	sqlite3_stmt *st;
 	int from = 0;
@@ -163,15 +167,16 @@ static int migrate(struct store *s)
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		const char *v = (const char *)sqlite3_column_text(st, 0);
 
-		from = v && v[0] >= '1' && v[0] <= '3' && !v[1] ? v[0] - '0' : 0;
+		from = v && v[0] >= '1' && v[0] <= '4' && !v[1] ? v[0] - '0' : 0;
 	}
 	sqlite3_finalize(st);
 	if (!from)
 		return 0;	/* new, current, or another version (refused at open) */
 	/* Each step's columns, in one transaction with the new version (4's
 	 * table came with the schema). */
-	snprintf(q, sizeof q, "BEGIN IMMEDIATE; %s%s%sUPDATE meta SET value = '" SCHEMA_VERSION
-	         "' WHERE key = 'schema'; COMMIT;", from == 1 ? v2 : "", from <= 2 ? v3 : "", v4);
+	snprintf(q, sizeof q, "BEGIN IMMEDIATE; %s%s%s%sUPDATE meta SET value = '" SCHEMA_VERSION
+	         "' WHERE key = 'schema'; COMMIT;", from == 1 ? v2 : "", from <= 2 ? v3 : "",
+	         from <= 3 ? v4 : "", v5);
 	if (sqlite3_exec(s->db, q, NULL, NULL, NULL) != SQLITE_OK) {
 		snprintf(what, sizeof what, "upgrading the schema from version %d", from);
 		fail(s, what);
@@ -543,6 +548,7 @@ int store_put_job(struct store *s, const struct store_job *j)
 	bind_str(st, 31, j->broken);
 	sqlite3_bind_int(st, 32, j->held);
 	sqlite3_bind_int(st, 33, j->requeue);
+	bind_time(st, 34, j->queued);
 	return step_done(s, S_PUT, "storing a job");
 }
 
@@ -613,7 +619,7 @@ static void read_job(sqlite3_stmt *st, struct store_job *j)
 		.mem_kb = sqlite3_column_type(st, 27) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 27),
 		.cpu_src = sqlite3_column_int(st, 28), .mem_src = sqlite3_column_int(st, 29),
 		.broken = col_str(st, 30), .held = sqlite3_column_int(st, 31) != 0,
-		.requeue = sqlite3_column_int(st, 32) != 0,
+		.requeue = sqlite3_column_int(st, 32) != 0, .queued = col_time(st, 33),
 	};
 	/* A figure and its source together, or neither. */
 	if (j->cpu_us < 0 || j->cpu_src <= 0) {

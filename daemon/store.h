@@ -33,6 +33,8 @@ struct store_job {
 	const char *user, *name;
 	uint32_t nodes;
 	bf_time estimate, submit;
+	bf_time queued;		/* when it last joined the queue if not at its
+				 * submission (released, requeued); else BF_NEVER */
 	enum store_state state;
 	bf_time guarantee, first_guarantee;	/* queued: the promised start */
 	bf_time start, end;

@@ -274,7 +274,8 @@ static void admit_one(struct daemon *d, struct pending_sub *p, bf_time now, cons
 	rec = (struct store_job){
 		.id = p->id, .seq = d->next_seq, .uid = p->uid, .gid = p->gid,
 		.user = p->user, .name = p->m.name, .nodes = p->m.nodes,
-		.estimate = p->m.estimate, .submit = now, .state = ST_QUEUED, .guarantee = BF_NEVER,
+		.estimate = p->m.estimate, .submit = now, .queued = BF_NEVER, .state = ST_QUEUED,
+		.guarantee = BF_NEVER,
 		.first_guarantee = BF_NEVER, .start = BF_NEVER, .end = BF_NEVER,
 		.hold_end = BF_NEVER, .cwd = p->m.cwd,
 		.out = p->out_path, .err = p->err_path, .argv = p->argv, .argv_len = p->argv_len,

@@ -59,6 +59,22 @@ stop_daemon
 start_daemon --config "$TMP/c.yaml" || exit 1
 "$BCTL" status | grep -q "^policy: *creasy, alpha 0$"
 ok $? "after a restart: still creasy, alpha 0"
+
+# A released job waits from its release: behind a job submitted while it
+# was held, as under EASY, also after a restart.
+cancel_all
+"$BSUB" -n 2 -t 5 -o /dev/null long.sh >/dev/null	# holds both nodes
+a=$("$BSUB" -n 2 -t 10 -o /dev/null long.sh | sed -n 's/^Job \([0-9]*\).*/\1/p')
+"$BF_BUILD/bstop" "$a" >/dev/null
+sleep 1
+b=$("$BSUB" -n 2 -t 10 -o /dev/null long.sh | sed -n 's/^Job \([0-9]*\).*/\1/p')
+"$BF_BUILD/bresume" "$a" >/dev/null
+[ -n "$(guarantee "$b")" ] && [ -z "$(guarantee "$a")" ]
+ok $? "alpha 0: job $b, submitted while $a was held, is first; $a waits from its release"
+stop_daemon
+start_daemon --config "$TMP/c.yaml" || exit 1
+[ -n "$(guarantee "$b")" ] && [ -z "$(guarantee "$a")" ]
+ok $? "after a restart too (the release time is stored)"
 cancel_all
 stop_daemon
 done_testing

@@ -45,13 +45,13 @@ static struct store_job job(uint64_t id, uint64_t seq)
 		.id = id, .seq = seq, .uid = 1000, .gid = 100, .user = "alice", .name = "sim",
 		.nodes = 4, .estimate = 60 * BF_SEC, .submit = 1000, .state = ST_QUEUED,
 		.guarantee = 5000, .first_guarantee = 5000, .start = BF_NEVER, .end = BF_NEVER,
-		.cwd = "/home/alice", .argv = argv, .argv_len = sizeof argv - 1,
+		.cwd = "/home/alice", .argv = argv, .argv_len = sizeof argv - 1, .queued = BF_NEVER,
 	};
 }
 
 /* A database as an older backfilld left it: schema version `v` (1: no
- * hold_end; 2: no usage columns; 3: no node_admin table), with one
- * running job. */
+ * hold_end; 2: no usage columns; 3: no node_admin table; 4: no queued),
+ * with one running job. */
 static int old_database(const char *file, int v)
 {
 	char q[2000];
@@ -67,7 +67,7 @@ static int old_database(const char *file, int v)
 	         " start INTEGER, end_time INTEGER, exit_status INTEGER, node_list TEXT, cwd TEXT,"
 	         " out TEXT, err TEXT, argv BLOB, env BLOB, sup_pid INTEGER NOT NULL DEFAULT 0,"
 	         " sup_start INTEGER NOT NULL DEFAULT 0, kill_why INTEGER NOT NULL DEFAULT 0,"
-	         " reason TEXT%s%s);"
+	         " reason TEXT%s%s%s);%s"
 	         "CREATE TABLE job_log (job INTEGER NOT NULL, t INTEGER NOT NULL,"
 	         " state INTEGER NOT NULL, detail TEXT);"
 	         "INSERT INTO meta VALUES ('schema', '%d');"
@@ -75,6 +75,10 @@ static int old_database(const char *file, int v)
 	         " VALUES (7, 7, 1000, 100, 2, 60000000, 1000, 1, 2000%s);",
 	         v >= 2 ? ", hold_end INTEGER" : "",
 	         v >= 3 ? ", cpu_us INTEGER, mem_kb INTEGER, cpu_src INTEGER, mem_src INTEGER" : "",
+	         v >= 4 ? ", broken TEXT, held INTEGER NOT NULL DEFAULT 0,"
+	                  " requeue INTEGER NOT NULL DEFAULT 0" : "",
+	         v >= 4 ? "CREATE TABLE node_admin (name TEXT PRIMARY KEY, state INTEGER NOT NULL,"
+	                  " since INTEGER NOT NULL, reason TEXT, by TEXT);" : "",
 	         v, v >= 2 ? ", hold_end" : "",
 	         v >= 2 ? ", 62000000" : "");
 	if (sqlite3_open(file, &db) != SQLITE_OK)
@@ -95,11 +99,12 @@ static int collect_node(const struct store_node *n, void *arg)
 	return 0;
 }
 
-/* Older databases come up to version 4: their job is intact, its usage
- * unknown, a usage can be stored, and so can a node's state. */
+/* Older databases come up to version 5: their job is intact, its usage
+ * unknown, queued at its submission, a usage can be stored, and so can a
+ * node's state. */
 static void migrations(void)
 {
-	for (int v = 1; v <= 3; v++) {
+	for (int v = 1; v <= 4; v++) {
 		struct store_node node = { 0 };
 		char file[400], err[300], buf[16];
 		struct seen s = { 0 };
@@ -109,13 +114,14 @@ static void migrations(void)
 		snprintf(file, sizeof file, "%s/v%d.db", dir, v);
 		ok(old_database(file, v) == 0, "a version %d database", v);
 		st = store_open(file, err, sizeof err);
-		ok(st && store_meta_get(st, "schema", buf, sizeof buf) == 1 && strcmp(buf, "4") == 0,
-		   "version %d is upgraded to 4 (%s)", v, st ? buf : err);
+		ok(st && store_meta_get(st, "schema", buf, sizeof buf) == 1 && strcmp(buf, "5") == 0,
+		   "version %d is upgraded to 5 (%s)", v, st ? buf : err);
 		ok(st && store_load_live(st, collect, &s) == 0 && s.n == 1 && s.ids[0] == 7 &&
 		   s.last.state == ST_RUNNING && s.last.start == 2000 &&
 		   s.last.hold_end == (v == 1 ? BF_NEVER : 62000000) && s.last.cpu_us == -1 &&
-		   s.last.cpu_src == 0 && s.last.mem_kb == -1 && s.last.mem_src == 0,
-		   "version %d: its running job is intact, its usage unknown", v);
+		   s.last.cpu_src == 0 && s.last.mem_kb == -1 && s.last.mem_src == 0 &&
+		   s.last.queued == BF_NEVER,
+		   "version %d: its running job is intact, its usage unknown, queued at submission", v);
 		j = s.last;
 		j.state = ST_DONE;
 		j.cpu_us = 1500000;
@@ -162,7 +168,7 @@ int main(void)
 	snprintf(path, sizeof path, "%s/state.db", dir);
 	st = store_open(path, err, sizeof err);
 	ok(st != NULL, "a new database is created (%s)", st ? "" : err);
-	ok(store_meta_get(st, "schema", buf, sizeof buf) == 1 && strcmp(buf, "4") == 0,
+	ok(store_meta_get(st, "schema", buf, sizeof buf) == 1 && strcmp(buf, "5") == 0,
 	   "the schema version is recorded");
 	j = job(1, 1);
 	ok(store_put_job(st, &j) < 0 && strstr(store_error(st), "outside"),
@@ -174,6 +180,7 @@ int main(void)
 	ok_eq(store_put_job(st, &j), 0, "job 1 stored");
 	j = job(id2, 2);
 	j.name = NULL;
+	j.queued = 4000;	/* released at 4000 */
 	ok(store_put_job(st, &j) == 0 && store_log(st, id2, 1000, ST_QUEUED, "submitted") == 0,
 	   "job 2 stored, its arrival logged");
 	ok_eq(store_commit(st), 0, "commit");
@@ -181,6 +188,7 @@ int main(void)
 	   "live jobs load in arrival order");
 	ok(strcmp(s.name, "(null)") == 0 && s.last.guarantee == 5000 && s.last.start == BF_NEVER &&
 	   !s.last.has_exit, "NULL name, guarantee, unknown start read back");
+	ok(s.last.queued == 4000, "when it last joined the queue read back");
 
 	/* Job 1 runs and ends; job 2 is rolled back mid-change. */
 	j = job(id1, 1);

@@ -799,6 +799,24 @@ int sched_set_limit(struct sched *s, bf_time now, uint64_t id, bf_time estimate)
 	return SCHED_OK;
 }
 
+/* EASY, FCFS, CREASY: the job put first takes the head's promise from the
+ * job that had it, which is told. Room for the action was made. */
+static void top_takes_promise(struct sched *s, uint32_t slot)
+{
+	uint32_t old;
+
+	if (!s->has_last_head)
+		return;
+	old = idmap_get(&s->ids, s->last_head);
+	if (old != IDMAP_NONE && old != slot && s->jobs[old].resv != BF_NEVER) {
+		set_resv(s, &s->jobs[old], BF_NEVER);
+		s->jobs[old].first_guarantee = BF_NEVER;
+		s->st.broken++;
+		sched_emit(s, SA_BROKEN, BROKEN_TOP, s->last_head, BF_NEVER);
+	}
+	s->has_last_head = false;
+}
+
 int sched_top(struct sched *s, bf_time now, uint64_t id)
 {
 	uint32_t slot = lookup(s, id, SLOT_QUEUED);
@@ -808,14 +826,23 @@ int sched_top(struct sched *s, bf_time now, uint64_t id)
 		return rc;
 	if (slot == NONE)
 		return SCHED_E_NOJOB;
-	if (s->qhead == slot)
+	if (s->qhead == slot && (s->jobs[slot].flags & JF_TOP))
 		return SCHED_OK;
 	if (profile_prepare(&s->prof, 4 * s->qlen + 2 * s->ns.ndown + 6) < 0 ||
 	    sched_need_actions(s, 1 + s->qlen) < 0)
 		return SCHED_E_NOMEM;
+	s->jobs[slot].flags |= JF_TOP;
+	if (s->qhead == slot) {
+		/* First in the queue already: nothing changes, but under
+		 * CREASY, where priority orders the queue, being put first. */
+		if (s->prm.policy == SCHED_CREASY) {
+			top_takes_promise(s, slot);
+			s->dirty = true;
+		}
+		return SCHED_OK;
+	}
 	queue_remove(s, slot);
 	queue_prepend(s, slot);
-	s->jobs[slot].flags |= JF_TOP;
 	s->dirty = true;
 	if (s->prm.policy == SCHED_CONSERVATIVE) {
 		/* Every reservation taken back (each keeps its promise in
@@ -823,16 +850,8 @@ int sched_top(struct sched *s, bf_time now, uint64_t id)
 		for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next)
 			cons_evict(s, i, BROKEN_TOP);
 		cons_replace(s, now);
-	} else if (s->has_last_head) {
-		uint32_t old = idmap_get(&s->ids, s->last_head);
-
-		if (old != IDMAP_NONE && old != slot && s->jobs[old].resv != BF_NEVER) {
-			set_resv(s, &s->jobs[old], BF_NEVER);
-			s->jobs[old].first_guarantee = BF_NEVER;
-			s->st.broken++;
-			sched_emit(s, SA_BROKEN, BROKEN_TOP, s->last_head, BF_NEVER);
-		}
-		s->has_last_head = false;
+	} else {
+		top_takes_promise(s, slot);
 	}
 	return SCHED_OK;
 }

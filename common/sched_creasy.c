@@ -53,7 +53,7 @@ static struct prio_item item(const struct sched *s, uint32_t slot, bf_time now, 
  * with the most criticality costs no priority; in submit order none after
  * it has either, so the walk ends there: the first is among the oldest
  * (with alpha = 0, the oldest, at once). */
-uint32_t creasy_first(struct sched *s, bf_time now)
+static uint32_t first_walked(struct sched *s, bf_time now, uint64_t *walked)
 {
 	struct prio_item best = { .slot = NONE };
 	double boost = s->prm.alpha * MAX_CRITICALITY;
@@ -64,6 +64,7 @@ uint32_t creasy_first(struct sched *s, bf_time now)
 		const struct job *j = &s->jobs[i];
 		struct prio_item x;
 
+		(*walked)++;
 		if (!user_eligible(s, j))
 			continue;
 		if (best.slot != NONE && !(j->flags & JF_TOP) &&
@@ -77,6 +78,13 @@ uint32_t creasy_first(struct sched *s, bf_time now)
 			best = x;
 	}
 	return best.slot;
+}
+
+uint32_t creasy_first(struct sched *s, bf_time now)
+{
+	uint64_t walked = 0;
+
+	return first_walked(s, now, &walked);
 }
 
 /* A max-heap of items in CREASY's order (the best at [0]). */
@@ -118,7 +126,9 @@ static void head_overtaken(struct sched *s, const struct job *head)
 		s->jobs[old].first_guarantee = BF_NEVER;	/* a new promise will be its first */
 		s->st.replans++;
 		s->st.broken++;
-		sched_emit(s, SA_BROKEN, BROKEN_PRIORITY, s->last_head, BF_NEVER);
+		/* (its user at the cap: another job is the head meanwhile) */
+		sched_emit(s, SA_BROKEN, user_eligible(s, &s->jobs[old]) ? BROKEN_PRIORITY :
+		           BROKEN_USER_CAP, s->last_head, BF_NEVER);
 	}
 	s->has_last_head = false;
 }
@@ -143,20 +153,60 @@ static uint8_t passed_why(const struct sched *s)
 	       BROKEN_PRIORITY;
 }
 
+/* The first job by priority starts (step 1 of a pass). */
+static void start_first(struct sched *s, uint32_t slot, bf_time now)
+{
+	if (s->has_last_head && s->jobs[slot].id != s->last_head)
+		note_passed(s, passed_why(s));
+	sched_start_job(s, slot, now);
+}
+
+/* The rest of step 1 from a heap of every queued job that may start as far
+ * as its user goes: the same jobs in the same order as first-by-first
+ * (a start only makes jobs of its user wait), in O(Q + starts log Q). The
+ * head, or NONE. */
+static uint32_t start_by_heap(struct sched *s, bf_time now)
+{
+	uint32_t n = 0;
+	uint64_t rank = 0;
+
+	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next)
+		if (user_eligible(s, &s->jobs[i]))
+			s->order[n++] = item(s, i, now, &rank);
+	heap_make(s->order, n);
+	while (n) {
+		uint32_t slot = s->order[0].slot;
+
+		if (user_eligible(s, &s->jobs[slot])) {
+			if (s->jobs[slot].nodes > s->ns.nfree)
+				return slot;
+			start_first(s, slot, now);
+		}
+		s->order[0] = s->order[--n];
+		heap_sift(s->order, n, 0);
+	}
+	return NONE;
+}
+
 void creasy_pass(struct sched *s, bf_time now)
 {
 	uint32_t head, freen, kept = 0;
-	uint64_t rank = 0;
+	uint64_t rank = 0, walked = 0;
 	struct job *h;
 	bf_time shadow;
 	int64_t extra;
 
 	/* 1. Start the first job by priority while it fits; the first that
-	 * does not is the head. */
-	while ((head = creasy_first(s, now)) != NONE && s->jobs[head].nodes <= s->ns.nfree) {
-		if (s->has_last_head && s->jobs[head].id != s->last_head)
-			note_passed(s, passed_why(s));
-		sched_start_job(s, head, now);
+	 * does not is the head. Each first is a walk that usually ends
+	 * early; when the walks of a pass that starts many jobs have cost a
+	 * whole queue, the rest go by a heap of the whole queue instead. */
+	while ((head = first_walked(s, now, &walked)) != NONE &&
+	       s->jobs[head].nodes <= s->ns.nfree) {
+		start_first(s, head, now);
+		if (walked > s->qlen) {
+			head = start_by_heap(s, now);
+			break;
+		}
 	}
 	if (head == NONE) {
 		if (s->has_last_head && s->hold_extended)

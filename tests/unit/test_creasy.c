@@ -138,6 +138,28 @@ static void put_first(void)
 	sched_free(d.s);
 }
 
+/* The job at the front of the queue (the oldest) put first: under CREASY
+ * that is a change, since priority orders the queue. */
+static void put_first_the_front(void)
+{
+	struct drv d;
+
+	drv_creasy(&d, 4, 1000, 0);
+	submit_as(&d, S(0), 1, 4, S(100), 0);
+	submit_as(&d, S(1), 2, 4, S(5000), 0);	/* the front of the queue */
+	submit_as(&d, S(2), 3, 4, S(10), 0);	/* the most critical: the head */
+	ok_eq(guarantee(&d, 3), S(100), "top front: the short job is the head");
+	ok_eq(sched_top(d.s, S(3), 2), SCHED_OK, "top front: the oldest job put first");
+	run(&d, S(3));
+	ok(guarantee(&d, 2) == S(100) && d.broken[3] == 1 && d.broken_why[3] == BROKEN_TOP,
+	   "top front: it takes the head; the short job is told why");
+	ok_eq(sched_top(d.s, S(4), 2), SCHED_OK, "top front: put first again: nothing changes");
+	run(&d, S(4));
+	ok(guarantee(&d, 2) == S(100) && d.broken[3] == 1, "top front: nobody else told");
+	ok_eq(d.checks_failed, 0, "top front: invariants held");
+	sched_free(d.s);
+}
+
 /* With a cap on running jobs per user, the first by priority whose user
  * may run one more: user 7's short job waits while 7 is at the cap. */
 static void capped(void)
@@ -227,6 +249,7 @@ int main(void)
 	backfill_by_priority(0, 4);
 	backfill_by_priority(10, 5);
 	put_first();
+	put_first_the_front();
 	capped();
 	alpha_live();
 	predictions(0, S(100), S(1100));

@@ -33,7 +33,7 @@ int compare_side_parse(const char *spec, const struct replay_settings *base,
 		return 0;
 	}
 	if (est_parse(buf, &out->est, err, errlen) < 0) {
-		snprintf(err, errlen, "'%s': neither a policy (fcfs, easy, conservative) nor an "
+		snprintf(err, errlen, "'%s': neither a policy (fcfs, easy, conservative, creasy) nor an "
 		         "estimate model (trace, exact, f=F, xK, model, history)", spec);
 		return -1;
 	}

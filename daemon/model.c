@@ -388,9 +388,12 @@ static bool numbers(struct reader *r, char *rest, int n, int64_t *v, const int64
 
 static int read_line(struct reader *r, struct site_model *m, char *s, bool *magic)
 {
-	static const int64_t lo1[] = { 0, 1 }, hi1[] = { MAX_SECONDS, MAX_COUNT };
-	static const int64_t low[] = { 1, 1 }, hiw[] = { 1000000, MAX_COUNT };
-	static const int64_t lor[] = { 1, 1, 1 }, hir[] = { SCHED_MAX_NODES, 1000000, MAX_COUNT };
+	/* think times up to 20 min; breaks from there to 8 h (model.h) */
+	static const int64_t lot[] = { 0, 1 }, hit[] = { SESSION_THINK_MAX / BF_SEC, MAX_COUNT };
+	static const int64_t lob[] = { SESSION_THINK_MAX / BF_SEC + 1, 1 },
+	                     hib[] = { SESSION_BREAK_MAX / BF_SEC, MAX_COUNT };
+	static const int64_t low[] = { 1, 1 }, hiw[] = { UINT32_MAX, MAX_COUNT };
+	static const int64_t lor[] = { 1, 1, 1 }, hir[] = { SCHED_MAX_NODES, UINT32_MAX, MAX_COUNT };
 	static const int64_t loj[] = { 1, 0, -1, 1 },
 	                     hij[] = { SCHED_MAX_NODES, MAX_SECONDS, MAX_SECONDS, MAX_COUNT };
 	char *key, *rest;
@@ -421,8 +424,10 @@ static int read_line(struct reader *r, struct site_model *m, char *s, bool *magi
 		if (numbers(r, strtok(NULL, ""), 1, v, lo, hi, key))
 			m->nodes = (uint32_t)v[0];
 	} else if (strcmp(key, "think") == 0 || strcmp(key, "break") == 0) {
-		if (numbers(r, strtok(NULL, ""), 2, v, lo1, hi1, key) &&
-		    session_dist_add(*key == 't' ? &m->think : &m->brk, v[0], (uint64_t)v[1]) < 0)
+		bool think = *key == 't';
+
+		if (numbers(r, strtok(NULL, ""), 2, v, think ? lot : lob, think ? hit : hib, key) &&
+		    session_dist_add(think ? &m->think : &m->brk, v[0], (uint64_t)v[1]) < 0)
 			return -2;
 	} else if (strcmp(key, "width") == 0) {
 		if (numbers(r, strtok(NULL, ""), 2, v, low, hiw, key) &&

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "duration.h"
+#include "forecast.h"
 #include "log.h"
 #include "server.h"
 
@@ -134,7 +135,10 @@ void reload_config(struct daemon *d)
 		if (sched_set_alpha(d->sched, server_now(d), c.alpha) == SCHED_OK) {
 			log_info("reload: alpha %g -> %g from the next pass", d->o.alpha, c.alpha);
 			d->o.alpha = c.alpha;
+			forecast_stale(d);	/* the order of the predictions changes */
 			drive_want_commit(d);
+		} else {
+			log_warnx("reload: alpha %g not taken", c.alpha);
 		}
 	}
 	apply_start_only(d, &c);

@@ -10,6 +10,8 @@
 #include "site.h"
 #include "tq.h"
 
+/* Where a simulation gives up: the clock, in µs, far from overflow. */
+#define SITE_MAX_TIME	((bf_time)10000 * 365 * SESSION_DAY)
 /* The most jobs one batch may hold, whatever a model file says. */
 #define MAX_WIDTH	10000
 
@@ -89,9 +91,13 @@ static int submit_one(struct sim *sm, uint32_t user, bf_time now)
 	mj = model_draw_job(sm->m, u->model_size, &u->rng);
 	if (sm->njobs == sm->cap) {
 		size_t cap = sm->cap ? 2 * sm->cap : 4096;
-		struct sjob *nj = realloc(sm->jobs, cap * sizeof *nj);
+		struct sjob *nj;
 
-		if (!nj || cap > UINT32_MAX)
+		if (cap > UINT32_MAX) {
+			fprintf(stderr, "backfilld: more than %u jobs in one simulation\n", UINT32_MAX / 2);
+			return -1;
+		}
+		if (!(nj = realloc(sm->jobs, cap * sizeof *nj)))
 			return nomem();
 		sm->jobs = nj;
 		sm->cap = cap;
@@ -123,7 +129,9 @@ static int wake_event(struct sim *sm, uint32_t user, bf_time now)
 
 	if (next != now) {
 		u->new_session = true;
-		return next < sm->horizon ? tq_push(&sm->wake, next, user) : 0;
+		if (next < sm->horizon && tq_push(&sm->wake, next, user) < 0)
+			return nomem();
+		return 0;
 	}
 	if (u->new_session) {
 		u->new_session = false;
@@ -144,12 +152,16 @@ static int batch_done(struct sim *sm, uint32_t user, bf_time now, bf_time respon
 {
 	struct suser *u = &sm->u[user];
 	bool new_session;
-	bf_time next = now + session_next_gap(&sm->m->think, &sm->m->brk,
-	                                      (double)response / (60.0 * BF_SEC), &u->rng,
-	                                      &new_session) * BF_SEC;
+	int64_t gap = session_next_gap(&sm->m->think, &sm->m->brk,
+	                               (double)response / (60.0 * BF_SEC), &u->rng, &new_session);
+	/* At least a second: a model of zero gaps and zero runtimes would
+	 * otherwise hold the clock at one instant. */
+	bf_time next = now + (gap > 0 ? gap : 1) * BF_SEC;
 
 	u->new_session |= new_session;
-	return next < sm->horizon ? tq_push(&sm->wake, next, user) : 0;
+	if (next < sm->horizon && tq_push(&sm->wake, next, user) < 0)
+		return nomem();
+	return 0;
 }
 
 static int end_event(struct sim *sm, uint32_t id, bf_time now)
@@ -212,6 +224,11 @@ static int simulate(struct sim *sm)
 			now = tq_first(&sm->wake);
 		if (now == BF_NEVER) {
 			fprintf(stderr, "backfilld: internal error: jobs queued, nothing to wait for\n");
+			return -1;
+		}
+		if (now > SITE_MAX_TIME) {
+			fprintf(stderr, "backfilld: the simulated clock passed 10,000 years: the "
+			        "model's jobs are too long for %u nodes\n", sm->nodes);
 			return -1;
 		}
 		while (tq_first(&sm->ends) == now)

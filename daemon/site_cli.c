@@ -87,7 +87,9 @@ static int one_users(struct site_cli *c, const char *s, uint32_t i)
 
 static int one_policy(struct site_cli *c, const char *s, uint32_t i)
 {
-	if (i >= 4 || sched_policy_parse(s, &c->policy[i]) < 0)
+	if (i >= 4)
+		return usage_error("--policy", s, "at most the 4 policies");
+	if (sched_policy_parse(s, &c->policy[i]) < 0)
 		return usage_error("--policy", s, "unknown policy (fcfs, easy, conservative or creasy)");
 	return 0;
 }
@@ -168,6 +170,9 @@ static int check(struct site_cli *c)
 	}
 	if (c->model_out)
 		return usage_error("--model-out", c->model_out, "goes with --characterize");
+	if (!c->model)
+		return usage_error("--site", "", "needs a model file (backfilld --characterize writes "
+		                   "one)");
 	if (!c->nusers || !c->days_given)
 		return usage_error("--site", c->model, "needs --users N and --days D");
 	if (!c->npolicy)

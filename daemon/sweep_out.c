@@ -151,6 +151,8 @@ static void settings_json(struct jw *w, const struct cell_row *r)
 
 	est_name(&r->set.est, est, sizeof est);
 	jw_str(w, "policy", sched_policy_name(r->set.policy));
+	if (r->set.policy == SCHED_CREASY)
+		jw_f64(w, "alpha", r->set.alpha);
 	jw_str(w, "estimates", est);
 	jw_f64(w, "load", r->set.shape.load);
 	jw_u64(w, "nodes", r->nodes);

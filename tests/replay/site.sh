@@ -113,6 +113,21 @@ for i in $(seq 1 40); do
 done
 [ $crashed -eq 0 ] && [ $read_ok -gt 0 ] && [ $read_ok -lt 40 ]
 ok $? "40 model files with garbled fields: each read or refused (exit 0 or 1), none crashed ($read_ok simulated)"
+# Zero think times and zero runtimes: the clock still moves on (a gap is at
+# least a second), and the simulation ends; breaks under 20 minutes are
+# not breaks.
+printf 'backfilld-site-model 1\nnodes 4\nthink 0 1\nwidth 3 1\nrun 1 1 1\njob 1 0 -1 1\n' >"$TMP/zero.model"
+timeout 60 "$BFD" --site "$TMP/zero.model" --users 2 --days 1 --format json >"$TMP/zero.json" 2>"$TMP/err"
+[ $? -eq 0 ] && [ "$(json_num "$TMP/zero.json" jobs_submitted)" -gt 50 ]
+ok $? "a model of zero think times and zero runtimes ends ($(json_num "$TMP/zero.json" jobs_submitted) jobs in a day)"
+printf 'backfilld-site-model 1\nnodes 4\nbreak 0 1\nthink 1201 1\nwidth 1 1\nrun 1 1 1\njob 1 5 -1 1\n' >"$TMP/gaps.model"
+"$BFD" --site "$TMP/gaps.model" --users 2 --days 1 >/dev/null 2>"$TMP/err"
+[ $? -eq 1 ] && grep -q "gaps.model:3: break: a number out of range" "$TMP/err" &&
+	grep -q "gaps.model:4: think: a number out of range" "$TMP/err"
+ok $? "a break under 20 minutes and a think time over 20 minutes: refused"
+"$BFD" --jobs-out --site >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q "needs a model file" "$TMP/err"
+ok $? "--site without its model (it was taken as --jobs-out's file): a usage error"
 "$BFD" --site "$TMP/kth.model" --days 1 >/dev/null 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q "needs --users N and --days D" "$TMP/err"
 ok $? "--site without --users: a usage error"

@@ -2,13 +2,15 @@
  * SCHEDULING.md ("Priority order"). The priority of a waiting job grows
  * with its wait, so the order is made anew at each pass, from `now`.
  *
- * A pass sorts only the jobs that could start now (no wider than the free
- * nodes): the others can only be the head, so of them only the best is
- * needed, found in the same walk of the queue. A pass is then O(Q) for
- * the priorities plus a sort of the few that fit, as EASY's own walk of
- * the queue is O(Q). With alpha = 0 the order is by waiting time, ties by
- * arrival: arrival order, so the pass starts and reserves exactly what
- * EASY's would (tests/unit/test_creasy.c, and a replay of a real trace). */
+ * A pass never sorts the whole queue. The first job by priority is found
+ * by a walk that stops where no later job has waited long enough to pass
+ * it (with alpha = 0, at once); a pass that starts many jobs from long
+ * walks goes on by a heap of the queue. Backfilling orders only the jobs
+ * that could start under the head's shadow, which one walk of the queue
+ * picks out, as EASY's own backfilling walks it. With alpha = 0 the order
+ * is by waiting time, ties by arrival: arrival order, so the pass starts
+ * and reserves exactly what EASY's would (tests/unit/test_sched.c's
+ * stress runs, and replays of real traces in tests/replay/creasy.sh). */
 #include <math.h>
 #include <stdlib.h>
 #include "sched_internal.h"

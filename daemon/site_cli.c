@@ -3,13 +3,14 @@
  *
  *   backfilld --characterize TRACE [--model-out FILE]
  *   backfilld --site MODEL --users N[,N..] --days D [--policy P[,P..]]
- *             [--alpha A[,A..]] [--seed S] [--nodes N] [--format text|json|csv]
+ *             [--alpha A[,A..]] [--seed S | --seeds A..B] [--nodes N]
+ *             [--format text|json|csv]
  *             [--plot-throughput FILE.svg] [--plot-sessions FILE.svg]
  *
  * Several users, policies or alphas make a sweep: one simulation per
- * combination (alphas for creasy only), one CSV row or JSON object each;
- * the plots draw throughput and session length against the users, one line
- * per policy (and alpha). */
+ * combination (alphas for creasy only) and seed, one CSV row or JSON object
+ * each; the plots draw throughput and session length against the users,
+ * one line per policy (and alpha), each point the mean over the seeds. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "svg.h"
 
 #define MAX_LIST 32
+#define MAX_SEEDS 100
 
 struct site_cli {
 	const char *trace, *model_out, *model;
@@ -27,7 +29,8 @@ struct site_cli {
 	double alpha[MAX_LIST];
 	uint32_t nalpha;
 	uint64_t days, seed, nodes;
-	bool days_given;
+	uint64_t seed_lo, nseeds;	/* --seeds: nseeds from seed_lo; else 1 */
+	bool days_given, seed_given;
 	const char *format, *plot_tp, *plot_ses, *jobs_out;
 };
 
@@ -105,8 +108,27 @@ static int one_alpha(struct site_cli *c, const char *s, uint32_t i)
 	return 0;
 }
 
+/* --seeds A..B: every seed from A to B, at most MAX_SEEDS. */
+static int seeds(struct site_cli *c, const char *arg)
+{
+	char buf[64], *dots;
+	uint64_t hi;
+
+	snprintf(buf, sizeof buf, "%s", arg);
+	if (strlen(arg) >= sizeof buf || !(dots = strstr(buf, "..")))
+		return usage_error("--seeds", arg, "expected A..B");
+	*dots = '\0';
+	if (whole("--seeds", buf, 0, UINT64_MAX, &c->seed_lo) < 0 ||
+	    whole("--seeds", dots + 2, 0, UINT64_MAX, &hi) < 0)
+		return -1;
+	if (hi < c->seed_lo || hi - c->seed_lo >= MAX_SEEDS)
+		return usage_error("--seeds", arg, "expected A..B with A <= B, at most 100 seeds");
+	c->nseeds = hi - c->seed_lo + 1;
+	return 0;
+}
+
 enum { O_CHAR = 256, O_MODEL_OUT, O_SITE, O_USERS, O_DAYS, O_POLICY, O_ALPHA, O_SEED, O_NODES,
-       O_FORMAT, O_PLOT_TP, O_PLOT_SES, O_JOBS_OUT, O_HELP };
+       O_FORMAT, O_PLOT_TP, O_PLOT_SES, O_JOBS_OUT, O_SEEDS, O_HELP };
 
 static const struct option longopts[] = {
 	{ "characterize", required_argument, NULL, O_CHAR },
@@ -117,6 +139,7 @@ static const struct option longopts[] = {
 	{ "policy", required_argument, NULL, O_POLICY },
 	{ "alpha", required_argument, NULL, O_ALPHA },
 	{ "seed", required_argument, NULL, O_SEED },
+	{ "seeds", required_argument, NULL, O_SEEDS },
 	{ "nodes", required_argument, NULL, O_NODES },
 	{ "format", required_argument, NULL, O_FORMAT },
 	{ "plot-throughput", required_argument, NULL, O_PLOT_TP },
@@ -136,7 +159,8 @@ static int option(struct site_cli *c, int opt, const char *arg)
 	case O_POLICY: return list("--policy", arg, &c->npolicy, c, one_policy);
 	case O_ALPHA: return list("--alpha", arg, &c->nalpha, c, one_alpha);
 	case O_DAYS: c->days_given = true; return whole("--days", arg, 1, 3650, &c->days);
-	case O_SEED: return whole("--seed", arg, 0, UINT64_MAX, &c->seed);
+	case O_SEED: c->seed_given = true; return whole("--seed", arg, 0, UINT64_MAX, &c->seed);
+	case O_SEEDS: return seeds(c, arg);
 	case O_NODES: return whole("--nodes", arg, 1, MODEL_MAX_NODES, &c->nodes);
 	case O_FORMAT:
 		if (strcmp(arg, "text") && strcmp(arg, "json") && strcmp(arg, "csv"))
@@ -163,7 +187,7 @@ static int check(struct site_cli *c)
 		return usage_error("--characterize", c->trace, "and --site are two runs: one at a time");
 	if (c->trace) {
 		if (c->nusers || c->npolicy || c->nalpha || c->days_given || c->format || c->plot_tp ||
-		    c->plot_ses || c->nodes || c->jobs_out)
+		    c->plot_ses || c->nodes || c->jobs_out || c->seed_given || c->nseeds)
 			return usage_error("--characterize", c->trace,
 			                   "takes --model-out only (the simulation options go with --site)");
 		return 0;
@@ -185,7 +209,13 @@ static int check(struct site_cli *c)
 		return usage_error("--alpha", "", "is creasy's, and no simulation here uses creasy");
 	if (!c->format)
 		c->format = "text";
-	if (c->jobs_out && (c->nusers > 1 || c->npolicy > 1 || c->nalpha > 1))
+	if (c->seed_given && c->nseeds)
+		return usage_error("--seed", "and --seeds", "one or the other");
+	if (!c->nseeds) {
+		c->seed_lo = c->seed;
+		c->nseeds = 1;
+	}
+	if (c->jobs_out && (c->nusers > 1 || c->npolicy > 1 || c->nalpha > 1 || c->nseeds > 1))
 		return usage_error("--jobs-out", c->jobs_out, "is for a single simulation");
 	return 0;
 }
@@ -228,8 +258,9 @@ static int plot(const char *path, const struct site_cli *c, const struct site_re
 	FILE *f;
 	int rc;
 
-	/* The results go users-innermost: each line is a run of nusers. */
-	for (size_t k = 0; k + c->nusers <= nres; k += c->nusers, ns++) {
+	/* The results go seeds-innermost, then users: each line is a run of
+	 * nusers * nseeds, each point the mean over its seeds. */
+	for (size_t k = 0, run = c->nusers * c->nseeds; k + run <= nres; k += run, ns++) {
 		const struct site_settings *st = &res[k].set;
 
 		if (st->policy == SCHED_CREASY)
@@ -237,8 +268,13 @@ static int plot(const char *path, const struct site_cli *c, const struct site_re
 		else
 			snprintf(names[ns], sizeof names[ns], "%s", sched_policy_name(st->policy));
 		for (uint32_t u = 0; u < c->nusers; u++) {
-			x[ns][u] = res[k + u].set.users;
-			y[ns][u] = sessions ? res[k + u].all.session_length : res[k + u].all.throughput;
+			const struct site_result *r = &res[k + u * c->nseeds];
+			double sum = 0;
+
+			for (uint64_t d = 0; d < c->nseeds; d++)
+				sum += sessions ? r[d].all.session_length : r[d].all.throughput;
+			x[ns][u] = r->set.users;
+			y[ns][u] = sum / (double)c->nseeds;
 		}
 		s[ns] = (struct svg_series){ names[ns], c->nusers, x[ns], y[ns] };
 	}
@@ -258,7 +294,8 @@ static int simulate_all(struct site_cli *c)
 {
 	struct site_model m;
 	struct site_result *res;
-	size_t nres = 0, max = (size_t)c->npolicy * (c->nalpha ? c->nalpha : 1) * c->nusers;
+	size_t nres = 0, max = (size_t)c->npolicy * (c->nalpha ? c->nalpha : 1) * c->nusers *
+	                       c->nseeds;
 	bool sweep = max > 1;
 	FILE *jobs = NULL;
 	int rc = 1;
@@ -281,12 +318,12 @@ static int simulate_all(struct site_cli *c)
 		uint32_t na = c->policy[p] == SCHED_CREASY ? c->nalpha : 1;
 
 		for (uint32_t a = 0; a < na; a++) {
-			for (uint32_t u = 0; u < c->nusers; u++) {
+			for (uint64_t k = 0; k < (uint64_t)c->nusers * c->nseeds; k++) {
 				struct site_settings set = {
-					.users = c->users[u], .days = (uint32_t)c->days,
+					.users = c->users[k / c->nseeds], .days = (uint32_t)c->days,
 					.nodes = (uint32_t)c->nodes, .policy = c->policy[p],
 					.alpha = c->policy[p] == SCHED_CREASY ? c->alpha[a] : 0,
-					.seed = c->seed,
+					.seed = c->seed_lo + k % c->nseeds,
 				};
 				struct site_result *r = &res[nres];
 
@@ -363,6 +400,7 @@ void site_usage(FILE *f)
 "  --policy P[,P..]  fcfs, easy (default), conservative or creasy\n"
 "  --alpha A[,A..]   creasy's weight of criticality, 0 to 1e9 (needed with creasy)\n"
 "  --seed S          the users' draws (default 1): the same seed, the same run\n"
+"  --seeds A..B      every seed from A to B (at most 100); the plots show means\n"
 "  --nodes N         the machine (default: the model's)\n"
 "  --format F        text (default), json or csv\n"
 "  --jobs-out FILE   every simulated job as an SWF line (one simulation)\n"

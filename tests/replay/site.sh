@@ -79,13 +79,19 @@ ok $? "creasy with alpha 0: EASY's simulation, job for job"
 
 # The experiment (backfilld(8), EXAMPLES): a CSV row per cell and two plots.
 "$BFD" --site "$TMP/kth.model" --users 50,100,150 --days 14 --policy easy,creasy --alpha 100,1000 \
-	--format csv --plot-throughput "$TMP/tp.svg" --plot-sessions "$TMP/ses.svg" >"$TMP/exp.csv" 2>"$TMP/err"
+	--seeds 1..2 --format csv --plot-throughput "$TMP/tp.svg" --plot-sessions "$TMP/ses.svg" \
+	>"$TMP/exp.csv" 2>"$TMP/err"
 ok $? "the experiment runs"
-[ "$(grep -c . "$TMP/exp.csv")" -eq 10 ] && head -1 "$TMP/exp.csv" | grep -q "^users,days,policy,alpha,seed,nodes,throughput_jobs_per_hour,session_length_jobs"
-ok $? "its CSV: a header and 9 rows (easy, creasy at two alphas, 3 user counts each)"
+[ "$(grep -c . "$TMP/exp.csv")" -eq 19 ] && head -1 "$TMP/exp.csv" | grep -q "^users,days,policy,alpha,seed,nodes,throughput_jobs_per_hour,session_length_jobs"
+ok $? "its CSV: a header and 18 rows (easy, creasy at two alphas, 3 user counts, 2 seeds)"
 "$XMLCHECK" "$TMP/tp.svg" && "$XMLCHECK" "$TMP/ses.svg" &&
 	[ "$(grep -c 'class="series"' "$TMP/tp.svg")" -eq 3 ] && grep -q 'data-name="creasy, alpha 1000"' "$TMP/ses.svg"
 ok $? "its plots: well-formed SVG, a line per policy and alpha"
+# Each point of a plot is the mean of its seeds' rows.
+want=$(awk -F, '$3 == "creasy" && $4 == 1000 && $1 == 100 { s += $7; n++ } END { printf "%.4f", s / n }' "$TMP/exp.csv")
+got=$(tr '<' '\n' <"$TMP/tp.svg" | sed -n '/data-name="creasy, alpha 1000"/,/<\/g>/p' | tr '\n' '<' | grep -o 'data-x="100" data-y="[0-9.]*"' | sed 's/.*data-y="\([0-9.]*\)"/\1/')
+awk -v a="$want" -v b="$got" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b != "" && d < 0.001) }'
+ok $? "a plot's point is the mean over the seeds (creasy 1000, 100 users: $got, rows' mean $want)"
 
 # Bad input.
 printf 'backfilld-site-model 1\nnodes 10\nwidth 1 1\nrun 4 2 1\njob 4 60 -1 1\njob 4 x 60 1\nthink 10\nbogus 1\n' >"$TMP/bad.model"

@@ -1041,7 +1041,7 @@ bf_time sched_next_wakeup(const struct sched *s)
 
 /* ---- queries ---- */
 
-static void fill_info(const struct sched *s, const struct job *j, struct sched_job_info *o)
+void sched_fill_info(const struct sched *s, const struct job *j, struct sched_job_info *o)
 {
 	*o = (struct sched_job_info){
 		.id = j->id, .nodes = j->nodes, .user = job_user(s, j),
@@ -1067,7 +1067,7 @@ int sched_job_info(const struct sched *s, uint64_t id, struct sched_job_info *ou
 
 	if (slot == IDMAP_NONE)
 		return SCHED_E_NOJOB;
-	fill_info(s, &s->jobs[slot], out);
+	sched_fill_info(s, &s->jobs[slot], out);
 	return SCHED_OK;
 }
 
@@ -1091,7 +1091,7 @@ void sched_foreach_running(const struct sched *s,
 	for (uint32_t slot = 0; slot < s->jobs_used; slot++) {
 		if (s->jobs[slot].state != SLOT_RUNNING)
 			continue;
-		fill_info(s, &s->jobs[slot], &info);
+		sched_fill_info(s, &s->jobs[slot], &info);
 		if (visit(&info, arg))
 			break;
 	}
@@ -1103,7 +1103,7 @@ void sched_foreach_queued(const struct sched *s,
 	struct sched_job_info info;
 
 	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
-		fill_info(s, &s->jobs[i], &info);
+		sched_fill_info(s, &s->jobs[i], &info);
 		if (visit(&info, arg))
 			break;
 	}
@@ -1122,14 +1122,14 @@ void sched_drain_moved(struct sched *s, int (*visit)(const struct sched_job_info
 			continue;
 		j->flags &= (uint8_t)~JF_MOVED;
 		if (j->state == SLOT_QUEUED && !s->moved_all) {
-			fill_info(s, j, &info);
+			sched_fill_info(s, j, &info);
 			visit(&info, arg);
 		}
 	}
 	if (s->moved_all) {
 		for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
 			s->jobs[i].flags &= (uint8_t)~JF_MOVED;
-			fill_info(s, &s->jobs[i], &info);
+			sched_fill_info(s, &s->jobs[i], &info);
 			visit(&info, arg);
 		}
 	}

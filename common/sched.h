@@ -136,6 +136,8 @@ const char *sched_strerror(int err);
 #define SCHED_LIVE_CALLS 8
 #define SCHED_LIVE_TURN (BF_SEC / 200)	/* 5 ms */
 
+struct sched_job_info;
+
 struct sched_params {
 	enum sched_policy policy;
 	uint32_t nodes;		/* partition size, 1 .. SCHED_MAX_NODES */
@@ -186,6 +188,15 @@ struct sched_params {
 	/* CREASY's weight of criticality, 0 .. SCHED_MAX_ALPHA (read by that
 	 * policy only; changed live with sched_set_alpha()). */
 	double alpha;
+	/* The priority hook of EASY in priority order (SCHED_CREASY's pass),
+	 * for other EASY-family policies: a queued job's priority at `now`,
+	 * higher first, ties in arrival order (jobs put first still come
+	 * first); NULL: CREASY's, from alpha. It must depend on the job and
+	 * now alone: a pass calls it for many jobs in no fixed order (and
+	 * without CREASY's bound, for every queued job). NaN counts as the
+	 * lowest. */
+	double (*priority)(const struct sched_job_info *job, bf_time now, void *arg);
+	void *priority_arg;
 };
 
 enum sched_action_kind {

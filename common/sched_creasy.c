@@ -11,6 +11,7 @@
  * is by waiting time, ties by arrival: arrival order, so the pass starts
  * and reserves exactly what EASY's would (tests/unit/test_sched.c's
  * stress runs, and replays of real traces in tests/replay/creasy.sh). */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include "sched_internal.h"
@@ -23,13 +24,28 @@ static inline double minutes_waited(const struct job *j, bf_time now)
 	return (double)(now - j->submit) * PER_MINUTE;
 }
 
-/* At most alpha * MAX_CRITICALITY + minutes waited, also as computed. */
+/* CREASY's: at most alpha * MAX_CRITICALITY + minutes waited, also as
+ * computed; or the caller's hook (sched_params.priority). */
 static double priority(const struct sched *s, const struct job *j, bf_time now)
 {
-	double waited = minutes_waited(j, now);
-	double c = 0.05 * (waited + (double)j->estimate * PER_MINUTE) + 1.0;
+	double waited = minutes_waited(j, now), c, v;
+	struct sched_job_info info;
 
-	return s->prm.alpha * (MAX_CRITICALITY / (c * c)) + waited;
+	if (!s->prm.priority) {
+		c = 0.05 * (waited + (double)j->estimate * PER_MINUTE) + 1.0;
+		return s->prm.alpha * (MAX_CRITICALITY / (c * c)) + waited;
+	}
+	sched_fill_info(s, j, &info);
+	v = s->prm.priority(&info, now, s->prm.priority_arg);
+	/* (below the jobs put first, which rank at +infinity) */
+	return isnan(v) ? -INFINITY : v < DBL_MAX ? v : DBL_MAX;
+}
+
+/* How much more than its minutes waited a job's priority can be: the
+ * bound that lets a walk stop early (none for a hook). */
+static double most_boost(const struct sched *s)
+{
+	return s->prm.priority ? INFINITY : s->prm.alpha * MAX_CRITICALITY;
 }
 
 /* a before b in CREASY's order */
@@ -58,7 +74,7 @@ static struct prio_item item(const struct sched *s, uint32_t slot, bf_time now, 
 static uint32_t first_walked(struct sched *s, bf_time now, uint64_t *walked)
 {
 	struct prio_item best = { .slot = NONE };
-	double boost = s->prm.alpha * MAX_CRITICALITY;
+	double boost = most_boost(s);
 	bool in_submit_order = s->submit_inversions == 0;
 	uint64_t rank = 0;
 

@@ -341,6 +341,7 @@ static inline void plan_release(struct sched *s, const struct job *j, bf_time t,
 
 /* sched.c */
 void sched_start_job(struct sched *s, uint32_t slot, bf_time now);
+void sched_fill_info(const struct sched *s, const struct job *j, struct sched_job_info *o);
 void sched_emit(struct sched *s, enum sched_action_kind kind, uint8_t why, uint64_t job, bf_time t);
 
 /* A queued job's promise moved later, to its resv: counted, told with the

@@ -204,6 +204,37 @@ static void alpha_live(void)
 	   "a scheduler with alpha -0.5 is refused");
 }
 
+/* The priority hook: the narrowest job first (ties in arrival order). */
+static double narrowest(const struct sched_job_info *j, bf_time now, void *arg)
+{
+	int *calls = arg;
+
+	(void)now;
+	(*calls)++;
+	return j->state == JOB_QUEUED ? -(double)j->nodes : NAN;
+}
+
+static void hook(void)
+{
+	struct drv d;
+	int calls = 0;
+
+	drv_init_params(&d, &(struct sched_params){ .policy = SCHED_CREASY, .nodes = 4,
+	                                            .priority = narrowest, .priority_arg = &calls });
+	submit_as(&d, S(0), 1, 4, S(100), 0);
+	submit_as(&d, S(1), 2, 3, S(100), 0);
+	submit_as(&d, S(2), 3, 1, S(100), 0);
+	submit_as(&d, S(3), 4, 2, S(100), 0);
+	submit_as(&d, S(4), 5, 2, S(100), 0);
+	ok(guarantee(&d, 3) == S(100) && calls > 0, "hook: the narrowest job is the head");
+	end(&d, S(100), 1);
+	ok(d.start[3] == S(100) && d.start[4] == S(100) && d.start[5] == -1 && d.start[2] == -1,
+	   "hook: at 100 the 1-node job and the first 2-node job start, by priority");
+	ok_eq(guarantee(&d, 5), S(200), "hook: the other 2-node job is the head now");
+	ok_eq(d.checks_failed, 0, "hook: invariants held");
+	sched_free(d.s);
+}
+
 static void note(uint64_t id, bf_time t, void *arg)
 {
 	bf_time *by_id = arg;
@@ -250,6 +281,7 @@ int main(void)
 	backfill_by_priority(10, 5);
 	put_first();
 	put_first_the_front();
+	hook();
 	capped();
 	alpha_live();
 	predictions(0, S(100), S(1100));

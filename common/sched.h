@@ -93,6 +93,9 @@ static inline bool sched_alpha_ok(double alpha)
 {
 	return alpha >= 0 && alpha <= SCHED_MAX_ALPHA;	/* (false for a NaN) */
 }
+/* An alpha as written on a command line or in the configuration file: a
+ * decimal number, the whole string, within the range above. 0 or -1. */
+int sched_alpha_parse(const char *s, double *out);
 
 const char *sched_policy_name(enum sched_policy p);
 /* Returns 0 and sets *out, or -1 for an unknown name. */

@@ -11,6 +11,7 @@
  * is by waiting time, ties by arrival: arrival order, so the pass starts
  * and reserves exactly what EASY's would (tests/unit/test_sched.c's
  * stress runs, and replays of real traces in tests/replay/creasy.sh). */
+#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -129,6 +130,16 @@ static void heap_make(struct prio_item *h, uint32_t n)
 		heap_sift(h, n, i);
 }
 
+/* The best of the heap's *n, taken out. */
+static uint32_t heap_pop(struct prio_item *h, uint32_t *n)
+{
+	uint32_t slot = h[0].slot;
+
+	h[0] = h[--*n];
+	heap_sift(h, *n, 0);
+	return slot;
+}
+
 /* The promise of the last head goes to the new one: the old head, still
  * waiting, is told it lost it. */
 static void head_overtaken(struct sched *s, const struct job *head)
@@ -193,15 +204,13 @@ static uint32_t start_by_heap(struct sched *s, bf_time now)
 			s->order[n++] = item(s, i, now, &rank);
 	heap_make(s->order, n);
 	while (n) {
-		uint32_t slot = s->order[0].slot;
+		uint32_t slot = heap_pop(s->order, &n);
 
-		if (user_eligible(s, &s->jobs[slot])) {
-			if (s->jobs[slot].nodes > s->ns.nfree)
-				return slot;
-			start_first(s, slot, now);
-		}
-		s->order[0] = s->order[--n];
-		heap_sift(s->order, n, 0);
+		if (!user_eligible(s, &s->jobs[slot]))
+			continue;
+		if (s->jobs[slot].nodes > s->ns.nfree)
+			return slot;
+		start_first(s, slot, now);
 	}
 	return NONE;
 }
@@ -251,21 +260,12 @@ void creasy_pass(struct sched *s, bf_time now)
 	 * job that cannot start now will not later in the pass: only the
 	 * others are ordered, in a heap (a pass usually starts few). */
 	freen = s->ns.nfree;
-	for (uint32_t i = s->qhead; i != NONE && freen > 0; i = s->jobs[i].next) {
-		const struct job *j = &s->jobs[i];
-
-		if (i != head && j->nodes <= freen && user_eligible(s, j) &&
-		    (now + j->hold <= shadow || (int64_t)j->nodes <= extra))
+	for (uint32_t i = s->qhead; i != NONE && freen > 0; i = s->jobs[i].next)
+		if (i != head && easy_may_backfill(s, &s->jobs[i], shadow, extra, freen, now))
 			s->order[kept++] = item(s, i, now, &rank);
-	}
 	heap_make(s->order, kept);
-	while (kept && freen > 0) {
-		uint32_t slot = s->order[0].slot;
-
-		s->order[0] = s->order[--kept];
-		heap_sift(s->order, kept, 0);
-		easy_backfill(s, h, slot, shadow, &extra, &freen, now);
-	}
+	while (kept && freen > 0)
+		easy_backfill(s, h, heap_pop(s->order, &kept), shadow, &extra, &freen, now);
 	easy_check_head(s, h, shadow);
 }
 
@@ -294,6 +294,19 @@ size_t creasy_snapshot(const struct sched *s, bf_time now, struct creasy_snap *o
 		out[k] = (struct creasy_snap){ it[k].slot, s->jobs[it[k].slot].seq };
 	free(it);
 	return n;
+}
+
+int sched_alpha_parse(const char *s, double *out)
+{
+	char *end;
+	double a;
+
+	errno = 0;
+	a = strtod(s, &end);
+	if (end == s || *end || errno || !sched_alpha_ok(a))
+		return -1;
+	*out = a;
+	return 0;
 }
 
 int sched_set_alpha(struct sched *s, bf_time now, double alpha)

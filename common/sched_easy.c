@@ -84,15 +84,21 @@ bool easy_spares_head(const struct sched *s, const struct job *head, const struc
 	       profile_free_at(&user_of(s, head)->plan, shadow) >= 2;
 }
 
+bool easy_may_backfill(const struct sched *s, const struct job *j, bf_time shadow, int64_t extra,
+                       uint32_t freen, bf_time now)
+{
+	/* Ending by the shadow: the head's nodes are back by then. */
+	return j->nodes <= freen && user_eligible(s, j) &&
+	       (now + j->hold <= shadow || (int64_t)j->nodes <= extra);
+}
+
 bool easy_backfill(struct sched *s, const struct job *head, uint32_t slot, bf_time shadow,
                    int64_t *extra, uint32_t *freen, bf_time now)
 {
 	struct job *j = &s->jobs[slot];
-	bool in_time = now + j->hold <= shadow;	/* the head's nodes are back by then */
+	bool in_time = now + j->hold <= shadow;
 
-	if (j->nodes > *freen || !user_eligible(s, j))
-		return false;
-	if (!in_time && (int64_t)j->nodes > *extra)
+	if (!easy_may_backfill(s, j, shadow, *extra, *freen, now))
 		return false;
 	if (user_cap(s) && !easy_spares_head(s, head, j, shadow, in_time))
 		return false;

@@ -373,6 +373,11 @@ bf_time easy_capped_shadow(const struct sched *s, const struct job *head, bf_tim
 void easy_promise_head(struct sched *s, struct job *head, bf_time shadow, bf_time now);
 bool easy_spares_head(const struct sched *s, const struct job *head, const struct job *j,
                       bf_time shadow, bool ends_in_time);
+/* Whether a queued job fits EASY's backfilling under the head's shadow as
+ * far as nodes go (free, and ending by the shadow or within the extra
+ * nodes) and its user may run one more; the head's user's place aside. */
+bool easy_may_backfill(const struct sched *s, const struct job *j, bf_time shadow, int64_t extra,
+                       uint32_t freen, bf_time now);
 /* EASY's backfilling of one queued job under the head's shadow: it starts
  * if it fits the free nodes and ends by the shadow (ending then is
  * allowed) or fits in the extra nodes, which it then uses up, and, under

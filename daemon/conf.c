@@ -488,7 +488,6 @@ static int set_policy(struct loader *l, enum conf_key k, const struct val *v)
 static int set_alpha(struct loader *l, enum conf_key k, const struct val *v)
 {
 	const char *s = want_scalar(l, k, v, "a number from 0 to 1e9");
-	char *end;
 	double a;
 
 	if (!s)
@@ -497,9 +496,7 @@ static int set_alpha(struct loader *l, enum conf_key k, const struct val *v)
 		report(l, v->at, "alpha: expected a number, not the quoted string %s", SHOW(&v->s));
 		return 0;
 	}
-	errno = 0;
-	a = strtod(s, &end);
-	if (end == s || *end || errno || !sched_alpha_ok(a)) {
+	if (sched_alpha_parse(s, &a) < 0) {
 		report(l, v->at, "alpha: %s is not a number from 0 to 1e9", SHOW(&v->s));
 		return 0;
 	}

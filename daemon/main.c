@@ -351,19 +351,14 @@ int main(int argc, char **argv)
 			}
 			so.cgroup = optarg;
 			break;
-		case O_ALPHA: {
-			char *end;
-
-			errno = 0;
-			so.alpha = strtod(optarg, &end);
-			if (end == optarg || *end || errno || !sched_alpha_ok(so.alpha)) {
+		case O_ALPHA:
+			if (sched_alpha_parse(optarg, &so.alpha) < 0) {
 				fprintf(stderr, "backfilld: --alpha %s: expected a number from 0 to 1e9\n",
 				        optarg);
 				return 2;
 			}
 			so.flags |= SF_ALPHA;
 			break;
-		}
 		case O_CONFIG:
 			so.config = optarg;
 			break;

@@ -281,16 +281,11 @@ static int option(struct cli *c, int opt, const char *arg)
 	switch (opt) {
 	case O_REPLAY: o->trace = arg; return 0;
 	case O_POLICY: return list("--policy", arg, 4, &c->g.npolicy, one_policy, c);
-	case O_ALPHA: {
-		char *end;
-		double a = strtod(arg, &end);
-
-		if (end == arg || *end || !sched_alpha_ok(a))
+	case O_ALPHA:
+		if (sched_alpha_parse(arg, &o->set.alpha) < 0)
 			return usage_error("--alpha", arg, "expected a number from 0 to 1e9");
-		o->set.alpha = a;
 		c->alpha_given = true;
 		return 0;
-	}
 	case O_NODES: return list("--nodes", arg, GRID_MAX, &c->g.nnodes, one_nodes, c);
 	case O_ESTIMATES: return list("--estimates", arg, GRID_MAX, &c->g.nest, one_est, c);
 	case O_LOAD: return list("--load", arg, GRID_MAX, &c->g.nload, one_load, c);

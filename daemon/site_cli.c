@@ -99,11 +99,7 @@ static int one_policy(struct site_cli *c, const char *s, uint32_t i)
 
 static int one_alpha(struct site_cli *c, const char *s, uint32_t i)
 {
-	char *end;
-
-	errno = 0;
-	c->alpha[i] = strtod(s, &end);
-	if (end == s || *end || errno || !sched_alpha_ok(c->alpha[i]))
+	if (sched_alpha_parse(s, &c->alpha[i]) < 0)
 		return usage_error("--alpha", s, "expected a number from 0 to 1e9");
 	return 0;
 }

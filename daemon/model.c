@@ -396,14 +396,13 @@ static int read_line(struct reader *r, struct site_model *m, char *s, bool *magi
 	static const int64_t lor[] = { 1, 1, 1 }, hir[] = { SCHED_MAX_NODES, UINT32_MAX, MAX_COUNT };
 	static const int64_t loj[] = { 1, 0, -1, 1 },
 	                     hij[] = { SCHED_MAX_NODES, MAX_SECONDS, MAX_SECONDS, MAX_COUNT };
-	char *key, *rest;
+	char *key;
 	int64_t v[4];
 
 	s[strcspn(s, "#\r\n")] = '\0';
 	key = strtok(s, " \t");
 	if (!key)
 		return 0;
-	rest = key + strlen(key) + 1;
 	if (!*magic) {
 		if (strcmp(key, "backfilld-site-model") != 0 || strcmp(strtok(NULL, " \t") ?
 		    : "", "1") != 0 || strtok(NULL, " \t")) {
@@ -445,7 +444,6 @@ static int read_line(struct reader *r, struct site_model *m, char *s, bool *magi
 	} else {
 		bad(r, "unknown key '%s' (source, nodes, think, break, width, run, job)", key);
 	}
-	(void)rest;
 	return 0;
 }
 

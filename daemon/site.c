@@ -29,7 +29,7 @@ struct suser {
 	unsigned cls;
 	uint64_t rng;		/* its own draws: its behaviour is its own */
 	uint32_t outstanding;	/* jobs of its batch not ended */
-	uint32_t size, size_left, model_size;	/* the run of one size under way */
+	uint32_t size_left, model_size;	/* the run of one size under way, as the trace had it */
 	bool new_session;	/* the next batch starts a session */
 };
 
@@ -84,7 +84,6 @@ static int submit_one(struct sim *sm, uint32_t user, bf_time now)
 		const struct model_run *run = &sm->m->runs[session_dist_draw(&sm->m->run_pick, &u->rng)];
 
 		u->model_size = run->nodes;
-		u->size = run->nodes < sm->nodes ? run->nodes : sm->nodes;
 		u->size_left = run->len;
 	}
 	u->size_left--;
@@ -105,7 +104,8 @@ static int submit_one(struct sim *sm, uint32_t user, bf_time now)
 	j = &sm->jobs[sm->njobs];
 	est = (mj->est > 0 ? mj->est : mj->run > 0 ? mj->run : 1) * BF_SEC;
 	*j = (struct sjob){ .submit = now, .start = BF_NEVER, .run = mj->run * BF_SEC,
-	                    .est = est, .nodes = u->size, .user = user };
+	                    .est = est, .user = user,
+	                    .nodes = u->model_size < sm->nodes ? u->model_size : sm->nodes };
 	j->killed = j->run > est;
 	if (j->killed)
 		j->run = est;

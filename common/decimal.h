@@ -1,5 +1,5 @@
-/* Whole numbers in decimal without printf: for output that formats many
- * of them (node names, bq's table). */
+/* Whole numbers in decimal: written without printf, for output that
+ * formats many of them (node names, bq's table), and read strictly. */
 #ifndef BF_DECIMAL_H
 #define BF_DECIMAL_H
 #include <stddef.h>
@@ -22,5 +22,10 @@ static inline size_t decimal_put(char *dst, uint64_t v, unsigned width)
 		dst[i] = tmp[n - 1 - i];
 	return n;
 }
+
+/* A whole decimal number in [lo, hi] and nothing else: no blanks, no
+ * sign, no overflow (strtoull alone takes all three). Returns 0, or -1
+ * with *out untouched. */
+int decimal_parse(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
 
 #endif

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <yaml.h>
 #include "conf.h"
+#include "decimal.h"
 #include "duration.h"
 #include "nodelist.h"
 
@@ -407,16 +408,11 @@ static bool all_digits(const char *s)
 	return *s && strspn(s, "0123456789") == strlen(s);
 }
 
-/* A whole number in [lo, hi], digits only. */
 static int parse_number(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
 {
-	unsigned long long v;
+	uint64_t v;
 
-	if (!all_digits(s))
-		return -1;
-	errno = 0;
-	v = strtoull(s, NULL, 10);
-	if (errno || v < lo || v > hi)
+	if (decimal_parse(s, lo, hi, &v) < 0)
 		return -1;
 	*out = (uint32_t)v;
 	return 0;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <event2/event.h>
 #include "proctitle.h"
+#include "decimal.h"
 #include "duration.h"
 #include "log.h"
 #include "nodelist.h"
@@ -68,17 +69,11 @@ static void usage(FILE *f)
 	site_usage(f);
 }
 
-/* A whole decimal number in [lo, hi], nothing else. */
 static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
 {
-	char *end;
-	unsigned long long v;
+	uint64_t v;
 
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < lo || v > hi)
+	if (decimal_parse(s, lo, hi, &v) < 0)
 		return -1;
 	*out = (uint32_t)v;
 	return 0;

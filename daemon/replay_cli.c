@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "compare.h"
+#include "decimal.h"
 #include "duration.h"
 #include "replay.h"
 #include "svg.h"
@@ -90,21 +91,6 @@ static size_t split(char *s, char **items, size_t max)
 	return n;
 }
 
-static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /* An option's comma list, parsed item by item. */
 static int list(const char *opt, const char *arg, size_t max, size_t *n,
                 int (*one)(struct cli *, const char *, size_t), struct cli *c)
@@ -163,7 +149,7 @@ static int one_nodes(struct cli *c, const char *s, size_t i)
 {
 	uint64_t v;
 
-	if (parse_u64(s, 1, REPLAY_MAX_NODES, &v) < 0) {
+	if (decimal_parse(s, 1, REPLAY_MAX_NODES, &v) < 0) {
 		char why[80];
 
 		snprintf(why, sizeof why, "expected a whole number from 1 to %u", REPLAY_MAX_NODES);
@@ -175,7 +161,7 @@ static int one_nodes(struct cli *c, const char *s, size_t i)
 
 static int one_seed(struct cli *c, const char *s, size_t i)
 {
-	if (parse_u64(s, 0, UINT64_MAX, &c->g.seed[i]) < 0)
+	if (decimal_parse(s, 0, UINT64_MAX, &c->g.seed[i]) < 0)
 		return usage_error("--seeds", s, "expected a whole number");
 	return 0;
 }
@@ -184,7 +170,7 @@ static int one_user(struct cli *c, const char *s, size_t i)
 {
 	uint64_t v;
 
-	if (parse_u64(s, 0, UINT32_MAX - 1, &v) < 0)
+	if (decimal_parse(s, 0, UINT32_MAX - 1, &v) < 0)
 		return usage_error("--exclude-user", s, "expected an SWF user number (field 12)");
 	c->o.set.shape.exclude[i] = (uint32_t)v;
 	return 0;
@@ -204,7 +190,7 @@ static int parse_seeds(struct cli *c, const char *arg)
 			return usage_error("--seeds", arg, "expected A..B");
 		memcpy(lo, arg, (size_t)(dots - arg));
 		lo[dots - arg] = '\0';
-		if (parse_u64(lo, 0, UINT64_MAX, &a) < 0 || parse_u64(dots + 2, 0, UINT64_MAX, &b) < 0 ||
+		if (decimal_parse(lo, 0, UINT64_MAX, &a) < 0 || decimal_parse(dots + 2, 0, UINT64_MAX, &b) < 0 ||
 		    b < a)
 			return usage_error("--seeds", arg, "expected A..B with A <= B");
 		if (b - a >= GRID_MAX_SEEDS)
@@ -219,7 +205,7 @@ static int parse_seeds(struct cli *c, const char *arg)
 
 static int parse_count(const char *opt, const char *arg, uint64_t lo, uint64_t hi, uint64_t *v)
 {
-	if (parse_u64(arg, lo, hi, v) < 0) {
+	if (decimal_parse(arg, lo, hi, v) < 0) {
 		char why[80];
 
 		snprintf(why, sizeof why, "expected a whole number from %llu to %llu",

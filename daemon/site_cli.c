@@ -15,6 +15,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include "decimal.h"
 #include "site.h"
 #include "svg.h"
 
@@ -43,15 +44,10 @@ static int usage_error(const char *opt, const char *arg, const char *why)
 
 static int whole(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
-	char *end;
 	char why[80];
 
-	errno = 0;
-	if (*s >= '0' && *s <= '9') {
-		*out = strtoull(s, &end, 10);
-		if (!errno && !*end && *out >= lo && *out <= hi)
-			return 0;
-	}
+	if (decimal_parse(s, lo, hi, out) == 0)
+		return 0;
 	snprintf(why, sizeof why, "expected a whole number from %llu to %llu",
 	         (unsigned long long)lo, (unsigned long long)hi);
 	return usage_error(opt, s, why);

@@ -687,7 +687,7 @@ static void resume_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	if (!d->stopping && d->listen_ev && event_add(d->listen_ev, NULL) < 0)
-		log_warnx("cannot watch the socket again: no new connections");
+		log_err("cannot watch the socket again: no new connections");
 }
 
 /* accept() failed for want of descriptors (or memory). The pending client

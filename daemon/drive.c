@@ -48,10 +48,10 @@ static struct pending_sub *take_syncing(struct daemon *d)
 void drive_store_failed(struct daemon *d)
 {
 	if (!d->serving) {	/* still starting: nothing was promised yet */
-		log_warnx("cannot start: the store failed: %s", store_error(d->store));
+		log_err("cannot start: the store failed: %s", store_error(d->store));
 		exit(1);
 	}
-	log_warnx("the store failed: %s; stopping (a restart reloads what was committed)",
+	log_err("the store failed: %s; stopping (a restart reloads what was committed)",
 	          store_error(d->store));
 	/* Submissions still waiting for a flush of the spool: refused too,
 	 * their scripts removed (none of them is in the store). */
@@ -70,7 +70,7 @@ static void touch(struct daemon *d, uint64_t id)
 		uint64_t *t = realloc(d->touched, cap * sizeof *t);
 
 		if (!t) {
-			log_warnx("out of memory tracking jobs; stopping");
+			log_err("out of memory tracking jobs; stopping");
 			drive_store_failed(d);
 		}
 		d->touched = t;
@@ -541,7 +541,7 @@ bool drive_spool_ok(struct daemon *d)
 	if (spool_intact(&d->spool))
 		return true;
 	if (was_intact)
-		log_warnx("the spool %s was removed or replaced while the daemon ran: it takes no new "
+		log_err("the spool %s was removed or replaced while the daemon ran: it takes no new "
 		          "jobs, starts none, and a job whose end it cannot read is marked lost "
 		          "(never run again); restart it once the spool is in order", d->spool.dir);
 	return false;
@@ -812,23 +812,40 @@ static void reap_some(struct daemon *d)
 		drive_next_turn(d);
 }
 
+/* What a turn's passes did, for log_level debug. */
+static void debug_slices(struct daemon *d, const struct sched_stats *was, uint32_t calls,
+                         bf_time took)
+{
+	const struct sched_stats *st = sched_get_stats(d->sched);
+
+	log_debug("pass: %u call%s in %.3f ms; %" PRIu64 " started (%" PRIu64 " backfilled), "
+	          "%" PRIu64 " moved earlier, %" PRIu64 " broken; %u queued",
+	          calls, calls == 1 ? "" : "s", (double)took / 1000.0, st->started - was->started,
+	          st->backfilled - was->backfilled, st->reanchors - was->reanchors,
+	          st->broken - was->broken, sched_queue_len(d->sched));
+}
+
 /* The core's passes for this turn: slices of its work (a settling
  * compression, placing again) until none is left, the turn made
  * turn_calls of them, or SCHED_LIVE_TURN has passed (see sched.h). */
 static void run_slices(struct daemon *d, bf_time now)
 {
 	bf_time t0 = clock_monotonic();
+	struct sched_stats before = *sched_get_stats(d->sched);
+	uint32_t k;
 	int rc;
 
-	for (uint32_t k = 1;; k++) {
+	for (k = 1;; k++) {
 		if ((rc = sched_run(d->sched, now)) < 0) {
-			log_warnx("scheduling pass: %s", sched_strerror(rc));
+			log_err("scheduling pass: %s", sched_strerror(rc));
 			return;
 		}
 		if (k >= d->turn_calls || sched_next_wakeup(d->sched) > now ||
 		    clock_monotonic() - t0 >= SCHED_LIVE_TURN)
-			return;
+			break;
 	}
+	if (log_debugging())
+		debug_slices(d, &before, k, clock_monotonic() - t0);
 }
 
 /* Say how long placing again took, once it is over (it began at an
@@ -870,7 +887,7 @@ static void flushed(struct daemon *d, struct pending_sub *batch, int err)
 		submit_admit(d, batch, NULL);	/* (and asks for a commit) */
 		return;
 	}
-	log_warnx("syncing the spool: %s; the submissions it held are refused", strerror(err));
+	log_err("syncing the spool: %s; the submissions it held are refused", strerror(err));
 	snprintf(why, sizeof why, "the daemon could not make the script durable (syncing its "
 	         "spool: %s); submit again", strerror(err));
 	submit_admit(d, batch, why);

@@ -552,25 +552,28 @@ typedef void (*handler_fn)(struct conn *c, const uint8_t *frame, size_t len);
 
 static const struct command {
 	enum proto_type type;
+	const char *name;	/* for the debug log */
 	handler_fn fn;
 } commands[] = {
-	{ PT_SUBMIT, submit_request },
-	{ PT_LIST, h_list },
-	{ PT_INFO, h_info },
-	{ PT_CANCEL, h_cancel },
-	{ PT_PROFILE, h_profile },
-	{ PT_NODES, h_nodes },
-	{ PT_NODECTL, nodectl_request },
-	{ PT_NODELIST, nodectl_list },
-	{ PT_STATUS, nodectl_status },
-	{ PT_HISTORY, history_request },
-	{ PT_JOBCTL, jobctl_request },
+	{ PT_SUBMIT, "submit", submit_request },
+	{ PT_LIST, "list", h_list },
+	{ PT_INFO, "info", h_info },
+	{ PT_CANCEL, "cancel", h_cancel },
+	{ PT_PROFILE, "profile", h_profile },
+	{ PT_NODES, "nodes", h_nodes },
+	{ PT_NODECTL, "node control", nodectl_request },
+	{ PT_NODELIST, "node list", nodectl_list },
+	{ PT_STATUS, "status", nodectl_status },
+	{ PT_HISTORY, "history", history_request },
+	{ PT_JOBCTL, "job control", jobctl_request },
 };
 
 void handle_request(struct conn *c, enum proto_type type, const uint8_t *frame, size_t len)
 {
 	for (size_t k = 0; k < sizeof commands / sizeof *commands; k++) {
 		if (commands[k].type == type) {
+			log_debug("request: %s from uid %u, %zu bytes", commands[k].name,
+			          (unsigned)conn_uid(c), len);
 			commands[k].fn(c, frame, len);
 			return;
 		}

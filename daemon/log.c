@@ -26,6 +26,13 @@ void log_init(bool to_syslog)
 		openlog("backfilld", LOG_PID | LOG_NDELAY, LOG_DAEMON);
 }
 
+/* stderr has no priorities: the line says its own, as the clients do. */
+static const char *level_word(int pri)
+{
+	return pri <= LOG_ERR ? "error: " : pri <= LOG_WARNING ? "warning: " :
+	       pri >= LOG_DEBUG ? "debug: " : "";
+}
+
 /* One finished line to wherever the log goes. A line the journal refuses
  * (its socket's buffer full) goes through stderr, its stream, instead. */
 static void emit(int pri, const char *line, bool has_job, uint64_t job, const char *user)
@@ -35,7 +42,7 @@ static void emit(int pri, const char *line, bool has_job, uint64_t job, const ch
 	if (use_syslog)
 		syslog(pri, "%s", line);
 	else
-		fprintf(stderr, "backfilld: %s%s\n", pri <= LOG_WARNING ? "warning: " : "", line);
+		fprintf(stderr, "backfilld: %s%s\n", level_word(pri), line);
 }
 
 static void vlog(int pri, const char *fmt, va_list ap, const char *suffix)
@@ -49,6 +56,15 @@ static void vlog(int pri, const char *fmt, va_list ap, const char *suffix)
 	emit(pri, line, false, 0, NULL);
 }
 
+void log_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_ERR, fmt, ap, NULL);
+	va_end(ap);
+}
+
 void log_info(const char *fmt, ...)
 {
 	va_list ap;
@@ -56,6 +72,20 @@ void log_info(const char *fmt, ...)
 	va_start(ap, fmt);
 	vlog(LOG_INFO, fmt, ap, NULL);
 	va_end(ap);
+}
+
+void log_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_DEBUG, fmt, ap, NULL);
+	va_end(ap);
+}
+
+bool log_debugging(void)
+{
+	return max_level >= LOG_DEBUG;
 }
 
 void log_warnx(const char *fmt, ...)

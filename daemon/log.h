@@ -7,7 +7,15 @@
 #include "bf_time.h"
 
 void log_init(bool to_syslog);
+/* By syslog priority: an error the daemon stops for or an operator must act
+ * on (a store that failed, a configuration refused), a warning, a note, and
+ * detail for debugging (requests, passes) that is off unless log_level is
+ * debug. */
+void log_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Whether log_debug's lines are kept: to skip work done only for them. */
+bool log_debugging(void);
 void log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* With ": strerror(errno)" appended. */
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -108,10 +108,10 @@ void reload_config(struct daemon *d)
 	log_info("SIGHUP: reading %s", d->o.config);
 	if ((n = settings_read_logged(d->o.config, &c)) != 0) {
 		if (n > 0)
-			log_warnx("reload: %s has %d error%s; the running configuration stays",
+			log_err("reload: %s has %d error%s; the running configuration stays",
 			          d->o.config, n, n == 1 ? "" : "s");
 		else
-			log_warnx("reload: out of memory reading %s; the running configuration stays",
+			log_err("reload: out of memory reading %s; the running configuration stays",
 			          d->o.config);
 		conf_free(&c);
 		return;

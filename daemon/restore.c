@@ -277,7 +277,7 @@ static int restore_spool(struct daemon *d, bool *replaced, char *err, size_t err
 	 * database's jobs left. */
 	*replaced = rc == 1 && (strcmp(known, d->spool.token) != 0 || d->spool.status_new);
 	if (*replaced)
-		log_warnx("the spool %s is not the one this database used (it was removed or "
+		log_err("the spool %s is not the one this database used (it was removed or "
 		          "replaced): a job whose fate it cannot show is marked lost, never run again",
 		          d->spool.dir);
 	/* The ids first, on their own: they must be durable before the

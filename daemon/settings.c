@@ -80,11 +80,11 @@ int settings_read_logged(const char *path, struct conf *c)
 	int n = read_file(path, c, &errs, extra, sizeof extra);
 
 	for (size_t i = 0; i < errs.n; i++)
-		log_warnx("%s", errs.v[i].text);
+		log_err("%s", errs.v[i].text);
 	if (errs.dropped)
-		log_warnx("%s: ... and %zu more errors", path, errs.dropped);
+		log_err("%s: ... and %zu more errors", path, errs.dropped);
 	if (extra[0])
-		log_warnx("%s", extra);
+		log_err("%s", extra);
 	conf_errors_free(&errs);
 	return n;
 }

@@ -236,4 +236,39 @@ g4=$(guar 4) && g5=$(guar 5)
 [ $(( $(date -d "$g4" +%s) - $(date -d "$g3" +%s) )) -le 63 ] &&
 	[ $(( $(date -d "$g5" +%s) - $(date -d "$g4" +%s) )) -ge 90 ]
 ok $? "old jobs keep the old grace, new ones get the new ($g3, $g4, $g5)"
+sed -i 's/kill_grace: 30s/kill_grace: 10s/' g.yaml
+kill -HUP "$DPID"
+wait_log "reload: kill_grace 0:00:30 -> 0:00:10, for jobs submitted from now on"
+ok $? "SIGHUP: a changed kill_grace is logged"
+"$BSUB" -n 2 -t 1m s.sh 1 >/dev/null	# 6: behind 5's hold (1 min + 30 s)
+"$BSUB" -n 2 -t 1m s.sh 1 >/dev/null	# 7: behind 6's (1 min + 10 s)
+g6=$(guar 6) && g7=$(guar 7)
+d6=$(( $(date -d "$g6" +%s) - $(date -d "$g5" +%s) ))
+d7=$(( $(date -d "$g7" +%s) - $(date -d "$g6" +%s) ))
+[ "$d6" -ge 89 ] && [ "$d6" -le 91 ] && [ "$d7" -ge 69 ] && [ "$d7" -le 71 ]
+ok $? "and jobs submitted after it hold their nodes for the new grace ($d6 s, $d7 s)"
+"$BKILL" 1 >/dev/null 2>&1
+stop_daemon
+
+# ---- log_level: error keeps errors only; debug adds requests and passes ----
+rm -rf state.db* spool
+printf 'nodes: 2\nlog_level: error\n' >l.yaml
+lines=$(wc -l <daemon.log)
+start_daemon --config "$TMP/l.yaml"
+"$BSUB" -n 1 -t 1m s.sh 0 >/dev/null && wait_state 1 done 10
+new_lines() { tail -n +"$((lines + 1))" daemon.log; }
+[ -z "$(new_lines)" ]
+ok $? "log_level error: nothing of the start or of a job's life is logged"
+printf 'colour: blue\n' >>l.yaml
+kill -HUP "$DPID"
+wait_log "backfilld: error: reload: .*l.yaml has 1 error; the running configuration stays" &&
+	new_lines | grep -q "^backfilld: error: .*l.yaml:3:1: unknown key 'colour'"
+ok $? "but a reload's errors are logged, as errors"
+printf 'nodes: 2\nlog_level: debug\n' >l.yaml
+kill -HUP "$DPID"
+wait_log "reload: .*l.yaml applied" && "$BSUB" -n 1 -t 1m s.sh 0 >/dev/null &&
+	wait_log "backfilld: debug: request: submit from uid 0" &&
+	wait_log "backfilld: debug: pass: .* 1 started" && wait_log "job 2: submitted"
+ok $? "log_level debug (by SIGHUP): requests and passes are logged, and the rest"
+stop_daemon
 done_testing

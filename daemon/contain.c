@@ -1,6 +1,7 @@
 /* The daemon's use of cgroup.h: set up once, one cgroup per started job,
  * and a sweep of what a previous daemon's jobs left at a restart. */
 #include <errno.h>
+#include <syslog.h>
 #include <inttypes.h>
 #include <string.h>
 #include "log.h"
@@ -21,13 +22,13 @@ void contain_init(struct daemon *d)
 		log_info("%s", note);
 }
 
-int contain_job(struct daemon *d, uint64_t id, struct runner_cgroup *rc)
+int contain_job(struct daemon *d, uint64_t id, const char *user, struct runner_cgroup *rc)
 {
 	if (!cg_enabled(&d->cg))
 		return -1;
 	if ((rc->dir_fd = cg_job_create(&d->cg, id)) < 0) {
-		log_warnx("job %" PRIu64 ": cannot make its cgroup under %s/jobs: %s; it is "
-		          "contained by its process group only", id, d->cg.base, strerror(errno));
+		log_job(LOG_WARNING, id, user, "cannot make its cgroup under %s/jobs: %s; it is "
+		        "contained by its process group only", d->cg.base, strerror(errno));
 		return -1;
 	}
 	rc->parent_fd = d->cg.jobs_fd;

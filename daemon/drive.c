@@ -242,7 +242,7 @@ static void grace_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	if (j->sup.pidfd >= 0 && runner_kill(&j->sup) < 0)
-		log_warn("job %" PRIu64 ": hard kill", j->rec.id);
+		log_job(LOG_WARNING, j->rec.id, j->rec.user, "hard kill: %s", strerror(errno));
 }
 
 /* The hard kill goes out this much before the plan gives the job's nodes
@@ -269,7 +269,7 @@ void drive_kill(struct daemon *d, struct djob *j, bf_time gone_by)
 	if (j->sup.pidfd < 0)
 		return;		/* not started yet: done when it is */
 	if (runner_terminate(&j->sup) < 0)
-		log_warn("job %" PRIu64 ": terminate", j->rec.id);
+		log_job(LOG_WARNING, j->rec.id, j->rec.user, "terminate: %s", strerror(errno));
 	if (!j->grace_ev)
 		j->grace_ev = evtimer_new(d->base, grace_cb, j);
 	if (j->grace_ev)
@@ -319,7 +319,8 @@ static void broken_words_for_bq(struct djob *j, const struct sched_action *a, bf
 	         a->t != BF_NEVER ? handlers_human_time(a->t, to, sizeof to) :
 	         out ? "none until nodes return" : "none", cause);
 	if (jobs_set_str(j, JS_BROKEN, words, strlen(words)) < 0)
-		log_warnx("job %" PRIu64 ": out of memory keeping the announcement for bq", j->rec.id);
+		log_job(LOG_WARNING, j->rec.id, j->rec.user,
+		        "out of memory keeping the announcement for bq");
 }
 
 /* A promise moved later (at `at`): told in the log with the old and the
@@ -354,9 +355,10 @@ static void late_start(const struct djob *j, bf_time now)
 	char was[40];
 
 	if (j->rec.guarantee != BF_NEVER && now - j->rec.guarantee > LATE_START_SAID)
-		log_warnx("job %" PRIu64 ": started %.3f s after its guaranteed start %s: %s",
-		          j->rec.id, (double)(now - j->rec.guarantee) / BF_SEC,
-		          log_time(j->rec.guarantee, was, sizeof was), broken_words[BROKEN_LATE]);
+		log_job(LOG_WARNING, j->rec.id, j->rec.user,
+		        "started %.3f s after its guaranteed start %s: %s",
+		        (double)(now - j->rec.guarantee) / BF_SEC,
+		        log_time(j->rec.guarantee, was, sizeof was), broken_words[BROKEN_LATE]);
 }
 
 /* Broken guarantees announced a turn: a log line, a row and a history
@@ -592,7 +594,7 @@ static void start_job(struct daemon *d, struct djob *j)
 	rj.env = env;
 	rj.launch = d->nlaunch ? launch : NULL;
 	rj.nlaunch = d->nlaunch;
-	rj.cgroup = contain_job(d, j->rec.id, &cg) == 0 ? &cg : NULL;
+	rj.cgroup = contain_job(d, j->rec.id, j->rec.user, &cg) == 0 ? &cg : NULL;
 	started = runner_start(&rj, &j->sup, err, sizeof err) == 0;
 	if (rj.cgroup)
 		close(cg.dir_fd);	/* the supervisor has its own */
@@ -608,7 +610,8 @@ static void start_job(struct daemon *d, struct djob *j)
 	log_job(LOG_NOTICE, j->rec.id, j->rec.user, "started on %s (%u node%s)",
 	        j->rec.node_list ? j->rec.node_list : "?", n, n == 1 ? "" : "s");
 	if (drive_watch(d, j) < 0)
-		log_warn("job %" PRIu64 ": cannot watch its supervisor", j->rec.id);
+		log_job(LOG_WARNING, j->rec.id, j->rec.user, "cannot watch its supervisor: %s",
+		        strerror(errno));
 	if (j->rec.kill_why)
 		drive_kill(d, j, BF_NEVER);	/* cancelled while it was being started */
 out:
@@ -643,8 +646,9 @@ void drive_kill_orphans(struct daemon *d, struct djob *j, pid_t sup_pid, int64_t
 	n += cg_job_kill_remove(&d->cg, j->rec.id);	/* all of them, where it has a cgroup */
 
 	if (n > 0)
-		log_warnx("job %" PRIu64 ": its supervisor is gone; killed %d process%s it left "
-		          "running", j->rec.id, n, n == 1 ? "" : "es");
+		log_job(LOG_WARNING, j->rec.id, j->rec.user,
+		        "its supervisor is gone; killed %d process%s it left running", n,
+		        n == 1 ? "" : "es");
 }
 
 /* The end, in one line: how, the exit status or signal, the run time. */
@@ -677,7 +681,7 @@ static void requeue(struct daemon *d, struct djob *j, bf_time now, enum sched_en
 	int rc;
 
 	if ((rc = sched_end(d->sched, now, j->rec.id, how)) < 0)
-		log_warnx("job %" PRIu64 ": end: %s", j->rec.id, sched_strerror(rc));
+		log_job(LOG_WARNING, j->rec.id, j->rec.user, "end: %s", sched_strerror(rc));
 	if (WIFSIGNALED(wstatus))
 		snprintf(st, sizeof st, "killed by signal %d", WTERMSIG(wstatus));
 	else
@@ -742,7 +746,7 @@ static void sup_cb(evutil_socket_t fd, short what, void *arg)
 		return;
 	}
 	if ((rc = sched_end(d->sched, now, j->rec.id, how)) < 0)
-		log_warnx("job %" PRIu64 ": end: %s", j->rec.id, sched_strerror(rc));
+		log_job(LOG_WARNING, j->rec.id, j->rec.user, "end: %s", sched_strerror(rc));
 	j->rec.end = end != BF_NEVER ? end : now;
 	j->rec.has_exit = true;
 	j->rec.exit_status = wstatus;

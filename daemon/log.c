@@ -26,6 +26,23 @@ void log_init(bool to_syslog)
 		openlog("backfilld", LOG_PID | LOG_NDELAY, LOG_DAEMON);
 }
 
+bool log_to_journal(void)
+{
+	return use_journal;
+}
+
+void log_start_error(const char *fmt, ...)
+{
+	char msg[1100];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (!use_journal || journal_send(LOG_ERR, msg, false, 0, NULL) < 0)
+		fprintf(stderr, "backfilld: %s\n", msg);
+}
+
 /* stderr has no priorities: the line says its own, as the clients do. */
 static const char *level_word(int pri)
 {

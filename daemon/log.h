@@ -7,6 +7,13 @@
 #include "bf_time.h"
 
 void log_init(bool to_syslog);
+/* Does the log go to the journal (log_init found stderr to be its stream)? */
+bool log_to_journal(void);
+/* A start-up error, before the daemon serves: "backfilld: text" on stderr
+ * as a command says it, or to the journal with LOG_ERR's priority when
+ * stderr is the journal's stream (systemd shows a unit's failure to start
+ * under journalctl -p err). log_init must have been called. */
+void log_start_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* By syslog priority: an error the daemon stops for or an operator must act
  * on (a store that failed, a configuration refused), a warning, a note, and
  * detail for debugging (requests, passes) that is off unless log_level is

@@ -109,30 +109,41 @@ static int parse_grace(const char *arg, bf_time *out)
  * flags. Lives as long as the daemon: serve_opts points into it. */
 static struct conf config;
 
-/* Read the file --config names, or the system's if it exists, and take
- * from it what no flag gave. Returns 0, or 1 (reported) if it is invalid. */
-static int apply_config(struct serve_opts *so)
+/* Read the file --config names, or as root the system's if it exists,
+ * and take from it what no flag gave. Returns 0, or 1 (reported) if it is
+ * invalid. */
+static int apply_config(struct serve_opts *so, bool root)
 {
 	int n;
 
-	/* (A relative path stays valid: detaching keeps the directory.) */
-	if (!so->config && access(SETTINGS_DEFAULT_FILE, F_OK) == 0)
-		so->config = SETTINGS_DEFAULT_FILE;
+	/* The system's file names root's paths: a daemon run by a user (make
+	 * run) keeps its own unless it is named. (A relative path stays
+	 * valid: detaching keeps the directory.) */
+	if (!so->config && access(SETTINGS_DEFAULT_FILE, F_OK) == 0) {
+		if (root)
+			so->config = SETTINGS_DEFAULT_FILE;
+		else
+			fprintf(stderr, "backfilld: not reading %s: it is the system daemon's (run as "
+			        "root); --config names it\n", SETTINGS_DEFAULT_FILE);
+	}
 	if (!so->config) {
 		if (conf_init(&config) < 0) {
-			fprintf(stderr, "backfilld: out of memory\n");
+			log_start_error("out of memory");
 			return 1;
 		}
 		settings_limits(&config, &so->lim);
 		so->partition_name = config.partition;
 		return 0;
 	}
-	if ((n = settings_read(so->config, &config, stderr)) != 0) {
+	/* Under systemd each error reaches the journal as one. */
+	n = log_to_journal() ? settings_read_logged(so->config, &config) :
+	                       settings_read(so->config, &config, stderr);
+	if (n != 0) {
 		if (n > 0)
-			fprintf(stderr, "backfilld: %s: %d error%s; not starting\n", so->config, n,
-			        n == 1 ? "" : "s");
+			log_start_error("%s: %d error%s; not starting", so->config, n,
+			                n == 1 ? "" : "s");
 		else
-			fprintf(stderr, "backfilld: out of memory reading %s\n", so->config);
+			log_start_error("out of memory reading %s", so->config);
 		return 1;
 	}
 	if (!(so->flags & SF_SOCKET) && config.socket)
@@ -194,11 +205,12 @@ static int serve(struct serve_opts *so)
 	bool root = geteuid() == 0;
 	int rc;
 
-	if (apply_config(so) != 0)
+	log_init(false);	/* where start-up errors go (the journal, or stderr) */
+	if (apply_config(so, root) != 0)
 		return 1;
 	if (so->policy == SCHED_CREASY && !(so->flags & (SF_ALPHA | SF_ALPHA_FILE))) {
-		fprintf(stderr, "backfilld: policy creasy needs its alpha (--alpha A, or alpha: in "
-		        "the configuration file; 0 gives easy's order)\n");
+		log_start_error("policy creasy needs its alpha (--alpha A, or alpha: in the "
+		                "configuration file; 0 gives easy's order)");
 		return 2;
 	}
 	if (!so->socket && paths_default_socket(root, sock, sizeof sock) == 0) {
@@ -206,7 +218,7 @@ static int serve(struct serve_opts *so)
 		/* Not root: the default may be in /tmp, where another user could
 		 * have made the directory first (paths.h). */
 		if (!root && paths_private_dir(sock, true, err, sizeof err) < 0) {
-			fprintf(stderr, "backfilld: the default socket %s: %s\n", sock, err);
+			log_start_error("the default socket %s: %s", sock, err);
 			return 1;
 		}
 	}
@@ -215,14 +227,13 @@ static int serve(struct serve_opts *so)
 	if (!so->spool && paths_default_spool(root, spool, sizeof spool) == 0)
 		so->spool = spool;
 	if (!so->socket || !so->db || !so->spool) {
-		fprintf(stderr, "backfilld: no absolute default path (is $HOME set?) or it does not "
-		        "fit; give --socket, --db, --spool\n");
+		log_start_error("no absolute default path (is $HOME set?) or it does not fit; give "
+		                "--socket, --db, --spool");
 		return 1;
 	}
-	log_init(false);
 	log_set_level(so->lim.log_level);
 	if (server_init(&d, so, err, sizeof err) < 0) {
-		fprintf(stderr, "backfilld: %s\n", err);
+		log_start_error("%s", err);
 		server_free(&d);
 		return 1;
 	}

@@ -22,10 +22,12 @@
  * down is killed, as it would have been). Then the queued jobs, in arrival order, each with its guarantee (the core
  * keeps every promise that still fits and says which it cannot); one whose
  * script is gone can never run and fails, saying why. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -206,8 +208,8 @@ static void restore_running(struct daemon *d, struct djob *j, bf_time now, bool 
 	rc = find_supervisor(d, j, spool_replaced, &pid, &ticks, &why);
 	if (rc == 0) {
 		/* Never forked: back to the queue, promised its planned start. */
-		log_info("job %" PRIu64 ": never started before the daemon stopped; queued again",
-		         j->rec.id);
+		log_job(LOG_NOTICE, j->rec.id, j->rec.user,
+		        "never started before the daemon stopped; queued again");
 		j->rec.state = ST_QUEUED;
 		j->rec.guarantee = j->rec.start;
 		j->rec.start = j->rec.hold_end = BF_NEVER;
@@ -216,7 +218,7 @@ static void restore_running(struct daemon *d, struct djob *j, bf_time now, bool 
 		return;
 	}
 	if (rc < 0) {
-		log_warnx("job %" PRIu64 ": %s", j->rec.id, why);
+		log_job(LOG_WARNING, j->rec.id, j->rec.user, "%s", why);
 		finish(d, j, ST_FAILED, why);
 		return;
 	}
@@ -235,8 +237,9 @@ static void restore_running(struct daemon *d, struct djob *j, bf_time now, bool 
 	                                     j->rec.uid) < 0) {
 		/* Its nodes are not this partition's (or held twice): it cannot
 		 * be accounted for, so it is stopped. */
-		log_warnx("job %" PRIu64 ": its nodes (%s) do not fit the partition; killing it",
-		          j->rec.id, j->rec.node_list ? j->rec.node_list : "?");
+		log_job(LOG_WARNING, j->rec.id, j->rec.user,
+		        "its nodes (%s) do not fit the partition; killing it",
+		        j->rec.node_list ? j->rec.node_list : "?");
 		runner_kill(&j->sup);
 		j->rec.kill_why = 1 + KILL_NODE_FAILED;
 		drive_watch(d, j);
@@ -250,12 +253,14 @@ static void restore_running(struct daemon *d, struct djob *j, bf_time now, bool 
 		drive_store(d, j, NULL);
 	}
 	if (drive_watch(d, j) < 0)
-		log_warn("job %" PRIu64 ": cannot watch its supervisor", j->rec.id);
+		log_job(LOG_WARNING, j->rec.id, j->rec.user, "cannot watch its supervisor: %s",
+		        strerror(errno));
 	/* A kill sent before the restart: send it again (the core re-arms
 	 * the time limit itself from the start and the estimate). */
 	if (j->rec.kill_why)
 		drive_kill(d, j, BF_NEVER);
-	log_info("job %" PRIu64 ": running, found again (supervisor %d)", j->rec.id, (int)pid);
+	log_job(LOG_NOTICE, j->rec.id, j->rec.user, "running, found again (supervisor %d)",
+	        (int)pid);
 }
 
 static bool is_live(uint64_t id, void *arg)

@@ -356,7 +356,7 @@ void nodectl_free(struct daemon *d);
 void contain_init(struct daemon *d);
 /* A job's cgroup before its start: 0 (rc filled), -1 (process group only;
  * logged). */
-int  contain_job(struct daemon *d, uint64_t id, struct runner_cgroup *rc);
+int  contain_job(struct daemon *d, uint64_t id, const char *user, struct runner_cgroup *rc);
 /* At a restart: remove the cgroups of jobs that are not running. */
 void contain_sweep(struct daemon *d);
 /* An ended job's CPU time and peak memory from its supervisor's record. */

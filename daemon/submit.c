@@ -231,7 +231,7 @@ void submit_request(struct conn *c, const uint8_t *frame, size_t len)
 	 * the spool's file system for all, not an fsync each (drive.c). */
 	if (spool_job_create(&d->spool, p->id, p->uid, p->gid, p->m.script, p->m.script_len, err,
 	                     sizeof err) < 0) {
-		log_warnx("job %" PRIu64 ": %s", p->id, err);
+		log_job(LOG_WARNING, p->id, p->user, "%s", err);
 		conn_error(c, PE_INTERNAL, "%s", err);
 		goto fail;
 	}

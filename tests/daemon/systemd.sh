@@ -60,6 +60,7 @@ wait_count() {
 
 printf '#!/bin/sh\nsleep 60\n' >long.sh
 printf '#!/bin/sh\necho hi\n' >short.sh
+printf '#!/bin/sh\nsleep 60\n' >long.sh
 
 # ---- 1: READY, STATUS, STOPPING -------------------------------------------
 listen notify "$TMP/s.sock"
@@ -261,6 +262,34 @@ i=0
 while ! BACKFILLD_SOCKET="$TMP/j.sock" "$BQ" -l 1 2>/dev/null | grep -q '^State: *done' &&
 	[ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 kill -TERM $dpid; wait $dpid
+# A job found again after a crash: its lines keep their fields too.
+jd() {
+	JOURNAL_STREAM=$(stat -c '%d:%i' "$TMP/j-stderr.log") "$BFD" --foreground \
+		--socket "$TMP/j.sock" --db "$TMP/j.db" --spool "$TMP/j-spool" --nodes 2 \
+		2>>"$TMP/j-stderr.log" &
+	dpid=$!
+	i=0
+	while ! BACKFILLD_SOCKET="$TMP/j.sock" "$BQ" >/dev/null 2>&1 && [ $i -lt 100 ]; do
+		sleep 0.1; i=$((i + 1)); done
+}
+jd
+BACKFILLD_SOCKET="$TMP/j.sock" "$BSUB" -n 1 -t 1m long.sh >/dev/null
+i=0
+while ! BACKFILLD_SOCKET="$TMP/j.sock" "$BQ" -l 2 2>/dev/null | grep -q '^State: *running' &&
+	[ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+kill -KILL $dpid; wait $dpid
+jd
+BACKFILLD_SOCKET="$TMP/j.sock" "$BKILL" 2 >/dev/null
+i=0
+while ! BACKFILLD_SOCKET="$TMP/j.sock" "$BQ" -l 2 2>/dev/null | grep -q '^State: *cancelled' &&
+	[ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+kill -TERM $dpid; wait $dpid
+# An invalid configuration: the refusal to start is the journal's, as errors.
+printf 'nodes: 2\ncolour: blue\n' >"$TMP/j-bad.yaml"
+JOURNAL_STREAM=$(stat -c '%d:%i' "$TMP/j-stderr.log") "$BFD" --foreground --config "$TMP/j-bad.yaml" \
+	--socket "$TMP/j-bad.sock" --db "$TMP/j-bad.db" --spool "$TMP/j-bad-spool" \
+	2>>"$TMP/j-stderr.log"
+echo $? >"$TMP/j-bad.rc"
 # JOURNAL_STREAM naming another file (stderr redirected): plain stderr.
 : >"$TMP/j-other.log"
 JOURNAL_STREAM=$(stat -c '%d:%i' "$TMP/journal.sh") "$BFD" --foreground --socket "$TMP/j.sock" \
@@ -273,15 +302,15 @@ kill $lpid
 exit 0
 EOF
 if ! unshare -m --propagation private true 2>/dev/null; then
-	for t in "fields" "job" "stderr" "other"; do
+	for t in "fields" "job" "found again" "start-up errors" "stderr" "other"; do
 		ok 0 "journal: $t # SKIP no private mount namespace here (unshare -m) for a test journal socket"
 	done
 else
-	TMP="$TMP" DGRAM="$DGRAM" BFD="$BFD" BQ="$BQ" BSUB="$BSUB" \
+	TMP="$TMP" DGRAM="$DGRAM" BFD="$BFD" BQ="$BQ" BSUB="$BSUB" BKILL="$BKILL" \
 		unshare -m --propagation private sh journal.sh
 	r=$?
 	if [ "$r" -eq 3 ]; then
-		for t in "fields" "job" "stderr" "other"; do
+		for t in "fields" "job" "found again" "start-up errors" "stderr" "other"; do
 			ok 0 "journal: $t # SKIP cannot mount a tmpfs in a private mount namespace"
 		done
 	else
@@ -299,10 +328,22 @@ else
 			[ "$(grep -c '^JOB_ID=1$' job.entry)" -eq "$njob" ] &&
 			[ "$(grep -c "^JOB_USER=$me\$" job.entry)" -eq "$njob" ]
 		ok $? "each of job 1's $njob lines carries PRIORITY=, JOB_ID=1 and JOB_USER=$me"
-		! grep -q "listening on" j-stderr.log
+		awk '/^-- pid/{if (e ~ /MESSAGE=job 2: running, found again/) print e; e=""; next}
+		     {e=e $0 "\n"} END{if (e ~ /MESSAGE=job 2: running, found again/) print e}' \
+			journal.out >found.entry
+		grep -q '^PRIORITY=5$' found.entry && grep -q '^JOB_ID=2$' found.entry &&
+			grep -q "^JOB_USER=$me\$" found.entry
+		ok $? "a job found again after a crash: its line has JOB_ID=2 and JOB_USER=$me"
+		[ "$(cat j-bad.rc)" = 1 ] &&
+			grep -A2 "^MESSAGE=$TMP/j-bad.yaml:2:1: unknown key 'colour'" journal.out |
+			grep -q '^PRIORITY=3$' &&
+			grep -A2 "^MESSAGE=$TMP/j-bad.yaml: 1 error; not starting" journal.out |
+			grep -q '^PRIORITY=3$'
+		ok $? "an invalid configuration at start: each error reaches the journal as one (rc $(cat j-bad.rc))"
+		! grep -q "listening on\|unknown key" j-stderr.log
 		ok $? "what went to the journal is not written to stderr as well"
 		grep -q "^backfilld: listening on $TMP/j.sock" j-other.log &&
-			[ "$(grep -c '^MESSAGE=listening on' journal.out)" -eq 1 ]
+			[ "$(grep -c '^MESSAGE=listening on' journal.out)" -eq 3 ]	# (3 runs above)
 		ok $? "JOURNAL_STREAM naming another file than stderr: plain lines on stderr"
 	fi
 fi

@@ -126,25 +126,42 @@ static void add_error(struct conf_errors *e, struct pos at, char *text)
 	e->n++;
 }
 
+static void vreport(struct conf_errors *errs, const char *name, struct pos at, const char *fmt,
+                    va_list ap)
+{
+	char msg[512], *text;
+
+	if (errs->n >= CONF_MAX_ERRORS) {
+		errs->dropped++;
+		return;
+	}
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	if ((at.line ? asprintf(&text, "%s:%u:%u: %s", name, at.line, at.col, msg)
+	             : asprintf(&text, "%s: %s", name, msg)) < 0) {
+		errs->nomem = true;
+		return;
+	}
+	add_error(errs, at, text);
+}
+
 __attribute__((format(printf, 3, 4)))
 static void report(struct loader *l, struct pos at, const char *fmt, ...)
 {
-	char msg[512], *text;
 	va_list ap;
 
-	if (l->errs->n >= CONF_MAX_ERRORS) {
-		l->errs->dropped++;
-		return;
-	}
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	vreport(l->errs, l->name, at, fmt, ap);
 	va_end(ap);
-	if ((at.line ? asprintf(&text, "%s:%u:%u: %s", l->name, at.line, at.col, msg)
-	             : asprintf(&text, "%s: %s", l->name, msg)) < 0) {
-		l->errs->nomem = true;
-		return;
-	}
-	add_error(l->errs, at, text);
+}
+
+void conf_error_add(struct conf_errors *errs, const char *name, unsigned line, unsigned column,
+                    const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(errs, name, (struct pos){ line, column }, fmt, ap);
+	va_end(ap);
 }
 
 static struct pos mark_pos(yaml_mark_t m)
@@ -432,7 +449,8 @@ static int set_string(struct loader *l, char **field, const char *v)
 static void mark_set(struct loader *l, enum conf_key k)
 {
 	l->c->set[k] = true;
-	l->c->line[k] = l->key_at[k].line;
+	l->c->line[k] = l->val_at[k].line;
+	l->c->column[k] = l->val_at[k].col;
 }
 
 /* ---- setters, one per key ---- */

@@ -47,7 +47,8 @@ enum conf_log_level { CONF_LOG_ERROR, CONF_LOG_WARNING, CONF_LOG_INFO, CONF_LOG_
 /* Strings are owned (conf_free). 0 in a limit means "none" (see each). */
 struct conf {
 	bool set[CONF_NKEYS];		/* the file gave this key */
-	unsigned line[CONF_NKEYS];	/* where (1-based), for later messages */
+	unsigned line[CONF_NKEYS];	/* where the value is (1-based), for */
+	unsigned column[CONF_NKEYS];	/* later messages */
 
 	char *partition;		/* default "batch" */
 	char *nodes;			/* as --nodes takes it: "16" (node001..node016)
@@ -98,6 +99,11 @@ int  conf_load(struct conf *c, const char *path, struct conf_errors *errs);
 int  conf_load_buffer(struct conf *c, const char *name, const char *data, size_t len,
                       struct conf_errors *errs);
 void conf_errors_free(struct conf_errors *errs);
+/* One more message, "name:LINE:COLUMN: text", in its place among the
+ * others (for checks made after conf_load, such as whether a group
+ * exists). Counted as dropped past CONF_MAX_ERRORS. */
+void conf_error_add(struct conf_errors *errs, const char *name, unsigned line, unsigned column,
+                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Every message on its own line, with a last line counting the dropped. */
 void conf_errors_print(const struct conf_errors *errs, FILE *f);
 

@@ -28,8 +28,8 @@ static int group_gid(const char *name, gid_t *gid)
 }
 
 /* The admin group must exist now: a typo would otherwise leave the
- * operators without their rights, silently. */
-static int check_admin_group(const char *path, const struct conf *c, char *msg, size_t len)
+ * operators without their rights, silently. Returns the errors added. */
+static int check_admin_group(const char *path, const struct conf *c, struct conf_errors *errs)
 {
 	gid_t gid;
 	int rc;
@@ -39,36 +39,36 @@ static int check_admin_group(const char *path, const struct conf *c, char *msg, 
 	if ((rc = group_gid(c->admin_group, &gid)) == 0)
 		return 0;
 	if (rc == ENOENT)
-		rc = 0;	/* said as "no group named" */
-	snprintf(msg, len, "%s:%u: admin_group: %s%s%s%s", path, c->line[CONF_K_ADMIN_GROUP],
-	         rc ? "cannot look up the group " : "no group named ", c->admin_group,
-	         rc ? ": " : "", rc ? strerror(rc) : "");
+		conf_error_add(errs, path, c->line[CONF_K_ADMIN_GROUP],
+		               c->column[CONF_K_ADMIN_GROUP], "admin_group: no group named %s",
+		               c->admin_group);
+	else
+		conf_error_add(errs, path, c->line[CONF_K_ADMIN_GROUP],
+		               c->column[CONF_K_ADMIN_GROUP],
+		               "admin_group: cannot look up the group %s: %s", c->admin_group,
+		               strerror(rc));
 	return 1;
 }
 
-static int read_file(const char *path, struct conf *c, struct conf_errors *errs, char *extra,
-                     size_t extra_len)
+/* conf.c's checks and the system's, every error at once. */
+static int read_file(const char *path, struct conf *c, struct conf_errors *errs)
 {
 	int n;
 
-	extra[0] = 0;
 	if (conf_init(c) < 0)
 		return -1;
 	n = conf_load(c, path, errs);
-	if (n == 0)
-		n = check_admin_group(path, c, extra, extra_len);
-	return n;
+	if (n >= 0)
+		n += check_admin_group(path, c, errs);
+	return errs->nomem ? -1 : n;
 }
 
 int settings_read(const char *path, struct conf *c, FILE *errf)
 {
 	struct conf_errors errs = { 0 };
-	char extra[600];
-	int n = read_file(path, c, &errs, extra, sizeof extra);
+	int n = read_file(path, c, &errs);
 
 	conf_errors_print(&errs, errf);
-	if (extra[0])
-		fprintf(errf, "%s\n", extra);
 	conf_errors_free(&errs);
 	return n;
 }
@@ -76,15 +76,12 @@ int settings_read(const char *path, struct conf *c, FILE *errf)
 int settings_read_logged(const char *path, struct conf *c)
 {
 	struct conf_errors errs = { 0 };
-	char extra[600];
-	int n = read_file(path, c, &errs, extra, sizeof extra);
+	int n = read_file(path, c, &errs);
 
 	for (size_t i = 0; i < errs.n; i++)
 		log_err("%s", errs.v[i].text);
 	if (errs.dropped)
 		log_err("%s: ... and %zu more errors", path, errs.dropped);
-	if (extra[0])
-		log_err("%s", extra);
 	conf_errors_free(&errs);
 	return n;
 }

@@ -37,10 +37,11 @@ ok $? "--check-config: every error at once as FILE:LINE:COLUMN, exit 1 (rc $rc)"
 rc=$?
 [ $rc -eq 1 ] && grep -q "^bad.yaml:3:" err && grep -q "not starting" err && ! [ -e "$TMP/bad.sock" ]
 ok $? "the daemon refuses to start on an invalid file, with its errors (rc $rc)"
-printf 'admin_group: no-such-group-here\n' >nogroup.yaml
+printf 'admin_group: no-such-group-here\ncolour: blue\n' >nogroup.yaml
 "$BFD" --check-config nogroup.yaml >out 2>err
-[ $? -eq 1 ] && grep -q "^nogroup.yaml:1: admin_group: no group named no-such-group-here" err
-ok $? "an admin group that does not exist is an error"
+[ $? -eq 1 ] && grep -q "^nogroup.yaml:1:14: admin_group: no group named no-such-group-here" err &&
+	grep -q "^nogroup.yaml:2:1: unknown key 'colour'" err && grep -q "2 errors" err
+ok $? "an admin group that does not exist is an error, reported with the others"
 
 # ---- flags win over the file; the file's limits ----
 cat >c.yaml <<EOF

@@ -13,11 +13,14 @@
 ACTIVATE=/usr/bin/systemd-socket-activate
 TMPFILES=/usr/bin/systemd-tmpfiles
 STEPS="check-config socket ready submitted journal-user reload-applied reload-limit stopping
-kept-running found-again ended journal-life"
+kept-running found-again ended journal-life user-daemon"
 
 skip_all() {
 	for t in $STEPS; do skip_check "operator: $t" "$1"; done
-	done_testing
+	grep -q "not reading /etc/backfilld/backfilld.yaml: it is the system daemon's" nbd.log &&
+	grep -q "listening on $TMP/nb/u.sock: 16 nodes, easy" nbd.log
+ok $? "a user's own daemon does not read the system's file, and says so"
+done_testing
 	exit 0
 }
 
@@ -101,6 +104,15 @@ while ! $NOBODY "$BQ" -l 1 2>/dev/null | grep -q '^State: *done' && [ $i -lt 300
 $NOBODY "$BQ" -l 1 >bq1.out 2>&1
 kill -TERM $dpid
 wait $dpid
+# A user's own daemon (make run) keeps to its own paths, not the system's file.
+$NOBODY "$BFD" --foreground --socket "$TMP/nb/u.sock" --db "$TMP/nb/u.db" \
+	--spool "$TMP/nb/u-spool" >nbd.log 2>&1 &
+upid=$!
+i=0
+while ! grep -q "listening on" nbd.log && kill -0 $upid 2>/dev/null && [ $i -lt 100 ]; do
+	sleep 0.1; i=$((i + 1)); done
+kill -TERM $upid
+wait $upid
 kill $npid $jpid
 wait $npid $jpid 2>/dev/null
 exit 0
@@ -145,4 +157,7 @@ for m in "submitted" "started on node" "ended: done, exit 0"; do
 done
 [ "$life" -eq 0 ]
 ok $? "the journal holds job 1's whole life under JOB_ID=1"
+grep -q "not reading /etc/backfilld/backfilld.yaml: it is the system daemon's" nbd.log &&
+	grep -q "listening on $TMP/nb/u.sock: 16 nodes, easy" nbd.log
+ok $? "a user's own daemon does not read the system's file, and says so"
 done_testing

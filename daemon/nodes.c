@@ -11,8 +11,10 @@
 #include "nodelist.h"
 #include "server.h"
 
-/* "N" names node001..nodeN (at least 3 digits); anything else is a node
- * list. The names are owned one by one. */
+/* "N" names node001..nodeN, numbered with at least 3 digits (node999,
+ * node1000): the names of N are the first names of any larger count, so
+ * a partition given as a count grows by raising it. Anything else is a
+ * node list. The names are owned one by one. */
 static int parse_spec(const char *spec, struct nodelist *out, char *err, size_t errlen)
 {
 	struct nodelist nl = { 0 };
@@ -20,8 +22,6 @@ static int parse_spec(const char *spec, struct nodelist *out, char *err, size_t 
 	unsigned long n;
 
 	if (spec[0] >= '0' && spec[0] <= '9' && (n = strtoul(spec, &end, 10), *end == 0)) {
-		int width = snprintf(NULL, 0, "%lu", n);
-
 		if (n == 0 || n > NODELIST_MAX) {
 			snprintf(err, errlen, "nodes %s: from 1 to %u nodes", spec, NODELIST_MAX);
 			return -1;
@@ -30,7 +30,7 @@ static int parse_spec(const char *spec, struct nodelist *out, char *err, size_t 
 			goto nomem;
 		nl.count = (uint32_t)n;
 		for (unsigned long k = 0; k < n; k++)
-			if (asprintf(&nl.names[k], "node%0*lu", width < 3 ? 3 : width, k + 1) < 0) {
+			if (asprintf(&nl.names[k], "node%03lu", k + 1) < 0) {
 				nl.names[k] = NULL;
 				goto nomem;
 			}
@@ -255,8 +255,12 @@ int nodes_check_stored(struct daemon *d, char *err, size_t errlen)
 		nodelist_free(&stored_nl);
 		return -1;
 	}
-	log_info("the partition grew from %s (%u nodes) to %s (%u nodes)", stored, stored_nl.count,
-	         d->partition, d->nnodes);
+	if (stored_nl.count == d->nnodes)
+		log_info("the partition's nodes are listed in another order: %s (was %s)",
+		         d->partition, stored);
+	else
+		log_info("the partition grew from %s (%u nodes) to %s (%u nodes)", stored,
+		         stored_nl.count, d->partition, d->nnodes);
 	nodelist_free(&stored_nl);
 record:
 	if (store_begin(d->store) == 0 && store_meta_set(d->store, "partition", d->partition) == 0 &&

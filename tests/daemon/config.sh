@@ -137,6 +137,18 @@ stop_daemon
 	--spool "$TMP/spool" --nodes 5 >out 2>&1
 [ $? -eq 1 ] && grep -q "are not in node\[001-005\]" out
 ok $? "a partition with fewer nodes is another partition's database: $(cat out)"
+rm -rf state.db* spool
+start_daemon --nodes 999 && stop_daemon
+start_daemon --nodes 1000
+grep -q "the partition grew from node\[001-999\] (999 nodes) to node\[001-1000\] (1000 nodes)" daemon.log
+ok $? "a count grows past 999: node1000 joins node001 to node999"
+stop_daemon
+rm -rf state.db* spool
+start_daemon --nodes b1,a1 && stop_daemon
+start_daemon --nodes a1,b1
+grep -q "the partition's nodes are listed in another order: a1,b1 (was b1,a1)" daemon.log
+ok $? "the same nodes in another order: said as such, not as growth"
+stop_daemon
 
 # ---- a policy changed by SIGHUP: dropped guarantees are announced ----
 rm -rf state.db* spool

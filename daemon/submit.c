@@ -76,8 +76,10 @@ static void log_submitted(const struct djob *j, const struct proto_submitted *m)
 	char lim[64], when[64] = "";
 
 	duration_format(j->rec.estimate, lim, sizeof lim);
+	/* Rounded as bsub prints it: up for a guarantee, down for the rest. */
 	if (m->kind != PS_NONE)
-		handlers_human_time(m->start, when, sizeof when);
+		handlers_human_time(m->kind == PS_GUARANTEED ? m->start : m->start - m->start % BF_SEC,
+		                    when, sizeof when);
 	log_job(LOG_NOTICE, j->rec.id, j->rec.user, "submitted by %s (uid %u): %u node%s, limit %s, "
 	        "%s%s", j->rec.user ? j->rec.user : "?", (unsigned)j->rec.uid, j->rec.nodes,
 	        j->rec.nodes == 1 ? "" : "s", lim,

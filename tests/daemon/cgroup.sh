@@ -6,7 +6,9 @@
 # and started again still contains and kills a running job, and removes
 # what a job that is no longer running left. Without cgroups (--cgroup
 # none) the daemon says so once, and jobs are still killed by process
-# group, with their CPU time from rusage.
+# group, with their CPU time from rusage. Without --cgroup the daemon
+# takes the cgroup it was started in (a unit's, Delegate=yes), also when a
+# restart begins there again; in the root cgroup it uses process groups.
 . "$BF_TOP/tests/lib.sh"
 cd "$TMP" || exit 1
 
@@ -76,20 +78,44 @@ fi
 # Our cgroup goes after the daemon and its jobs: anything left in it is
 # killed, then every directory removed, deepest first.
 cg_cleanup() {
-	[ -n "$CG" ] && [ -d "$CG" ] || return 0
-	for d in "$CG"/jobs/* "$CG"/jobs "$CG"/daemon "$CG"; do
-		[ -d "$d" ] || continue
-		echo 1 >"$d/cgroup.kill" 2>/dev/null
-		i=0
-		while ! rmdir "$d" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	for top in "$CG" "$CGU"; do
+		[ -n "$top" ] && [ -d "$top" ] || continue
+		for d in "$top"/jobs/* "$top"/jobs "$top"/daemon "$top"; do
+			[ -d "$d" ] || continue
+			echo 1 >"$d/cgroup.kill" 2>/dev/null
+			i=0
+			while ! rmdir "$d" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+		done
 	done
+}
+CGU=
+# start_in CGROUP ARGS...: start_daemon, but the daemon begins in CGROUP,
+# where systemd puts a unit's main process.
+start_in() {
+	cg=$1
+	shift
+	sh -c 'echo $$ >"$1/cgroup.procs" || exit 1; shift; exec "$@"' sh "$cg" \
+		"$BF_BUILD/backfilld" --foreground --socket "$TMP/s.sock" --db "$TMP/state.db" \
+		--spool "$TMP/spool" "$@" >>"$TMP/daemon.log" 2>&1 &
+	DPID=$!
+	i=0
+	while [ $i -lt 100 ]; do
+		"$BQ" >/dev/null 2>&1 && return 0
+		kill -0 "$DPID" 2>/dev/null || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
 }
 trap 'cleanup_daemon; cg_cleanup' EXIT
 
 if [ -z "$CG" ]; then
 	for t in "the daemon uses the given cgroup" "limit: the whole tree is killed" \
 		"bkill: the whole tree is killed" "CPU time and peak memory are recorded" \
-		"a restart re-adopts a job in its cgroup and still kills it"; do
+		"a restart re-adopts a job in its cgroup and still kills it" \
+		"no --cgroup: the daemon's own cgroup" "its job is in it" \
+		"a restart in the unit's cgroup, as systemd makes it" \
+		"in the root cgroup: process groups, said once"; do
 		n=$((n + 1)); echo "ok $n - $t # SKIP $why"
 	done
 else
@@ -152,9 +178,39 @@ else
 	"$BKILL" 4 >/dev/null && wait_state 4 cancelled 15 && gone "$e" && [ ! -d "$CG/jobs/4" ]
 	ok $? "a restart re-adopts a job in its cgroup and still kills it: job 4 and its daemonized process ($e) are gone"
 	stop_daemon
+
+	# 5: no --cgroup, as under the unit (Delegate=yes): the daemon finds the
+	# cgroup it was started in and makes its tree there.
+	CGU="$mnt/bf-unit-$$"
+	mkdir "$CGU"
+	start_in "$CGU" --nodes 4 --kill-grace 1
+	grep -q "jobs are contained in cgroups under $CGU/jobs" "$TMP/daemon.log" &&
+		grep -qx "$DPID" "$CGU/daemon/cgroup.procs" &&
+		grep -q "the memory controller is left off in $CGU" "$TMP/daemon.log"
+	ok $? "no --cgroup: the daemon moves from its own cgroup to $CGU/daemon, jobs go under $CGU/jobs"
+	"$BSUB" -n 1 -t 5m escape.sh >/dev/null
+	wait_state 5 running 10 && wait_file escapee.5
+	e=$(cat escapee.5 2>/dev/null)
+	grep -qx "$e" "$CGU/jobs/5/cgroup.procs"
+	ok $? "job 5's daemonized process ($e) is in $CGU/jobs/5"
+	# systemd (before DelegateSubgroup=) starts the next daemon in the
+	# unit's cgroup itself, where the jobs' supervisors are not.
+	stop_daemon KILL
+	start_in "$CGU" --nodes 4 --kill-grace 1 && wait_state 5 running 5 &&
+		grep -q "job 5: running, found again" "$TMP/daemon.log" &&
+		"$BKILL" 5 >/dev/null && wait_state 5 cancelled 15 && gone "$e" && [ ! -d "$CGU/jobs/5" ]
+	ok $? "after kill -9, a start in the unit's cgroup finds job 5 again and still kills all of it"
+	stop_daemon
+	# The root of the hierarchy is nobody's to delegate: process groups.
+	lines=$(wc -l <"$TMP/daemon.log")
+	start_in "$mnt" --nodes 4 --kill-grace 1 && stop_daemon
+	c=$(tail -n +"$((lines + 1))" "$TMP/daemon.log" | grep -c "cgroup containment unavailable: the daemon runs in the root of the cgroup2 hierarchy")
+	[ "$c" -eq 1 ]
+	ok $? "started in the root cgroup: process groups only, said once ($c)"
 fi
 
 # ---- without: process groups ----
+before=$(wc -l <"$TMP/daemon.log")
 start_daemon --nodes 4 --kill-grace 1 --cgroup none
 c=$(grep -c "cgroup containment unavailable: disabled with --cgroup none; jobs are contained by process group only" \
 	"$TMP/daemon.log")
@@ -162,7 +218,7 @@ c=$(grep -c "cgroup containment unavailable: disabled with --cgroup none; jobs a
 ok $? "--cgroup none: the daemon says once that jobs are contained by process group only"
 # Ids go on from the jobs above (4 if they ran).
 id=1
-[ -n "$CG" ] && id=5
+[ -n "$CG" ] && id=6
 "$BSUB" -n 1 -t 3s child.sh >/dev/null
 wait_state "$id" running 10 && wait_file "child.$id"
 ch=$(cat "child.$id" 2>/dev/null)
@@ -193,7 +249,7 @@ e=$(cat "escapee.$id4" 2>/dev/null)
 "$BKILL" "$id4" >/dev/null && wait_state "$id4" cancelled 15 && ! gone "$e"
 ok $? "without cgroups, job $id4's daemonized process ($e) outlives its job (process groups' limit)"
 [ -n "$e" ] && kill -9 "$e" 2>/dev/null
-c=$(grep -c "cgroup containment unavailable" "$TMP/daemon.log")
+c=$(tail -n +"$((before + 1))" "$TMP/daemon.log" | grep -c "cgroup containment unavailable")
 [ "$c" -eq 1 ]
-ok $? "the fallback was said once in all ($c)"
+ok $? "the fallback was said once in all this daemon's life ($c)"
 done_testing

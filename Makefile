@@ -44,7 +44,7 @@ LIBDAEMON  := $(BUILD)/libdaemon.a
 LIBCLIENT  := $(BUILD)/libclient.a
 CLIENT_BIN := $(CLIENTS:%=$(BUILD)/%)
 
-.PHONY: all programs deps check test asan bench run replay-sample install clean fuzz
+.PHONY: all programs deps deps-tests check test asan bench run replay-sample install clean fuzz
 # Keep object files of tests and benchmarks (make would delete them as intermediates).
 .SECONDARY:
 all: programs $(TEST_BIN) $(BENCH_BIN)
@@ -54,6 +54,10 @@ programs: $(BUILD)/backfilld $(CLIENT_BIN)
 
 deps:
 	@sh mk/deps.sh
+
+# The build's packages and the tools the tests use (mk/deps.sh).
+deps-tests:
+	@sh mk/deps.sh --tests
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -88,12 +92,12 @@ $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIBDAEMON) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # Every test: unit binaries and replay scripts, ending in "N passed, N failed".
-check: deps
+check: deps-tests
 	@$(MAKE) --no-print-directory all
 	@sh tests/run.sh $(BUILD)
 
 # The same tests under AddressSanitizer and UBSan, in their own build tree.
-asan: deps
+asan: deps-tests
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
 	    SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" all
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \

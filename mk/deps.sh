@@ -1,9 +1,19 @@
 #!/bin/sh
 # Make sure the build's Debian packages are present. As root, install what is
 # missing with apt-get; otherwise say exactly what is missing and fail.
-# Usage: mk/deps.sh   (the package list is below; one place to change it)
+# Usage: mk/deps.sh [--tests]   (the package lists are below; one place to
+# change them). --tests adds what the tests use beyond the build, so that
+# none of them is skipped for want of a tool: systemd (systemd-socket-
+# activate, systemd-analyze, systemd-tmpfiles; installing it does not make
+# it PID 1), man-db (man, for the pages' check) and util-linux (setpriv,
+# unshare).
 set -u
 PKGS="gcc make pkg-config zlib1g-dev libsqlite3-dev libevent-dev libyaml-dev libsystemd-dev"
+case "${1:-}" in
+--tests) PKGS="$PKGS systemd man-db util-linux" ;;
+"") ;;
+*) echo "usage: mk/deps.sh [--tests]" >&2; exit 2 ;;
+esac
 
 missing=""
 for p in $PKGS; do

@@ -1,4 +1,5 @@
-# The operator's walk from backfilld(8), SERVICE, end to end: the example
+# The operator's walk from backfilld(8), SYSTEMD, "From installing to a
+# restart", end to end: the example
 # configuration at /etc/backfilld/backfilld.yaml (read without --config),
 # the tmpfiles.d entry, the socket unit's socket passed by
 # systemd-socket-activate with a NOTIFY_SOCKET and a journal that the test

@@ -1,10 +1,10 @@
 # The operator's walk from backfilld(8), SYSTEMD, "From installing to a
-# restart", end to end: the example
-# configuration at /etc/backfilld/backfilld.yaml (read without --config),
-# the tmpfiles.d entry, the socket unit's socket passed by
-# systemd-socket-activate with a NOTIFY_SOCKET and a journal that the test
-# owns, an ordinary user who submits with no environment at all, a reload
-# of a changed file, and a stop and a restart while the job runs on.
+# restart", end to end: the example configuration at
+# /etc/backfilld/backfilld.yaml (read without --config), the tmpfiles.d
+# entry, the socket unit's socket passed by systemd-socket-activate with a
+# NOTIFY_SOCKET and a journal that the test owns, an ordinary user who
+# submits with no environment at all, a reload of a changed file, and a
+# stop and a restart while the job runs on.
 #
 # It runs in a private mount namespace: /etc and /var are overlays whose
 # changes land in the test's directory, /run a tmpfs, so the system's own

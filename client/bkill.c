@@ -13,14 +13,16 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: bkill [--socket PATH] [-s SIGNAL] [-u USER|all] ID... | 0\n"
+"usage: bkill [--socket PATH] [-s SIGNAL] [-u USER|all] [ID... | 0]\n"
 "       bkill --help | --version\n"
 "\n"
 "Cancel the jobs ID...: a queued job leaves the queue; a running job gets\n"
 "SIGTERM, then SIGKILL after the site's grace time. Prints one line per job.\n"
-"ID 0 is every unfinished job of yours; -u USER every one of USER's (root\n"
-"and the admin group; 'all': everyone's). -s SIGNAL sends SIGNAL (TERM, KILL,\n"
-"USR1, STOP, CONT, ... or a number) to each running job instead.\n"
+"ID 0 is every unfinished job of yours. -u USER (root and the admin group;\n"
+"'all': everyone) with 0 is every unfinished job of USER's; with IDs, those\n"
+"of them that are USER's; alone, USER's most recently submitted unfinished\n"
+"job, as in LSF. -s SIGNAL sends SIGNAL (TERM, KILL, USR1, STOP, CONT, ... or\n"
+"a number) to each running job instead.\n"
 "\n"
 "  --socket PATH   the daemon's socket (default: $BACKFILLD_SOCKET, else the\n"
 "                  socket key of $BACKFILLD_CONFIG or /etc/backfilld/backfilld.yaml,\n"
@@ -186,6 +188,73 @@ static int find_unfinished(const char *socket, const char *user, const struct id
 	return rc;
 }
 
+/* bkill -u USER ID...: keep the ids that are USER's unfinished jobs, asked
+ * one by one as bq -l asks; say why each other one is left. 0, or the
+ * exit code (refused if any was left, unreachable ends it). */
+static int keep_users(const char *socket, const char *user, struct idset *ids)
+{
+	struct idset kept = { 0 };
+	int rc = CLIENT_EXIT_OK;
+	char err[512];
+
+	for (uint32_t k = 0; k < ids->n && rc != CLIENT_EXIT_UNREACHABLE; k++) {
+		struct proto_buf req;
+		struct proto_arena a = { 0 };
+		struct proto_jobs js = { 0 };
+		uint8_t *reply = NULL;
+		size_t len = 0;
+		int r;
+
+		proto_buf_init(&req);
+		r = proto_enc_list(&req, PT_INFO, &(struct proto_list){ .has_job = true,
+		                                                        .job = ids->v[k] }) < 0 ?
+		    CLIENT_EXIT_UNREACHABLE : client_call("bkill", socket, &req, PT_JOBS, &reply, &len);
+		proto_buf_free(&req);
+		if (r == 0 && proto_dec_jobs(reply, len, &js, &a, err, sizeof err) < 0) {
+			fprintf(stderr, "bkill: unreadable reply from backfilld: %s\n", err);
+			r = CLIENT_EXIT_UNREACHABLE;
+		}
+		if (r == 0 && (js.count == 0 || js.jobs[0].id != ids->v[k])) {
+			printf("Job %" PRIu64 ": no such job\n", ids->v[k]);
+			r = CLIENT_EXIT_REFUSED;
+		} else if (r == 0 && strcmp(user, "all") != 0 && !client_job_of(&js.jobs[0], user)) {
+			printf("Job %" PRIu64 ": not %s's (-u %s); not cancelled\n", ids->v[k], user,
+			       user);
+			r = CLIENT_EXIT_REFUSED;
+		} else if (r == 0 && idset_add(&kept, ids->v[k]) < 0) {
+			fprintf(stderr, "bkill: out of memory\n");
+			r = CLIENT_EXIT_UNREACHABLE;
+		}
+		if (r > rc)
+			rc = r;
+		proto_arena_free(&a);
+		free(reply);
+	}
+	idset_free(ids);
+	*ids = kept;
+	return rc;
+}
+
+/* bkill -u USER alone: USER's unfinished job with the highest id (the
+ * most recently submitted), into ids. 0, or the exit code. */
+static int newest_of(const char *socket, const char *user, struct idset *ids)
+{
+	struct idset found = { 0 };
+	bool complete;
+	uint64_t newest = 0;
+	int rc = find_unfinished(socket, user, &found, &found, &complete);
+
+	for (uint32_t k = 0; rc == 0 && k < found.n; k++)
+		if (found.v[k] > newest)
+			newest = found.v[k];
+	if (rc == 0 && newest && idset_add(ids, newest) < 0) {
+		fprintf(stderr, "bkill: out of memory\n");
+		rc = CLIENT_EXIT_UNREACHABLE;
+	}
+	idset_free(&found);
+	return rc;
+}
+
 /* Rounds of bkill 0 at most: jobs submitted as fast as they are cancelled
  * do not keep it going for ever. */
 #define MAX_ROUNDS 100
@@ -310,6 +379,10 @@ int main(int argc, char **argv)
 				goto out;
 			}
 			user = argv[++i];
+			if (!client_user_known(user)) {
+				rc = usage_error("-u: no user '", user, "' here (a name, a uid or 'all')");
+				goto out;
+			}
 			continue;
 		}
 		if (opts && strcmp(a, "-s") == 0) {
@@ -350,13 +423,21 @@ int main(int argc, char **argv)
 		                 "yours)", "", "");
 		goto out;
 	}
-	if (ids.n)
-		rc = cancel_all_of(socket, &ids, 0, sig);
-	/* bkill 0 and -u: in rounds, until a listing shows no unfinished job
+	if (user && ids.n)
+		rc = keep_users(socket, user, &ids);	/* -u USER ID...: USER's only */
+	else if (user && !every)
+		rc = newest_of(socket, user, &ids);	/* -u USER alone: the newest */
+	if (ids.n && rc != CLIENT_EXIT_UNREACHABLE) {
+		int r = cancel_all_of(socket, &ids, 0, sig);
+
+		if (r != CLIENT_EXIT_OK)
+			rc = r;
+	}
+	/* bkill 0 (with -u: USER's): in rounds, until a listing shows no unfinished job
 	 * not asked for yet (jobs past what one listing holds, or that
 	 * started meanwhile, come in a later round). Each round asks for new
 	 * jobs only, so it ends. */
-	for (int round = 0, waits = 0; (every || user) && rc != CLIENT_EXIT_UNREACHABLE &&
+	for (int round = 0, waits = 0; every && rc != CLIENT_EXIT_UNREACHABLE &&
 	     round < MAX_ROUNDS && waits < MAX_WAITS; round++) {
 		uint32_t from = ids.n;
 		bool complete;
@@ -382,7 +463,7 @@ int main(int argc, char **argv)
 		if ((r = cancel_all_of(socket, &ids, from, sig)) != CLIENT_EXIT_OK)
 			rc = r;
 	}
-	if ((every || user) && !finished && rc == CLIENT_EXIT_OK) {
+	if (every && !finished && rc == CLIENT_EXIT_OK) {
 		fprintf(stderr, "bkill: still finding unfinished jobs after %d rounds, or jobs "
 		        "cancelled still ending after %d s (are jobs being submitted as fast?); "
 		        "run it again\n", MAX_ROUNDS, MAX_WAITS / 10);

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -698,6 +699,14 @@ const char *client_cancel_result(enum proto_err code)
 	case PE_BUSY: return "the daemon is busy; try again";
 	default: return proto_err_name(code);
 	}
+}
+
+bool client_user_known(const char *user)
+{
+	uint64_t uid;
+
+	return strcmp(user, "all") == 0 || getpwnam(user) || strcmp(user, "0") == 0 ||
+	       (client_parse_id(user, &uid) == 0 && uid <= UINT32_MAX);
 }
 
 bool client_job_of(const struct proto_job *j, const char *user)

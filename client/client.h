@@ -102,6 +102,9 @@ int client_parse_id(const char *s, uint64_t *out);
 /* Is the job USER's (bq -u, bkill -u): its user name, or its uid in
  * digits, is USER. */
 bool client_job_of(const struct proto_job *j, const char *user);
+/* -u's argument names someone: "all", a user this system knows, or a
+ * uid (a number). A typo is then a usage error, not "no jobs". */
+bool client_user_known(const char *user);
 
 /* What bkill says for one job: "cancelled", "no such job", ... */
 const char *client_cancel_result(enum proto_err code);

@@ -56,8 +56,15 @@ ok $? "bq -u all: everyone's"
 "$BQ" -a | grep -q "a-rather-long-job-n+ " && "$BQ" -a -w | grep -q "a-rather-long-job-name-of-thirty"
 ok $? "bq -w: names are not cut"
 $AS_NOBODY "$BKILL" -u root 4 >out 2>&1
-[ $? -eq 1 ] && grep -q "^Job 4: " out && ! grep -q "^Job 4: cancelled" out
-ok $? "bkill -u root by nobody: refused per job (not an admin)"
+[ $? -eq 1 ] && grep -qi "job 4\(:\| belongs to another user\)" out && ! grep -q "^Job 4: cancelled" out
+ok $? "bkill -u root 4 by nobody: refused (not an admin): $(cat out)"
+"$BKILL" -u nobody 4 >out 2>&1
+[ $? -eq 1 ] && grep -q "^Job 4: not nobody's (-u nobody); not cancelled" out &&
+	"$BQ" -l 4 | grep -q "^State: *\(running\|queued\)"
+ok $? "bkill -u nobody 4 (root): job 4 is root's, so it is left: $(cat out)"
+"$BKILL" -u no-such-user-here 0 >out 2>&1
+[ $? -eq 2 ] && grep -q "no user 'no-such-user-here'" out
+ok $? "bkill -u with an unknown user: usage error"
 # bkill -s: a signal to the running job, which goes on (a trap in it).
 printf '#!/bin/sh\ntrap "echo got USR1 >>trap.out" USR1\nwhile :; do sleep 0.1; done\n' >trap.sh
 chmod 644 trap.sh
@@ -73,6 +80,10 @@ ok $? "the job caught it and runs on"
 "$BKILL" -s 10 8 >out
 [ $? -eq 1 ] && grep -q "^Job 8: not running" out
 ok $? "bkill -s to a queued job: not running (exit 1)"
+"$BKILL" -u root >out
+[ $? -eq 0 ] && [ "$(cat out)" = "Job 8: cancelled" ] && "$BQ" -l 7 | grep -q "^State: *running" &&
+	"$BQ" -l 4 | grep -q "^State: *running"
+ok $? "bkill -u root alone: root's most recently submitted unfinished job only, as LSF ($(cat out))"
 "$BKILL" -s BOGUS 7 >/dev/null 2>&1
 [ $? -eq 2 ]
 ok $? "bkill -s BOGUS: usage error"
@@ -88,4 +99,16 @@ ok $? "bkill 0 again: nothing left, said so"
 "$BKILL" -u nobody 0 >out
 grep -q "^Job 6: cancelled" out
 ok $? "bkill -u nobody 0 (root): nobody's job"
+
+# The same commands as an ordinary user, on their own jobs.
+(cd / && $AS_NOBODY "$BSUB" -n 1 -t 1:00 -J nobodys-rather-long-job-name -cwd /tmp sleep 300 >/dev/null)	# job 9
+wait_state 9 running
+$AS_NOBODY "$BQ" 9 >out && grep -q "^ *9 *nobody " out
+ok $? "nobody: bq 9 shows its job"
+$AS_NOBODY "$BQ" -u nobody -w >out && grep -q "nobodys-rather-long-job-name" out
+ok $? "nobody: bq -u nobody -w, the whole name"
+$AS_NOBODY "$BKILL" -s CONT 9 >out && grep -q "^Job 9: signal CONT sent$" out
+ok $? "nobody: bkill -s CONT 9 on its own job"
+$AS_NOBODY "$BKILL" 0 >out && [ "$(cat out)" = "Job 9: cancelled" ] && wait_state 9 cancelled
+ok $? "nobody: bkill 0 cancels its own job, and only it"
 done_testing

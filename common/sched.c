@@ -817,6 +817,17 @@ static void top_takes_promise(struct sched *s, uint32_t slot)
 	s->has_last_head = false;
 }
 
+int sched_restore_top(struct sched *s, uint64_t id)
+{
+	uint32_t slot = lookup(s, id, SLOT_QUEUED);
+
+	if (slot == NONE)
+		return SCHED_E_NOJOB;
+	s->jobs[slot].flags |= JF_TOP;
+	s->dirty = true;
+	return SCHED_OK;
+}
+
 int sched_top(struct sched *s, bf_time now, uint64_t id)
 {
 	uint32_t slot = lookup(s, id, SLOT_QUEUED);

@@ -336,6 +336,11 @@ int  sched_restore_running_as(struct sched *s, bf_time now, uint64_t id, bf_time
 int  sched_restore_queued_as(struct sched *s, bf_time now, uint64_t id, bf_time submit,
                              uint32_t nodes, bf_time estimate, bf_time guarantee,
                              uint32_t user);
+/* A restored queued job that an operator had put first (sched_top) before
+ * the restart: it keeps that mark (CREASY orders it before any priority).
+ * Its place is where the restores put it: restore the jobs put first
+ * first, the latest of them first. SCHED_E_NOJOB if it is not queued. */
+int  sched_restore_top(struct sched *s, uint64_t id);
 /* An operator's reload, at `now` like any event (report the instant's ends
  * first), followed by a pass as usual.
  *

@@ -173,6 +173,7 @@ static enum proto_err top(struct daemon *d, struct djob *j, bool admin, const ch
 		return rc == SCHED_E_NOJOB ? PE_INVALID : PE_INTERNAL;
 	if (sched_job_info(d->sched, j->rec.id, &info) == SCHED_OK && info.guarantee != BF_NEVER)
 		j->rec.guarantee = info.guarantee;
+	j->rec.seq = --d->top_seq;	/* first, also after a restart */
 	forecast_stale(d);
 	snprintf(detail, sizeof detail, "moved to the front of the queue by %s", by);
 	drive_store(d, j, detail);

@@ -47,6 +47,8 @@ static int load_one(const struct store_job *r, void *arg)
 
 	if (r->seq >= l->d->next_seq)
 		l->d->next_seq = r->seq + 1;
+	if (r->seq < l->d->top_seq)
+		l->d->top_seq = r->seq;
 	l->failed = !jobs_add(l->d, r);
 	return l->failed;
 }
@@ -325,8 +327,9 @@ int restore_state(struct daemon *d, char *err, size_t errlen)
 		if (d->jobs[k]->rec.state == ST_RUNNING)
 			restore_running(d, d->jobs[k], now, replaced);
 	nodectl_restore(d, now);
-	/* Queued jobs in arrival order: the table is in load order, which is
-	 * seq order, and a job queued again keeps its place by seq. */
+	/* Queued jobs in the queue's order: the table is in load order, which
+	 * is seq order (the jobs put first, then arrival), and a job queued
+	 * again keeps its place by seq. */
 	for (uint32_t k = 0; k < total; k++) {
 		struct djob *j = d->jobs[k];
 
@@ -347,6 +350,10 @@ int restore_state(struct daemon *d, char *err, size_t errlen)
 		                             j->rec.queued != BF_NEVER && j->rec.queued > j->rec.submit ?
 		                             j->rec.queued : j->rec.submit, j->rec.nodes,
 		                             j->rec.estimate, j->rec.guarantee, j->rec.uid);
+		/* Put first before the restart: first again (restored in seq
+		 * order), and marked so (CREASY keeps it before any priority). */
+		if (rc >= 0 && j->rec.seq < 0)
+			rc = sched_restore_top(d->sched, j->rec.id);
 		if (rc < 0) {
 			finish(d, j, ST_FAILED, sched_strerror(rc));
 			continue;

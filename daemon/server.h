@@ -90,7 +90,8 @@ struct daemon {
 	struct idmap ids;		/* job id -> index in jobs[] */
 	struct djob **jobs;
 	uint32_t njobs, jobs_cap;
-	uint64_t next_seq;
+	int64_t next_seq;		/* the next arrival's place (store_job.seq) */
+	int64_t top_seq;		/* the last place put first (<= 0) */
 
 	char **node_names;		/* index -> name */
 	char *partition;		/* all of them, compact (node[001-128]) */

@@ -597,7 +597,7 @@ static void read_job(sqlite3_stmt *st, struct store_job *j)
 
 	*j = (struct store_job){
 		.id = (uint64_t)sqlite3_column_int64(st, 0),
-		.seq = (uint64_t)sqlite3_column_int64(st, 1),
+		.seq = (int64_t)sqlite3_column_int64(st, 1),
 		.uid = (uint32_t)sqlite3_column_int64(st, 2),
 		.gid = (uint32_t)sqlite3_column_int64(st, 3),
 		.user = col_str(st, 4), .name = col_str(st, 5),

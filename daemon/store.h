@@ -28,7 +28,11 @@ static inline bool store_state_live(enum store_state s) { return s <= ST_RUNNING
 
 /* One job. Strings may be NULL; times are BF_NEVER when unknown. */
 struct store_job {
-	uint64_t id, seq;	/* seq: arrival order */
+	uint64_t id;
+	/* The order of the queue: arrival (from 0 up), or below 0 for a job
+	 * an operator put first (bctl top; the latest lowest), so that the
+	 * order survives a restart. */
+	int64_t seq;
 	uint32_t uid, gid;
 	const char *user, *name;
 	uint32_t nodes;

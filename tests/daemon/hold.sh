@@ -10,6 +10,11 @@ AS_NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
 chmod 755 "$TMP"
 printf '#!/bin/sh\nsleep 300\n' >long.sh
 chmod 644 long.sh
+# qorder: the ids of the queued jobs in the queue's order.
+qorder() {
+	"$BQ" -a --json | tr '\n' ' ' | grep -o '{[^{}]*}' |
+		sed -n 's/.*"id":\([0-9]*\),.*"state":"queued".*/\1/p' | tr '\n' ' '
+}
 
 "$BSTOP" >/dev/null 2>&1
 [ $? -eq 2 ]
@@ -125,8 +130,32 @@ ok $? "with a new guarantee and no trace of its last run's end"
 "$BCTL" requeue 5 >out
 [ $? -eq 1 ] && grep -q "not requeued: it is not running" out
 ok $? "a queued job is not requeued"
+"$BCTL" top 5 >/dev/null	# (4, nobody's, was before it)
+before=$(qorder)
+broken=$(grep -c "guarantee broken" daemon.log)
 stop_daemon
 start_daemon --nodes 4 --policy conservative --kill-grace 1 || exit 1
 "$BQ" -l 3 | grep -q "^State: *queued$"
 ok $? "after a restart job 3 is queued"
+after=$(qorder)
+[ "$after" = "$before" ] && [ "${after#5 }" != "$after" ] &&
+	[ "$(grep -c "guarantee broken" daemon.log)" -eq "$broken" ]
+ok $? "and the queue keeps the order bctl top made ($after), nothing more broken"
+stop_daemon
+
+# Under EASY a job put first is the head, with its reservation, also after
+# a restart (nothing else is promised, so a lost order would go unsaid).
+rm -rf state.db* spool
+start_daemon --nodes 4 --policy easy --kill-grace 1 || exit 1
+for i in 1 2 3 4; do "$BSUB" -n 4 -t 1:00 -o /dev/null long.sh >/dev/null; done
+wait_state 1 running && "$BCTL" top 4 >/dev/null
+"$BQ" -l 4 | grep -q "(guaranteed)" && "$BQ" -l 2 | grep -q "(predicted"
+ok $? "easy: bctl top 4 makes job 4 the head, with the head's guarantee"
+g4=$(guarantee 4)
+stop_daemon
+start_daemon --nodes 4 --policy easy --kill-grace 1 || exit 1
+[ "$(qorder)" = "4 2 3 " ] && [ "$(guarantee 4)" = "$g4" ] && "$BQ" -l 2 | grep -q "(predicted"
+ok $? "easy, after a restart: job 4 is still the head ($(qorder)), its guarantee kept"
+"$BKILL" 0 >/dev/null
+stop_daemon
 done_testing

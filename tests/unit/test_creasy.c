@@ -138,6 +138,30 @@ static void put_first(void)
 	sched_free(d.s);
 }
 
+/* After a restart: the job put first is restored first and marked
+ * (sched_restore_top), and still comes before the most critical job. */
+static void put_first_restored(void)
+{
+	struct drv d;
+	uint32_t nodes[4] = { 0, 1, 2, 3 };
+
+	drv_creasy(&d, 4, 1000, 0);
+	ok_eq(sched_restore_running(d.s, S(3), 1, S(0), S(100), S(0), S(100), nodes, 4), SCHED_OK,
+	      "top restored: the running job");
+	ok_eq(sched_restore_queued(d.s, S(3), 3, S(2), 4, S(5000), BF_NEVER), SCHED_OK,
+	      "top restored: the job put first, first");
+	ok_eq(sched_restore_queued(d.s, S(3), 2, S(1), 4, S(10), BF_NEVER), SCHED_OK,
+	      "top restored: then the short job");
+	ok_eq(sched_restore_top(d.s, 3), SCHED_OK, "top restored: marked");
+	ok_eq(sched_restore_top(d.s, 9), SCHED_E_NOJOB, "top restored: no such queued job");
+	run(&d, S(3));
+	ok_eq(guarantee(&d, 3), S(100), "top restored: the job put first is the head");
+	end(&d, S(100), 1);
+	ok(d.start[3] == S(100) && d.start[2] == -1, "top restored: it starts first");
+	ok_eq(d.checks_failed, 0, "top restored: invariants held");
+	sched_free(d.s);
+}
+
 /* The job at the front of the queue (the oldest) put first: under CREASY
  * that is a change, since priority orders the queue. */
 static void put_first_the_front(void)
@@ -280,6 +304,7 @@ int main(void)
 	backfill_by_priority(0, 4);
 	backfill_by_priority(10, 5);
 	put_first();
+	put_first_restored();
 	put_first_the_front();
 	hook();
 	capped();

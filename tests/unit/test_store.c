@@ -37,7 +37,7 @@ static int collect(const struct store_job *j, void *arg)
 	return 0;
 }
 
-static struct store_job job(uint64_t id, uint64_t seq)
+static struct store_job job(uint64_t id, int64_t seq)
 {
 	static const char argv[] = "one\0two words\0";
 
@@ -189,6 +189,16 @@ int main(void)
 	ok(strcmp(s.name, "(null)") == 0 && s.last.guarantee == 5000 && s.last.start == BF_NEVER &&
 	   !s.last.has_exit, "NULL name, guarantee, unknown start read back");
 	ok(s.last.queued == 4000, "when it last joined the queue read back");
+	/* bctl top: job 2 put first, a place below every arrival's. */
+	j = job(id2, -1);
+	memset(&s, 0, sizeof s);
+	ok(store_begin(st) == 0 && store_put_job(st, &j) == 0 && store_commit(st) == 0 &&
+	   store_load_live(st, collect, &s) == 0 && s.n == 2 && s.ids[0] == 2 && s.ids[1] == 1 &&
+	   s.last.seq == 1, "a job put first (seq -1) loads before the arrivals");
+	j = job(id2, 2);
+	store_begin(st);
+	store_put_job(st, &j);
+	store_commit(st);
 
 	/* Job 1 runs and ends; job 2 is rolled back mid-change. */
 	j = job(id1, 1);

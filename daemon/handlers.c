@@ -19,16 +19,18 @@
 #define FINAL_IN_LIST 100	/* recently ended jobs bq shows */
 
 /* Root, or a member of admin_group (backfilld.yaml(5)): the primary group
- * the socket reports, or a supplementary one of the user's. */
+ * the socket reports, or a supplementary one of the user's. A daemon a
+ * user runs (make run) serves that user alone, who is its operator. */
 bool handlers_is_admin(const struct conn *c)
 {
-	const struct serve_limits *L = &conn_daemon(c)->o.lim;
+	const struct daemon *d = conn_daemon(c);
+	const struct serve_limits *L = &d->o.lim;
 	struct passwd pw, *pwp = NULL;
 	char buf[4096];
 	gid_t groups[256];
 	int n = 256;
 
-	if (conn_uid(c) == 0)
+	if (conn_uid(c) == 0 || (!d->root && conn_uid(c) == geteuid()))
 		return true;
 	if (!L->has_admin)
 		return false;

@@ -601,17 +601,49 @@ static int64_t node_find(char **names, const uint32_t *sorted, uint32_t n, const
 	return -1;
 }
 
+/* Mark the nodes of `list` (a compact node list, may be NULL) as `state`
+ * in admin[]; -1 if it does not read. */
+static int mark_nodes(const char *list, char **names, const uint32_t *sorted, uint32_t n,
+                      uint8_t *admin, uint8_t state)
+{
+	struct nodelist part;
+	char err[256];
+
+	if (!list || !*list)
+		return 0;
+	if (nodelist_parse(list, &part, err, sizeof err) < 0)
+		return -1;
+	for (uint32_t k = 0; k < part.count; k++) {
+		int64_t i = node_find(names, sorted, n, part.names[k]);
+
+		if (i >= 0)
+			admin[i] = state;
+	}
+	nodelist_free(&part);
+	return 0;
+}
+
+enum { NODE_UP, NODE_DRAIN, NODE_DOWN };
+static const char *const node_state_words[] = { "free", "drain", "down" };
+
+/* A node's state as listed: drain or down whatever it runs, else busy or free. */
+static const char *node_state(int32_t owner, uint8_t admin)
+{
+	return admin != NODE_UP ? node_state_words[admin] : owner >= 0 ? "busy" : "free";
+}
+
 int render_nodes(FILE *f, const struct proto_nodemap *m, bool json)
 {
 	struct nodelist all = { 0 }, part;
-	uint32_t *sorted = NULL, busy = 0;
+	uint32_t *sorted = NULL, count[4] = { 0 };	/* busy, free, drain, down */
 	int32_t *owner = NULL;
+	uint8_t *admin = NULL;
 	char err[256];
 	int rc = -1;
 
 	if (nodelist_parse(m->nodes, &all, err, sizeof err) < 0 ||
 	    !(sorted = malloc(all.count * sizeof *sorted)) ||
-	    !(owner = malloc(all.count * sizeof *owner)))
+	    !(owner = malloc(all.count * sizeof *owner)) || !(admin = calloc(all.count, 1)))
 		goto out;
 	for (uint32_t k = 0; k < all.count; k++) {
 		sorted[k] = k;
@@ -626,24 +658,28 @@ int render_nodes(FILE *f, const struct proto_nodemap *m, bool json)
 		for (uint32_t k = 0; k < part.count; k++) {
 			int64_t i = node_find(all.names, sorted, all.count, part.names[k]);
 
-			if (i >= 0 && owner[i] < 0) {
+			if (i >= 0 && owner[i] < 0)
 				owner[i] = (int32_t)h;
-				busy++;
-			}
 		}
 		nodelist_free(&part);
 	}
+	if (mark_nodes(m->drained, all.names, sorted, all.count, admin, NODE_DRAIN) < 0 ||
+	    mark_nodes(m->down, all.names, sorted, all.count, admin, NODE_DOWN) < 0)
+		goto out;
+	for (uint32_t k = 0; k < all.count; k++)
+		count[admin[k] != NODE_UP ? 1 + admin[k] : owner[k] >= 0 ? 0 : 1]++;
 	if (json) {
 		fputs("[\n", f);
 		for (uint32_t k = 0; k < all.count; k++) {
 			fputs(" {\"name\":", f);
 			client_put_json_str(f, all.names[k]);
+			fprintf(f, ",\"state\":\"%s\"", node_state(owner[k], admin[k]));
 			if (owner[k] >= 0) {
-				fprintf(f, ",\"state\":\"busy\",\"job\":%" PRIu64 ",\"uid\":%u,\"user\":",
+				fprintf(f, ",\"job\":%" PRIu64 ",\"uid\":%u,\"user\":",
 				        m->held[owner[k]].job, (unsigned)m->held[owner[k]].uid);
 				client_put_json_str(f, m->held[owner[k]].user);
 			} else {
-				fputs(",\"state\":\"free\",\"job\":null,\"uid\":null,\"user\":null", f);
+				fputs(",\"job\":null,\"uid\":null,\"user\":null", f);
 			}
 			fprintf(f, "}%s\n", k + 1 < all.count ? "," : "");
 		}
@@ -655,7 +691,7 @@ int render_nodes(FILE *f, const struct proto_nodemap *m, bool json)
 			char run[25];
 			int len;
 
-			while (e < all.count && owner[e] == owner[k])
+			while (e < all.count && owner[e] == owner[k] && admin[e] == admin[k])
 				e++;
 			len = nodelist_format((const char *const *)all.names + k, e - k, run, sizeof run);
 			if (len >= (int)sizeof run)
@@ -663,23 +699,30 @@ int render_nodes(FILE *f, const struct proto_nodemap *m, bool json)
 			if (owner[k] >= 0) {
 				const struct proto_holder *h = &m->held[owner[k]];
 
-				fprintf(f, "%-24s %-5s %8" PRIu64 "  ", run, "busy", h->job);
+				fprintf(f, "%-24s %-5s %8" PRIu64 "  ", run, node_state(owner[k], admin[k]),
+				        h->job);
 				if (h->user)
 					client_put_text(f, h->user, 16);
 				else
 					fprintf(f, "%u", (unsigned)h->uid);
 				fputc('\n', f);
 			} else {
-				fprintf(f, "%-24s %-5s %8s  %s\n", run, "free", "-", "-");
+				fprintf(f, "%-24s %-5s %8s  %s\n", run, node_state(-1, admin[k]), "-", "-");
 			}
 			k = e;
 		}
-		fprintf(f, "\n%u nodes: %u busy, %u free\n", all.count, busy, all.count - busy);
+		fprintf(f, "\n%u nodes: %u busy, %u free", all.count, count[0], count[1]);
+		if (count[2])
+			fprintf(f, ", %u drained", count[2]);
+		if (count[3])
+			fprintf(f, ", %u down", count[3]);
+		fputc('\n', f);
 	}
 	rc = 0;
 out:
 	free(sorted);
 	free(owner);
+	free(admin);
 	nodelist_free(&all);
 	return rc;
 }

@@ -1102,11 +1102,13 @@ int proto_dec_steps(const uint8_t *frame, size_t len, struct proto_steps *m,
 
 /* ---- NODES / NODEMAP ---- */
 
-enum { NM_NODES = 1, NM_HELD };
+enum { NM_NODES = 1, NM_HELD, NM_DRAINED, NM_DOWN };
 enum { HD_JOB = 1, HD_UID, HD_USER, HD_NODES };
 static const struct spec nodemap_spec[] = {
 	{ NM_NODES, PK_BYTES, true, false, PROTO_MAX_PAYLOAD / 2, 0 },
 	{ NM_HELD, PK_GROUP, false, true, 0, PROTO_MAX_RECORDS },
+	{ NM_DRAINED, PK_BYTES, false, false, PROTO_MAX_PAYLOAD / 4, 0 },
+	{ NM_DOWN, PK_BYTES, false, false, PROTO_MAX_PAYLOAD / 4, 0 },
 };
 static const struct spec holder_spec[] = {
 	{ HD_JOB, PK_INT, true, false, 0, 0 },
@@ -1134,6 +1136,10 @@ int proto_enc_nodemap(struct proto_buf *b, const struct proto_nodemap *m)
 		proto_put_str(b, HD_NODES, m->held[k].nodes ? m->held[k].nodes : "");
 		proto_group_close(b, g);
 	}
+	if (m->drained && *m->drained)
+		proto_put_str(b, NM_DRAINED, m->drained);
+	if (m->down && *m->down)
+		proto_put_str(b, NM_DOWN, m->down);
 	return proto_finish(b);
 }
 
@@ -1169,9 +1175,13 @@ static int take_nodemap(const struct field *f, void *vctx, char *err, size_t err
 {
 	struct nodemap_ctx *c = vctx;
 
-	if (f->tag == NM_NODES) {
-		if (!(c->m->nodes = arena_str(c->a, f)))
+	if (f->tag == NM_NODES || f->tag == NM_DRAINED || f->tag == NM_DOWN) {
+		const char *s = arena_str(c->a, f);
+
+		if (!s)
 			return NOMEM(err, errlen);
+		*(f->tag == NM_NODES ? &c->m->nodes : f->tag == NM_DRAINED ? &c->m->drained :
+		  &c->m->down) = s;
 		return 0;
 	}
 	if (!arena_push(c->a, (void **)&c->held, &c->n, sizeof *c->held))
@@ -1186,7 +1196,7 @@ int proto_dec_nodemap(const uint8_t *frame, size_t len, struct proto_nodemap *m,
 	struct nodemap_ctx c = { .m = m, .a = a };
 
 	*m = (struct proto_nodemap){ 0 };
-	if (walk_frame(frame, len, PT_NODEMAP, nodemap_spec, 2, take_nodemap, &c, err, errlen) < 0)
+	if (walk_frame(frame, len, PT_NODEMAP, nodemap_spec, 4, take_nodemap, &c, err, errlen) < 0)
 		return -1;
 	m->held = c.held;
 	m->count = c.n;

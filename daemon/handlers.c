@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "duration.h"
 #include "log.h"
+#include "nodelist.h"
 #include "server.h"
 
 #define FINAL_IN_LIST 100	/* recently ended jobs bq shows */
@@ -517,15 +518,40 @@ static void h_profile(struct conn *c, const uint8_t *frame, size_t len)
 
 /* ---- nodes ---- */
 
+/* The nodes an operator put in `state` (drain, down), compact, malloc'ed
+ * ("" for none); NULL if memory ran out. */
+static char *nodes_in(const struct daemon *d, uint8_t state)
+{
+	const char **names = malloc((d->nnodes ? d->nnodes : 1) * sizeof *names);
+	uint32_t n = 0;
+	char *out = NULL;
+	int len;
+
+	if (!names)
+		return NULL;
+	for (uint32_t k = 0; k < d->nnodes; k++)
+		if (d->nadmin && d->nadmin[k].state == state)
+			names[n++] = d->node_names[k];
+	len = nodelist_format(names, n, NULL, 0);
+	if (len >= 0 && (out = malloc((size_t)len + 1)))
+		nodelist_format(names, n, out, (size_t)len + 1);
+	free(names);
+	return out;
+}
+
 static void answer_nodes(struct conn *c)
 {
 	struct daemon *d = conn_daemon(c);
 	struct proto_holder *held = calloc(d->njobs ? d->njobs : 1, sizeof *held);
+	char *drained = nodes_in(d, NA_DRAIN), *down = nodes_in(d, NA_DOWN);
 	struct proto_buf b;
 	uint32_t n = 0;
 
-	if (!held) {
+	if (!held || !drained || !down) {
 		conn_error(c, PE_INTERNAL, "out of memory");
+		free(held);
+		free(drained);
+		free(down);
 		return;
 	}
 	for (uint32_t k = 0; k < d->njobs; k++) {
@@ -535,10 +561,12 @@ static void answer_nodes(struct conn *c)
 			held[n++] = (struct proto_holder){ r->id, r->uid, r->user, r->node_list };
 	}
 	proto_buf_init(&b);
-	proto_enc_nodemap(&b, &(struct proto_nodemap){ d->partition, held, n });
+	proto_enc_nodemap(&b, &(struct proto_nodemap){ d->partition, held, n, drained, down });
 	conn_reply(c, &b);
 	proto_buf_free(&b);
 	free(held);
+	free(drained);
+	free(down);
 }
 
 static void h_nodes(struct conn *c, const uint8_t *frame, size_t len)

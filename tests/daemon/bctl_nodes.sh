@@ -102,6 +102,12 @@ ok $? "the log says the node was lost and what became of its job"
 grep -q "^policy: *conservative$" out && grep -q "^nodes: *4: 2 idle, 0 busy, 1 drained, 1 down$" out &&
 	grep -q "^jobs: *0 running, 1 queued$" out
 ok $? "bctl status: the policy, nodes by state, the jobs"
+$AS_NOBODY "$BQ" --nodes >out
+grep -q "^node001 *drain *- " out && grep -q "^node002 *down *- " out &&
+	grep -q "^node\[003-004\] *free " out && grep -q "^4 nodes: 0 busy, 2 free, 1 drained, 1 down$" out
+ok $? "bq --nodes (any user) shows the drained and the down node as such, not free"
+$AS_NOBODY "$BQ" --nodes --json | grep -q '"name":"node002","state":"down"'
+ok $? "and so does its JSON"
 
 "$BCTL" resume 'node[001-002]' >out
 [ $? -eq 0 ] && grep -q "^node\[001-002\]: " out

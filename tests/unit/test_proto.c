@@ -101,14 +101,21 @@ static void round_trips(void)
 	   "nodes request is a bare header");
 	{
 		struct proto_holder h[2] = { { 3, 1000, "alice", "n[01-04]" }, { 9, 7, NULL, "n05" } };
-		struct proto_nodemap nm = { "n[01-10]", h, 2 }, nm2;
+		struct proto_nodemap nm = { "n[01-10]", h, 2, NULL, NULL }, nm2;
 
 		ok(proto_enc_nodemap(&b, &nm) == 0 &&
 		   proto_dec_nodemap(b.p, b.len, &nm2, &a, err, sizeof err) == 0 &&
 		   strcmp(nm2.nodes, "n[01-10]") == 0 && nm2.count == 2 && nm2.held[0].job == 3 &&
 		   strcmp(nm2.held[0].user, "alice") == 0 && nm2.held[1].user == NULL &&
-		   strcmp(nm2.held[1].nodes, "n05") == 0 && nm2.held[1].uid == 7,
-		   "nodemap round trip");
+		   strcmp(nm2.held[1].nodes, "n05") == 0 && nm2.held[1].uid == 7 &&
+		   !nm2.drained && !nm2.down, "nodemap round trip");
+		proto_arena_free(&a);
+		nm.drained = "n[04-05]";
+		nm.down = "n09";
+		ok(proto_enc_nodemap(&b, &nm) == 0 &&
+		   proto_dec_nodemap(b.p, b.len, &nm2, &a, err, sizeof err) == 0 &&
+		   strcmp(nm2.drained, "n[04-05]") == 0 && strcmp(nm2.down, "n09") == 0 &&
+		   nm2.count == 2, "nodemap round trip with drained and down nodes");
 		proto_arena_free(&a);
 	}
 	{

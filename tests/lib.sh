@@ -112,7 +112,8 @@ guarantees() {
 }
 # silent BEFORE AFTER LOG-BEFORE: the jobs that moved later from BEFORE to
 # AFTER (guarantees' output) without a "guarantee broken" line in
-# daemon.log since LOG-BEFORE (a copy of it) was taken.
+# daemon.log since LOG-BEFORE (a copy of it) was taken, or without the
+# listing's mark (queued!) or bq -l's "Guarantee broken:" line.
 silent() {
 	while read -r id was; do
 		now=$(awk -v j="$id" '$1 == j { print $2 }' "$2")
@@ -124,6 +125,10 @@ silent() {
 		before=$(grep -c "job $id: guarantee broken" "$3" || true)
 		after=$(grep -c "job $id: guarantee broken" "$TMP/daemon.log" || true)
 		[ "$after" -gt "$before" ] || echo "job $id: $was -> $now, not announced"
+		"$BQ" -l "$id" | grep -q "^Guarantee broken: " ||
+			echo "job $id: $was -> $now, not in bq -l"
+		"$BQ" -a | grep -q "^ *$id .*queued! " ||
+			echo "job $id: $was -> $now, not marked in the listing"
 	done <"$1"
 }
 

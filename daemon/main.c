@@ -146,6 +146,16 @@ static int apply_config(struct serve_opts *so, bool root)
 			log_start_error("out of memory reading %s", so->config);
 		return 1;
 	}
+	/* Absolute, for bctl status and the log (a symbolic link is kept as
+	 * such: a reload reads where it points then). */
+	if (so->config[0] != '/') {
+		static char abs[PATH_MAX];
+		char cwd[PATH_MAX];
+
+		if (getcwd(cwd, sizeof cwd) &&
+		    snprintf(abs, sizeof abs, "%s/%s", cwd, so->config) < (int)sizeof abs)
+			so->config = abs;
+	}
 	if (!(so->flags & SF_SOCKET) && config.socket)
 		so->socket = config.socket;
 	if (!(so->flags & SF_DB) && config.database)

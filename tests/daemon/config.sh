@@ -81,6 +81,14 @@ $AS_NOBODY "$BKILL" 4 >out 2>&1
 ok $? "a member of admin_group cancels another user's job: $(cat out)"
 grep -q "job 4: cancelled by nobody (uid 65534)" daemon.log
 ok $? "the log says who cancelled it"
+$AS_NOBODY "$BF_BUILD/bctl" status >out 2>&1 && grep -q "^configuration: *$TMP/c.yaml$" out
+ok $? "a member of admin_group uses bctl status; the configuration in force is named whole"
+$AS_NOBODY "$BF_BUILD/bctl" hold 3 >out 2>&1 && $AS_NOBODY "$BF_BUILD/bctl" release 3 >>out 2>&1 &&
+	grep -q "^Job 3: held" out && grep -q "^Job 3: released" out
+ok $? "and bctl hold and release on root's job"
+"$BSUB" -n 3 -t 1m s.sh 1 >/dev/null	# 5
+$AS_NOBODY "$BKILL" -u root 5 >out 2>&1 && [ "$(cat out)" = "Job 5: cancelled" ]
+ok $? "and bkill -u root 5: $(cat out)"
 
 # ---- SIGHUP ----
 sed -i 's/^max_nodes: 3/max_nodes: 4/; s/^max_queued_per_user: 2/max_queued_per_user: 10/; s/^admin_group: nogroup//' c.yaml

@@ -27,8 +27,8 @@ const char *pending_reason(struct daemon *d, const struct djob *j, bf_time guara
 			running += d->jobs[k]->rec.state == ST_RUNNING &&
 			           d->jobs[k]->rec.uid == j->rec.uid;
 		if (running >= prm->max_running_per_user) {
-			snprintf(buf, len, "over a user cap: its user runs %u jobs, the most at once "
-			         "(max_running_per_user)", running);
+			snprintf(buf, len, "over a user cap: its user runs %u job%s, the most at once "
+			         "(max_running_per_user)", running, running == 1 ? "" : "s");
 			return buf;
 		}
 	}

@@ -218,6 +218,8 @@ mkdir -p nb && chown nobody:nogroup nb
 (cd nb && $AS_NOBODY "$BSUB" -n 1 -t 5m "$TMP/s.sh" 300 >/dev/null)	# 3
 wait_state 1 running && wait_state 3 running && "$BQ" -l 2 | grep -q "^State: *queued"
 ok $? "cap 1: root's second job waits on free nodes while nobody's job runs"
+"$BQ" -l 2 | grep -q "^Pending reason: *over a user cap: its user runs 1 job, the most at once (max_running_per_user)$"
+ok $? "its pending reason: over a user cap"
 "$BQ" -l 2 | grep -q "at the latest (guaranteed)"
 ok $? "and it has a guarantee that respects the cap"
 "$BKILL" 1 >/dev/null && wait_state 2 running 10

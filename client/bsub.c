@@ -58,7 +58,8 @@ static void print_submitted(const struct proto_submitted *s, const struct bsub_j
 {
 	char t[64], lim[64];
 
-	duration_format(j->estimate, lim, sizeof lim);
+	/* The limit the daemon took (the site's default when -t was left out). */
+	duration_format(s->estimate > 0 ? s->estimate : j->estimate, lim, sizeof lim);
 	client_format_time(s->kind == PS_GUARANTEED ? client_ceil_second(s->start) : s->start, t,
 	                   sizeof t);
 	printf("Job %" PRIu64 " submitted: %" PRIu32 " node%s for %s, ", s->job, j->nodes,

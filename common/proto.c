@@ -588,11 +588,12 @@ int proto_dec_error(const uint8_t *frame, size_t len, struct proto_error *m,
 
 /* ---- SUBMITTED ---- */
 
-enum { SD_JOB = 1, SD_START, SD_KIND };
+enum { SD_JOB = 1, SD_START, SD_KIND, SD_ESTIMATE };
 static const struct spec submitted_spec[] = {
 	{ SD_JOB, PK_INT, true, false, 0, 0 },
 	{ SD_START, PK_INT, true, false, 0, 0 },
 	{ SD_KIND, PK_INT, true, false, 0, 0 },
+	{ SD_ESTIMATE, PK_INT, false, false, 0, 0 },
 };
 
 int proto_enc_submitted(struct proto_buf *b, const struct proto_submitted *m)
@@ -601,6 +602,8 @@ int proto_enc_submitted(struct proto_buf *b, const struct proto_submitted *m)
 	proto_put_int(b, SD_JOB, (int64_t)m->job);
 	proto_put_int(b, SD_START, m->start);
 	proto_put_int(b, SD_KIND, m->kind);
+	if (m->estimate > 0)
+		proto_put_int(b, SD_ESTIMATE, m->estimate);
 	return proto_finish(b);
 }
 
@@ -622,6 +625,11 @@ static int take_submitted(const struct field *f, void *vm, char *err, size_t err
 			return -1;
 		m->kind = (enum proto_start_kind)f->i;
 		break;
+	case SD_ESTIMATE:
+		if (f->i <= 0)
+			return errf(err, errlen, "bad time limit %lld", (long long)f->i);
+		m->estimate = f->i;
+		break;
 	}
 	return 0;
 }
@@ -630,7 +638,7 @@ int proto_dec_submitted(const uint8_t *frame, size_t len, struct proto_submitted
                         char *err, size_t errlen)
 {
 	*m = (struct proto_submitted){ 0 };
-	return walk_frame(frame, len, PT_SUBMITTED, submitted_spec, 3, take_submitted, m, err,
+	return walk_frame(frame, len, PT_SUBMITTED, submitted_spec, 4, take_submitted, m, err,
 	                  errlen);
 }
 

@@ -148,6 +148,8 @@ struct proto_submitted {
 	uint64_t job;
 	bf_time start;
 	enum proto_start_kind kind;
+	bf_time estimate;		/* its time limit as taken (the site's default
+					 * when none was asked); 0: not said */
 };
 
 /* Where a job's CPU time and peak memory come from. */

@@ -92,7 +92,8 @@ static void answer_submitted(struct conn *c)
 {
 	struct daemon *d = conn_daemon(c);
 	struct djob *j = jobs_get(d, conn_job(c));
-	struct proto_submitted m = { .job = conn_job(c), .start = BF_NEVER, .kind = PS_NONE };
+	struct proto_submitted m = { .job = conn_job(c), .start = BF_NEVER, .kind = PS_NONE,
+	                             .estimate = j ? j->rec.estimate : 0 };
 	struct sched_job_info info;
 	struct proto_buf b;
 

@@ -58,8 +58,9 @@ EOF
 start_daemon --config "$TMP/c.yaml" --policy easy
 grep -q "listening on .*: 4 nodes, easy, kill grace 5 s" daemon.log
 ok $? "the file's nodes and grace, and --policy over its policy"
-"$BSUB" -n 1 s.sh 300 >out 2>&1 && "$BQ" -l 1 | grep -q "^Time limit: *0:00:10"
-ok $? "a job without -t gets default_limit"
+"$BSUB" -n 1 s.sh 300 >out 2>&1 && "$BQ" -l 1 | grep -q "^Time limit: *0:00:10" &&
+	grep -q "^Job 1 submitted: 1 node for 0:00:10, " out
+ok $? "a job without -t gets default_limit, and bsub says so: $(cat out)"
 "$BSUB" -n 1 -t 11m s.sh 1 >out 2>&1
 [ $? -ne 0 ] && grep -q "max_limit" out
 ok $? "a time limit over max_limit is refused: $(cat out)"

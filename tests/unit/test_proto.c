@@ -46,7 +46,7 @@ static void round_trips(void)
 	struct proto_jobs js = { jobs, 2, 0 }, js2;
 	struct proto_step steps[] = { { 0, 10 }, { 100, -2 } };
 	struct proto_steps st = { 16, steps, 2 }, st2;
-	struct proto_submitted sd = { 42, 123456789, PS_GUARANTEED }, sd2;
+	struct proto_submitted sd = { 42, 123456789, PS_GUARANTEED, 600 * BF_SEC }, sd2;
 	struct proto_error e = { PE_TOOBIG, "64 nodes asked, the partition has 32" }, e2;
 
 	proto_buf_init(&b);
@@ -91,7 +91,8 @@ static void round_trips(void)
 	proto_arena_free(&a);
 	ok(proto_enc_submitted(&b, &sd) == 0 &&
 	   proto_dec_submitted(b.p, b.len, &sd2, err, sizeof err) == 0 && sd2.job == 42 &&
-	   sd2.start == 123456789 && sd2.kind == PS_GUARANTEED, "submitted round trip");
+	   sd2.start == 123456789 && sd2.kind == PS_GUARANTEED && sd2.estimate == 600 * BF_SEC,
+	   "submitted round trip, with the time limit taken");
 	ok(proto_enc_error(&b, &e) == 0 && proto_dec_error(b.p, b.len, &e2, &a, err, sizeof err) == 0 &&
 	   e2.code == PE_TOOBIG && strcmp(e2.message, e.message) == 0, "error round trip");
 	proto_arena_free(&a);

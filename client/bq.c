@@ -210,6 +210,7 @@ int main(int argc, char **argv)
 			since_until = true;
 		} else if (strcmp(a, "-w") == 0) {
 			render_set_wide(true);
+			hist.wide = true;
 		} else if (strcmp(a, "-u") == 0) {
 			if (i + 1 >= argc || !*argv[i + 1])
 				return usage_error("option -u needs a user name, a uid or 'all'");
@@ -263,6 +264,9 @@ int main(int argc, char **argv)
 	if (mode == M_HISTORY) {
 		if (nids)
 			return usage_error("-d and --swf take no job IDs (bq -l ID shows one)");
+		if (hist.swf && (json || hist.wide))
+			return usage_error("--swf writes SWF: %s does not go with it",
+			                   json ? "--json" : "-w");
 		hist.socket = socket;
 		hist.json = json;
 		if (user && strcmp(user, "all") != 0) {

@@ -127,16 +127,62 @@ nomem:
 
 /* ---- the table ---- */
 
-static void print_table(const struct hist *h)
+/* The widest text of a column (at least its heading's width). */
+static size_t widest(const struct hist *h, size_t heading, const char *(*text)(const struct proto_job *,
+                     char *, size_t))
 {
-	printf("%6s  %-12s  %-20s  %-9s  %-22s  %5s  %-19s  %-19s  %10s  %s\n", "JOBID", "USER",
-	       "NAME", "STATE", "EXIT", "NODES", "START", "END", "RUN", "CPU");
+	char buf[64];
+	size_t w = heading;
+
+	for (uint32_t k = 0; k < h->n; k++) {
+		size_t t = client_text_width(text(&h->jobs[k], buf, sizeof buf), 0);
+
+		if (t > w)
+			w = t;
+	}
+	return w;
+}
+
+static const char *user_of(const struct proto_job *j, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u", j->uid);
+	return j->user && *j->user ? j->user : buf;
+}
+
+static const char *name_of(const struct proto_job *j, char *buf, size_t len)
+{
+	(void)buf;
+	(void)len;
+	return j->name && *j->name ? j->name : "-";
+}
+
+static const char *exit_of(const struct proto_job *j, char *buf, size_t len)
+{
+	snprintf(buf, len, "-");
+	if (j->has_exit)
+		client_exit_status(j->exit_status, buf, len);
+	return buf;
+}
+
+/* A column of text, cut to its width (with '+') unless wide, then padded. */
+static void column(const char *s, size_t width, bool wide)
+{
+	size_t w = client_put_text(stdout, s, wide ? 0 : width);
+
+	printf("%*s  ", (int)(width > w ? width - w : 0), "");
+}
+
+static void print_table(const struct hist *h, bool wide)
+{
+	size_t wu = wide ? widest(h, 4, user_of) : 12, wn = wide ? widest(h, 4, name_of) : 20;
+	size_t we = wide ? widest(h, 4, exit_of) : 22;
+
+	printf("%6s  %-*s  %-*s  %-9s  %-*s  %5s  %-19s  %-19s  %10s  %s\n", "JOBID", (int)wu, "USER",
+	       (int)wn, "NAME", "STATE", (int)we, "EXIT", "NODES", "START", "END", "RUN", "CPU");
 	for (uint32_t k = 0; k < h->n; k++) {
 		const struct proto_job *j = &h->jobs[k];
-		char uid[16], st[32] = "-", en[32] = "-", run[32] = "-", cpu[32] = "-", ex[64] = "-";
-		size_t w;
+		char buf[64], st[32] = "-", en[32] = "-", run[32] = "-", cpu[32] = "-";
 
-		snprintf(uid, sizeof uid, "%u", j->uid);
 		if (j->start_kind == PS_ACTUAL) {
 			client_format_time(j->start, st, sizeof st);
 			duration_format(j->end - j->start, run, sizeof run);
@@ -144,14 +190,12 @@ static void print_table(const struct hist *h)
 		client_format_time(j->end, en, sizeof en);
 		if (j->cpu_src != PU_NONE)
 			duration_format(j->cpu_us, cpu, sizeof cpu);
-		if (j->has_exit)
-			client_exit_status(j->exit_status, ex, sizeof ex);
 		printf("%6" PRIu64 "  ", j->id);
-		w = client_put_text(stdout, j->user && *j->user ? j->user : uid, 12);
-		printf("%*s  ", (int)(12 - w), "");
-		w = client_put_text(stdout, j->name && *j->name ? j->name : "-", 20);
-		printf("%*s  %-9s  %-22.22s  %5u  %-19s  %-19s  %10s  %s\n", (int)(20 - w), "",
-		       j->state ? j->state : "?", ex, j->nodes, st, en, run, cpu);
+		column(user_of(j, buf, sizeof buf), wu, wide);
+		column(name_of(j, buf, sizeof buf), wn, wide);
+		printf("%-9s  ", j->state ? j->state : "?");
+		column(exit_of(j, buf, sizeof buf), we, wide);
+		printf("%5u  %-19s  %-19s  %10s  %s\n", j->nodes, st, en, run, cpu);
 	}
 }
 
@@ -263,7 +307,7 @@ int bq_history(const struct bq_history_opts *o)
 		printf("No ended jobs%s.\n", o->since != BF_NEVER || o->until != BF_NEVER ?
 		       " in that time" : "");
 	else
-		print_table(&h);
+		print_table(&h, o->wide);
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, "bq: cannot write the output\n");
 		rc = CLIENT_EXIT_REFUSED;

@@ -10,6 +10,7 @@ struct bq_history_opts {
 	bf_time since, until;	/* ended in [since, until); BF_NEVER: no bound */
 	int64_t uid;		/* one user's, or everyone's (-1) */
 	bool json, swf;
+	bool wide;		/* -w: user, name and exit status not cut */
 };
 
 /* A time as bq --since and --until take it: YYYY-MM-DD, YYYY-MM-DD HH:MM[:SS]

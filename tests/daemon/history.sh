@@ -58,4 +58,18 @@ for id in 1 2 3; do
 	[ "$d" -ge -1 ] && [ "$d" -le 1 ] || { echo "# job $id: live start $live, replayed $sim"; same=1; }
 done
 ok $same "each job starts in the replay when it started live (within a second)"
+
+# -w: names and exit statuses whole; --swf takes neither --json nor -w.
+"$BSUB" -n 1 -t 1:00 -o /dev/null -J a-job-name-longer-than-twenty sleep 60 >/dev/null	# 5
+wait_state 5 running && "$BKILL" 5 >/dev/null && wait_state 5 cancelled 10
+"$BQ" -d >out && "$BQ" -d -w >wide
+grep -q "^ *5 .* a-job-name-longer-t+ .*killed by signal 15 (+ " out &&
+	grep -q "^ *5 .* a-job-name-longer-than-twenty .*killed by signal 15 (SIGTERM) " wide
+ok $? "bq -d cuts a long name and exit status with +; bq -d -w shows them whole"
+"$BQ" --swf --json >/dev/null 2>&1
+r1=$?
+"$BQ" --swf -w >/dev/null 2>&1
+r2=$?
+[ "$r1" -eq 2 ] && [ "$r2" -eq 2 ]
+ok $? "bq --swf with --json or -w: usage error"
 done_testing

@@ -13,7 +13,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: bkill [--socket PATH] [-s SIGNAL] [-u USER|all] [ID... | 0]\n"
+"usage: bkill [--socket PATH] [-s SIGNAL] [-u USER|all] [--] [ID... | 0]\n"
 "       bkill --help | --version\n"
 "\n"
 "Cancel the jobs ID...: a queued job leaves the queue; a running job gets\n"
@@ -24,6 +24,7 @@ static void usage(FILE *f)
 "job, as in LSF. -s SIGNAL sends SIGNAL (TERM, KILL, USR1, STOP, CONT, ... or\n"
 "a number) to each running job instead.\n"
 "\n"
+"  --              the end of the options\n"
 "  --socket PATH   the daemon's socket (default: $BACKFILLD_SOCKET, else the\n"
 "                  socket key of $BACKFILLD_CONFIG or /etc/backfilld/backfilld.yaml,\n"
 "                  else /run/backfilld/backfilld.sock if it exists, else the\n"

@@ -41,6 +41,8 @@ static void usage(FILE *f)
 "                  else /run/backfilld/backfilld.sock if it exists, else the\n"
 "                  per-user default)\n"
 "\n"
+"  -B, -N          LSF's mail: refused (backfilld sends no mail), also in #BSUB\n"
+"\n"
 "Options may also be given in #BSUB lines at the top of the script, as in\n"
 "'#BSUB -n 4 -t 1:00'; the command line wins. Options go before SCRIPT.\n"
 "\n"

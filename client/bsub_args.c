@@ -141,6 +141,19 @@ static int set_opt(struct bsub_opts *o, int k, const char *v, char *err, size_t 
 	return errf(err, errlen, "internal error: option %s", flag);
 }
 
+/* -B and -N ask for mail, which backfilld does not send: refused, on the
+ * command line and in #BSUB lines alike, so nobody waits for mail. */
+static bool asks_mail(const char *a)
+{
+	return strcmp(a, "-B") == 0 || strcmp(a, "-N") == 0;
+}
+
+static int no_mail(const char *a, char *err, size_t errlen)
+{
+	return errf(err, errlen, "%s: backfilld sends no mail (no mail is configured); follow a "
+	            "job with bq, or bq -l ID once it ended", a);
+}
+
 /* ---- the command line ---- */
 
 static int parse_cmdline(int argc, char **argv, struct bsub_opts *o, char *err, size_t errlen)
@@ -175,9 +188,8 @@ static int parse_cmdline(int argc, char **argv, struct bsub_opts *o, char *err, 
 			o->socket = v;
 			continue;
 		}
-		if (strcmp(a, "-B") == 0 || strcmp(a, "-N") == 0)
-			return errf(err, errlen, "%s: backfilld sends no mail (no mail is configured); "
-			            "follow a job with bq, or bq -l ID once it ended", a);
+		if (asks_mail(a))
+			return no_mail(a, err, errlen);
 		if ((k = find_opt(a)) < 0) {
 			for (size_t j = 0; j < sizeof job_opts / sizeof *job_opts; j++) {
 				size_t fl = strlen(job_opts[j].flag);
@@ -316,6 +328,8 @@ static int bsub_line(const char *s, size_t len, struct bsub_opts *o, const char 
 				rc = errf(err, errlen, "option %s needs a value", w);
 			else
 				rc = set_opt(o, k, words[++i], err, errlen);
+		} else if (asks_mail(w)) {
+			rc = no_mail(w, err, errlen);
 		} else if (w[0] == '-') {
 			const char *v = i + 1 < n && words[i + 1][0] != '-' && !lsf_flag(w) ?
 			                words[++i] : NULL;

@@ -381,7 +381,9 @@ static void run_job(const struct runner_job *j, int why)
 		if (!ours(j->env[k]))
 			envp[ne++] = (char *)j->env[k];
 	if (asprintf(&envp[ne++], "LSB_JOBID=%" PRIu64, j->id) < 0 ||
-	    asprintf(&envp[ne++], "LSB_JOBNAME=%s", j->name ? j->name : j->script) < 0 ||
+	    /* A job has a name unless its script came from standard input:
+	     * then the name batch systems give such jobs, not a spool path. */
+	    asprintf(&envp[ne++], "LSB_JOBNAME=%s", j->name && *j->name ? j->name : "STDIN") < 0 ||
 	    asprintf(&envp[ne++], "LSB_HOSTS=%s", nodes) < 0 ||
 	    asprintf(&envp[ne++], "LSB_MCPU_HOSTS=%s", slots) < 0 ||
 	    asprintf(&envp[ne++], "LSB_DJOB_HOSTFILE=%s", j->hostfile) < 0 ||

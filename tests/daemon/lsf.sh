@@ -115,4 +115,8 @@ $AS_NOBODY "$BKILL" -s CONT 9 >out && grep -q "^Job 9: signal CONT sent$" out
 ok $? "nobody: bkill -s CONT 9 on its own job"
 $AS_NOBODY "$BKILL" 0 >out && [ "$(cat out)" = "Job 9: cancelled" ] && wait_state 9 cancelled
 ok $? "nobody: bkill 0 cancels its own job, and only it"
+
+id=$("$BSUB" -n 1 -t 1:00 -o stdin.out <env.sh | sed -n 's/^Job \([0-9]*\) .*/\1/p')
+wait_state "$id" done && [ "$(head -1 stdin.out | cut -d'|' -f2)" = STDIN ]
+ok $? "a script from standard input: LSB_JOBNAME is STDIN, not a spool path ($(head -1 stdin.out))"
 done_testing

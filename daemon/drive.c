@@ -473,7 +473,9 @@ static void take_actions(struct daemon *d, bf_time now)
 			drive_store(d, j, detail);
 			break;
 		case SA_KILL:
+			/* (bctl requeue ends a job as a cancel does: said as what it is) */
 			log_job(LOG_NOTICE, j->rec.id, j->rec.user, "%s: terminating it",
+			        j->rec.requeue && a[k].why == KILL_CANCELLED ? "to be queued again" :
 			        kill_words[a[k].why < 3 ? a[k].why : 0]);
 			j->rec.kill_why = 1 + a[k].why;
 			j->rec.hold_end = a[k].t;

@@ -123,7 +123,8 @@ ok $? "bctl top on a running job: not moved"
 # bctl requeue: the running job is ended and queued again, behind the rest.
 "$BCTL" requeue 3 >out && grep -q "^Job 3: being terminated, to queue again$" out
 ok $? "bctl requeue 3"
-wait_state 3 queued 10 && grep -q "job 3: ended (killed by signal 15) and queued again (bctl requeue)" daemon.log
+wait_state 3 queued 10 && grep -q "job 3: ended (killed by signal 15) and queued again (bctl requeue)" daemon.log &&
+	grep -q "job 3: to be queued again: terminating it" daemon.log && ! grep -q "job 3: cancelled" daemon.log
 ok $? "job 3 ended and is queued again, said in the log"
 "$BQ" -l 3 | grep -q "^Start: *.*guaranteed" && "$BQ" -l 3 | grep -q "^Exit status: *-$"
 ok $? "with a new guarantee and no trace of its last run's end"

@@ -167,11 +167,15 @@ static void prune_ended(struct daemon *d, bf_time now)
 		drive_store_failed(d);
 		return;
 	}
-	if (n > 0)
-		log_info("removed %d ended job%s older than keep_ended from the store", n,
-		         n == 1 ? "" : "s");
-	if (n == PRUNE_BATCH)
-		d->pruned_at = 0;	/* more at the next pass */
+	d->pruned += (uint64_t)n;
+	if (n == PRUNE_BATCH) {
+		d->pruned_at = 0;	/* more at the next pass; said once it is all done */
+		return;
+	}
+	if (d->pruned > 0)
+		log_info("removed %" PRIu64 " ended job%s older than keep_ended from the store",
+		         d->pruned, d->pruned == 1 ? "" : "s");
+	d->pruned = 0;
 }
 
 static void next_cb(evutil_socket_t fd, short what, void *arg)

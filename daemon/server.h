@@ -173,6 +173,7 @@ struct daemon {
 	bool grace_changed;		/* restored with the stored grace: the next pass sets o's */
 	struct event *prune_ev;		/* keep_ended: a pass now and then, idle or not */
 	bf_time pruned_at;		/* the last removal of old ended jobs */
+	uint64_t pruned;		/* removed by the batches of this backlog so far */
 	struct sysd *sysd;		/* sd.c: systemd's socket, readiness, watchdog */
 };
 

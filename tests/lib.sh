@@ -36,9 +36,12 @@ export BACKFILLD_SOCKET="$TMP/s.sock"
 DPID=
 
 # start_daemon ARGS...: in the foreground on the test's socket, database and
-# spool; waits (at most 10 s) until it answers.
+# spool; waits (at most 10 s) until it answers. $START_WRAP, if set, is a
+# command (words without blanks in them) that runs the daemon: it must
+# exec it, so that $DPID is the daemon's pid.
 start_daemon() {
-	"$BF_BUILD/backfilld" --foreground --socket "$TMP/s.sock" --db "$TMP/state.db" \
+	# shellcheck disable=SC2086
+	${START_WRAP:-} "$BF_BUILD/backfilld" --foreground --socket "$TMP/s.sock" --db "$TMP/state.db" \
 		--spool "$TMP/spool" "$@" >>"$TMP/daemon.log" 2>&1 &
 	DPID=$!
 	i=0

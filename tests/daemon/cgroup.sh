@@ -91,21 +91,14 @@ cg_cleanup() {
 CGU=
 # start_in CGROUP ARGS...: start_daemon, but the daemon begins in CGROUP,
 # where systemd puts a unit's main process.
+printf 'echo $$ >"$1/cgroup.procs" || exit 1\nshift\nexec "$@"\n' >"$TMP/in-cgroup.sh"
 start_in() {
-	cg=$1
+	START_WRAP="sh $TMP/in-cgroup.sh $1"
 	shift
-	sh -c 'echo $$ >"$1/cgroup.procs" || exit 1; shift; exec "$@"' sh "$cg" \
-		"$BF_BUILD/backfilld" --foreground --socket "$TMP/s.sock" --db "$TMP/state.db" \
-		--spool "$TMP/spool" "$@" >>"$TMP/daemon.log" 2>&1 &
-	DPID=$!
-	i=0
-	while [ $i -lt 100 ]; do
-		"$BQ" >/dev/null 2>&1 && return 0
-		kill -0 "$DPID" 2>/dev/null || break
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
+	start_daemon "$@"
+	r=$?
+	START_WRAP=
+	return $r
 }
 trap 'cleanup_daemon; cg_cleanup' EXIT
 

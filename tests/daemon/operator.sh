@@ -18,10 +18,7 @@ kept-running found-again ended journal-life user-daemon"
 
 skip_all() {
 	for t in $STEPS; do skip_check "operator: $t" "$1"; done
-	grep -q "not reading /etc/backfilld/backfilld.yaml: it is the system daemon's" nbd.log &&
-	grep -q "listening on $TMP/nb/u.sock: 16 nodes, easy" nbd.log
-ok $? "a user's own daemon does not read the system's file, and says so"
-done_testing
+	done_testing
 	exit 0
 }
 

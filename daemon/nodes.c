@@ -13,9 +13,12 @@
 
 /* "N" names node001..nodeN, numbered with at least 3 digits (node999,
  * node1000): the names of N are the first names of any larger count, so
- * a partition given as a count grows by raising it. Anything else is a
+ * a partition given as a count grows by raising it. (A database made by
+ * an older backfilld, which numbered 1000 or more nodes with as many
+ * digits as N has, keeps its width: d->node_digits.) Anything else is a
  * node list. The names are owned one by one. */
-static int parse_spec(const char *spec, struct nodelist *out, char *err, size_t errlen)
+static int parse_spec(const struct daemon *d, const char *spec, struct nodelist *out, char *err,
+                      size_t errlen)
 {
 	struct nodelist nl = { 0 };
 	char *end;
@@ -30,7 +33,8 @@ static int parse_spec(const char *spec, struct nodelist *out, char *err, size_t 
 			goto nomem;
 		nl.count = (uint32_t)n;
 		for (unsigned long k = 0; k < n; k++)
-			if (asprintf(&nl.names[k], "node%03lu", k + 1) < 0) {
+			if (asprintf(&nl.names[k], "node%0*lu", d->node_digits > 3 ?
+			             (int)d->node_digits : 3, k + 1) < 0) {
 				nl.names[k] = NULL;
 				goto nomem;
 			}
@@ -172,7 +176,7 @@ int nodes_init(struct daemon *d, const char *spec, char *err, size_t errlen)
 
 	struct next_partition p;
 
-	if (parse_spec(spec, &nl, err, errlen) < 0)
+	if (parse_spec(d, spec, &nl, err, errlen) < 0)
 		return -1;
 	if (prepare(&p, nl.names, nl.count, err, errlen) < 0) {
 		free_names(nl.names, nl.count);
@@ -215,6 +219,24 @@ static int added_names(const struct daemon *d, const char *what, struct nodelist
 	return 0;
 }
 
+/* The digits of an older backfilld's count naming (node0001 to node1000:
+ * 4), if every name is "node" and that many digits, more than 3; else 0. */
+static unsigned legacy_digits(const struct nodelist *nl)
+{
+	size_t w = 0;
+
+	for (uint32_t k = 0; k < nl->count; k++) {
+		const char *s = nl->names[k];
+		size_t digits = strlen(s) - 4;
+
+		if (strncmp(s, "node", 4) != 0 || strlen(s) <= 4 ||
+		    strspn(s + 4, "0123456789") != digits || (w && digits != w))
+			return 0;
+		w = digits;
+	}
+	return w > 3 && w < 10 ? (unsigned)w : 0;
+}
+
 /* The stored partition against the configured one. The same: fine. The
  * configured one has every stored node and more: it grew, and the store
  * now says so. Anything else is another partition's database. */
@@ -247,6 +269,18 @@ int nodes_check_stored(struct daemon *d, char *err, size_t errlen)
 	for (uint32_t k = 0; k < stored_nl.count; k++)
 		if (server_node_index(d, stored_nl.names[k]) < 0 && missing++ == 0)
 			first_missing = stored_nl.names[k];
+	/* A count, and a database an older backfilld named with more digits:
+	 * the same count names the same nodes as then. */
+	if (missing && !d->node_digits && d->o.nodes &&
+	    strspn(d->o.nodes, "0123456789") == strlen(d->o.nodes) &&
+	    (d->node_digits = legacy_digits(&stored_nl)) != 0) {
+		nodelist_free(&stored_nl);
+		log_info("the database numbers its nodes with %u digits, as an older backfilld did: "
+		         "kept", d->node_digits);
+		if (nodes_init(d, d->o.nodes, err, errlen) < 0)
+			return -1;
+		return nodes_check_stored(d, err, errlen);
+	}
 	if (missing) {
 		snprintf(err, errlen, "the database %s belongs to the partition %s; %u of its nodes "
 		         "(%s%s) are not in %s: give them all (a partition may grow), or another "
@@ -278,7 +312,7 @@ int nodes_grow(struct daemon *d, const char *spec, bf_time now, char *err, size_
 	uint32_t nextra = 0, old = d->nnodes;
 	int rc = SCHED_E_NOMEM;
 
-	if (parse_spec(spec, &nl, err, errlen) < 0)
+	if (parse_spec(d, spec, &nl, err, errlen) < 0)
 		return -1;
 	rc = added_names(d, spec, &nl, &extra, &nextra, err, errlen);
 	free(nl.names);		/* every name moved to extra or was freed */

@@ -92,6 +92,8 @@ struct daemon {
 	uint32_t njobs, jobs_cap;
 	int64_t next_seq;		/* the next arrival's place (store_job.seq) */
 	int64_t top_seq;		/* the last place put first (<= 0) */
+	unsigned node_digits;		/* a count's node names: 0 (3 at least), or an
+					 * older database's width (nodes.c) */
 
 	char **node_names;		/* index -> name */
 	char *partition;		/* all of them, compact (node[001-128]) */

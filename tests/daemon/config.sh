@@ -152,6 +152,16 @@ start_daemon --nodes 1000
 grep -q "the partition grew from node\[001-999\] (999 nodes) to node\[001-1000\] (1000 nodes)" daemon.log
 ok $? "a count grows past 999: node1000 joins node001 to node999"
 stop_daemon
+# An older backfilld named a count of 1000 node0001 to node1000 (as many
+# digits as the count): such a database keeps its names under a count.
+rm -rf state.db* spool
+start_daemon --nodes 'node[0001-1000]' && stop_daemon
+start_daemon --nodes 1000 && stop_daemon
+start_daemon --nodes 1200
+grep -q "the database numbers its nodes with 4 digits, as an older backfilld did: kept" daemon.log &&
+	grep -q "the partition grew from node\[0001-1000\] (1000 nodes) to node\[0001-1200\] (1200 nodes)" daemon.log
+ok $? "an older database's count naming (node0001 to node1000) is kept, and grows with it"
+stop_daemon
 rm -rf state.db* spool
 start_daemon --nodes b1,a1 && stop_daemon
 start_daemon --nodes a1,b1

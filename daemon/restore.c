@@ -304,10 +304,18 @@ static int restore_spool(struct daemon *d, bool *replaced, char *err, size_t err
 	return 0;
 }
 
+static int by_seq(const void *a, const void *b)
+{
+	int64_t x = (*(struct djob *const *)a)->rec.seq, y = (*(struct djob *const *)b)->rec.seq;
+
+	return x < y ? -1 : x > y;
+}
+
 int restore_state(struct daemon *d, char *err, size_t errlen)
 {
 	bf_time now = server_now(d);
-	uint32_t running = 0, queued = 0, held = 0, total;
+	uint32_t running = 0, queued = 0, held = 0, total, nq = 0;
+	struct djob **order;
 	bool replaced;
 	int rc;
 
@@ -327,14 +335,22 @@ int restore_state(struct daemon *d, char *err, size_t errlen)
 		if (d->jobs[k]->rec.state == ST_RUNNING)
 			restore_running(d, d->jobs[k], now, replaced);
 	nodectl_restore(d, now);
-	/* Queued jobs in the queue's order: the table is in load order, which
-	 * is seq order (the jobs put first, then arrival), and a job queued
-	 * again keeps its place by seq. */
-	for (uint32_t k = 0; k < total; k++) {
-		struct djob *j = d->jobs[k];
+	/* Queued jobs in the queue's order, seq's (the jobs put first, then
+	 * arrival): the table is in load order, which is seq order, but for a
+	 * job requeued above (it ended while the daemon was down), which
+	 * joined behind them all. */
+	if (!(order = malloc((total ? total : 1) * sizeof *order))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (uint32_t k = 0; k < total; k++)
+		if (d->jobs[k]->rec.state == ST_QUEUED)
+			order[nq++] = d->jobs[k];
+	qsort(order, nq, sizeof *order, by_seq);
+	for (uint32_t k = 0; k < nq; k++) {
+		struct djob *j = order[k];
+		bf_time since;
 
-		if (j->rec.state != ST_QUEUED)
-			continue;
 		if (!spool_job_has_script(&d->spool, j->rec.id)) {
 			finish(d, j, ST_FAILED, "its spooled script is gone (the spool was removed or "
 			       "replaced); it cannot run");
@@ -345,11 +361,13 @@ int restore_state(struct daemon *d, char *err, size_t errlen)
 			continue;
 		}
 		/* Waiting since it last joined the queue, as the core had it
-		 * (a released or requeued job: then, not at its submission). */
-		rc = sched_restore_queued_as(d->sched, now, j->rec.id,
-		                             j->rec.queued != BF_NEVER && j->rec.queued > j->rec.submit ?
-		                             j->rec.queued : j->rec.submit, j->rec.nodes,
-		                             j->rec.estimate, j->rec.guarantee, j->rec.uid);
+		 * (a released or requeued job: then, not at its submission; one
+		 * requeued above joined a moment after `now`). */
+		since = j->rec.queued != BF_NEVER && j->rec.queued > j->rec.submit ? j->rec.queued :
+		        j->rec.submit;
+		rc = sched_restore_queued_as(d->sched, now, j->rec.id, since < now ? since : now,
+		                             j->rec.nodes, j->rec.estimate, j->rec.guarantee,
+		                             j->rec.uid);
 		/* Put first before the restart: first again (restored in seq
 		 * order), and marked so (CREASY keeps it before any priority). */
 		if (rc >= 0 && j->rec.seq < 0)
@@ -360,6 +378,7 @@ int restore_state(struct daemon *d, char *err, size_t errlen)
 		}
 		queued++;
 	}
+	free(order);
 	for (uint32_t k = 0; k < d->njobs; k++)
 		running += d->jobs[k]->rec.state == ST_RUNNING;
 	/* Now that the running jobs are known: what else is in a job's cgroup

@@ -159,4 +159,22 @@ start_daemon --nodes 4 --policy easy --kill-grace 1 || exit 1
 ok $? "easy, after a restart: job 4 is still the head ($(qorder)), its guarantee kept"
 "$BKILL" 0 >/dev/null
 stop_daemon
+
+# A requeued job that ends while the daemon is down queues again at the
+# restart, behind the jobs waiting (it was failed as "invalid argument").
+rm -rf state.db* spool
+printf '#!/bin/sh\ntrap "sleep 1; exit 0" TERM\nsleep 300 &\nwait\nwait\n' >slow.sh
+chmod 644 slow.sh
+start_daemon --nodes 4 --policy conservative --kill-grace 30 || exit 1
+"$BSUB" -n 4 -t 1:00 -o /dev/null slow.sh >/dev/null	# 1: runs
+"$BSUB" -n 4 -t 1:00 -o /dev/null long.sh >/dev/null	# 2: waits
+"$BSUB" -n 4 -t 1:00 -o /dev/null long.sh >/dev/null	# 3: waits
+wait_state 1 running && "$BCTL" requeue 1 >/dev/null
+stop_daemon
+sleep 2
+start_daemon --nodes 4 --policy conservative --kill-grace 30 || exit 1
+wait_state 1 queued 5 && wait_state 2 running 5 && [ "$(qorder)" = "3 1 " ]
+ok $? "a job requeued that ended while the daemon was down is queued again, behind the waiting jobs ($(qorder))"
+"$BKILL" 0 >/dev/null
+stop_daemon
 done_testing

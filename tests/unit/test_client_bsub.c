@@ -573,9 +573,11 @@ static void wrapping(void)
 	ok(CMD(&o, "-n", "1", "-B", "job.sh") < 0 && has("-B: backfilld sends no mail"),
 	   "-B is refused: no mail is configured");
 	ok(CMD(&o, "-N", "job.sh") < 0 && has("-N: backfilld sends no mail"), "so is -N");
-	ok(scan(&o, "#BSUB -x -N -n 2\n") == 0 && o.nodes == 2 && o.warnings &&
-	   strstr(o.warnings, "#BSUB -x is not") && strstr(o.warnings, "#BSUB -N is not"),
+	ok(scan(&o, "#BSUB -x -K -n 2\n") == 0 && o.nodes == 2 && o.warnings &&
+	   strstr(o.warnings, "#BSUB -x is not") && strstr(o.warnings, "#BSUB -K is not"),
 	   "LSF flags without a value do not swallow the next option");
+	ok(scan(&o, "#BSUB -n 2\n#BSUB -N\n") < 0 && has("-N: backfilld sends no mail"),
+	   "#BSUB -N is refused as -N is");
 	bsub_opts_free(&o);
 }
 

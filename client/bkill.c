@@ -245,6 +245,13 @@ static int newest_of(const char *socket, const char *user, struct idset *ids)
 	uint64_t newest = 0;
 	int rc = find_unfinished(socket, user, &found, &found, &complete);
 
+	if (rc == 0 && !complete) {
+		/* The newest may be past what one listing holds: no guessing. */
+		fprintf(stderr, "bkill: more jobs than one listing holds: which is %s's newest is not "
+		        "known here; give its id (bkill -u %s ID), or 0 for all of them\n", user,
+		        user);
+		rc = CLIENT_EXIT_REFUSED;
+	}
 	for (uint32_t k = 0; rc == 0 && k < found.n; k++)
 		if (found.v[k] > newest)
 			newest = found.v[k];

@@ -1115,8 +1115,8 @@ enum { HD_JOB = 1, HD_UID, HD_USER, HD_NODES };
 static const struct spec nodemap_spec[] = {
 	{ NM_NODES, PK_BYTES, true, false, PROTO_MAX_PAYLOAD / 2, 0 },
 	{ NM_HELD, PK_GROUP, false, true, 0, PROTO_MAX_RECORDS },
-	{ NM_DRAINED, PK_BYTES, false, false, PROTO_MAX_PAYLOAD / 4, 0 },
-	{ NM_DOWN, PK_BYTES, false, false, PROTO_MAX_PAYLOAD / 4, 0 },
+	{ NM_DRAINED, PK_BYTES, false, false, PROTO_MAX_PAYLOAD / 2, 0 },
+	{ NM_DOWN, PK_BYTES, false, false, PROTO_MAX_PAYLOAD / 2, 0 },
 };
 static const struct spec holder_spec[] = {
 	{ HD_JOB, PK_INT, true, false, 0, 0 },

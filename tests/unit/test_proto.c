@@ -118,6 +118,15 @@ static void round_trips(void)
 		   strcmp(nm2.drained, "n[04-05]") == 0 && strcmp(nm2.down, "n09") == 0 &&
 		   nm2.count == 2, "nodemap round trip with drained and down nodes");
 		proto_arena_free(&a);
+		{
+			uint8_t *at = memmem(b.p, b.len, "n09", 3);
+
+			if (at)
+				at[1] = 0;	/* a NUL inside the text of "down" */
+			ok(at && proto_dec_nodemap(b.p, b.len, &nm2, &a, err, sizeof err) < 0,
+			   "nodemap: a NUL in the down nodes' text is refused (%s)", err);
+			proto_arena_free(&a);
+		}
 	}
 	{
 		struct proto_nodectl nc = { PN_DRAIN, "n[01-04]", "fan" }, nc2;

@@ -37,7 +37,7 @@ static void usage(FILE *f)
 "       backfilld --help | --version\n"
 "\n"
 "Serve: run the batch scheduler on a Unix socket (bsub, bq, bkill talk to it).\n"
-"  --config FILE     the configuration, backfilld.yaml(5) (default " SETTINGS_DEFAULT_FILE "\n"
+"  --config FILE     the configuration, backfilld.yaml(5) (default, as root: " SETTINGS_DEFAULT_FILE "\n"
 "                    when it exists); a flag below wins over the file; SIGHUP re-reads it\n"
 "  --check-config [FILE]  check the file (default: --config's, else the system's),\n"
 "                    print every error as FILE:LINE:COLUMN, exit 0 if it is valid\n"
@@ -149,12 +149,12 @@ static int apply_config(struct serve_opts *so, bool root)
 	/* Absolute, for bctl status and the log (a symbolic link is kept as
 	 * such: a reload reads where it points then). */
 	if (so->config[0] != '/') {
-		static char abs[PATH_MAX];
+		static char whole[PATH_MAX];
 		char cwd[PATH_MAX];
 
 		if (getcwd(cwd, sizeof cwd) &&
-		    snprintf(abs, sizeof abs, "%s/%s", cwd, so->config) < (int)sizeof abs)
-			so->config = abs;
+		    snprintf(whole, sizeof whole, "%s/%s", cwd, so->config) < (int)sizeof whole)
+			so->config = whole;
 	}
 	if (!(so->flags & SF_SOCKET) && config.socket)
 		so->socket = config.socket;

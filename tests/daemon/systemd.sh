@@ -58,7 +58,6 @@ wait_count() {
 	[ "$(grep -c -x -- "$2" "$1")" -eq "$3" ]
 }
 
-printf '#!/bin/sh\nsleep 60\n' >long.sh
 printf '#!/bin/sh\necho hi\n' >short.sh
 printf '#!/bin/sh\nsleep 60\n' >long.sh
 

@@ -133,7 +133,7 @@ FUZZ_SECONDS ?= 60
 fuzz:
 	@mkdir -p $(BUILD)/fuzz-corpus $(BUILD)/fuzz-proto-corpus
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -iquote common \
-	    tests/fuzz/fuzz_swf.c common/swf.c $(PKG_LIBS) -o $(BUILD)/fuzz_swf
+	    tests/fuzz/fuzz_swf.c common/swf.c common/errf.c $(PKG_LIBS) -o $(BUILD)/fuzz_swf
 	$(BUILD)/fuzz_swf -max_total_time=$(FUZZ_SECONDS) -max_len=20000 $(BUILD)/fuzz-corpus tests/fuzz/corpus
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -iquote common \
 	    tests/fuzz/fuzz_proto.c common/proto.c common/errf.c -o $(BUILD)/fuzz_proto

@@ -162,7 +162,8 @@ int main(int argc, char **argv)
 	put_sel("sel-error", 6, &b);
 	proto_enc_error(&b, &(struct proto_error){ PE_INTERNAL, NULL });
 	put_buf("ok-error-nomsg", &b);
-	proto_enc_submitted(&b, &(struct proto_submitted){ 42, 1700000000000000, PS_GUARANTEED });
+	proto_enc_submitted(&b, &(struct proto_submitted){ 42, 1700000000000000, PS_GUARANTEED,
+	                                                   600000000 });
 	put_buf("ok-submitted", &b);
 	put_sel("sel-submitted", 7, &b);
 	proto_enc_jobs(&b, &(struct proto_jobs){ jobs, 3, 0 });
@@ -178,7 +179,8 @@ int main(int argc, char **argv)
 	proto_enc_steps(&b, &(struct proto_steps){ 16, steps, 3 });
 	put_buf("ok-steps", &b);
 	put_sel("sel-steps", 10, &b);
-	proto_enc_nodemap(&b, &(struct proto_nodemap){ "node[001-016]", held, 2 });
+	proto_enc_nodemap(&b, &(struct proto_nodemap){ "node[001-016]", held, 2, "node[003-004]",
+	                                                "node009" });
 	put_buf("ok-nodemap", &b);
 	put_sel("sel-nodemap", 11, &b);
 
@@ -252,7 +254,7 @@ int main(int argc, char **argv)
 	raw_start(&b, PT_LIST);
 	proto_put_int(&b, 1, 2);
 	raw_put("bad-list-all", &b);
-	proto_enc_submitted(&b, &(struct proto_submitted){ 1, 2, PS_NONE });
+	proto_enc_submitted(&b, &(struct proto_submitted){ 1, 2, PS_NONE, 0 });
 	b.p[b.len - 1] = 7;		/* start kind 7 */
 	put_buf("bad-submitted-kind", &b);
 	raw_start(&b, PT_JOBS);

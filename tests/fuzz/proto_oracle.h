@@ -128,7 +128,7 @@ struct mspec {
 
 static const struct mtag m_submit_t[] = {
 	M_INT(1, true, 1, UINT32_MAX),
-	M_INT(2, true, 1, BF_MAX_DURATION),
+	M_INT(2, false, 1, BF_MAX_DURATION),	/* absent: the daemon's default_limit */
 	M_STR(3, false, STR),
 	{ 4, MK_BYTES, true, false, 0, 0, PROTO_MAX_SCRIPT, true, RULE_NONE, 0, NULL },
 	{ 5, MK_BYTES, true, false, 0, 0, STR, false, RULE_ABSOLUTE, 0, NULL },
@@ -146,6 +146,7 @@ static const struct mtag m_cancel_t[] = {
 static const struct mtag m_error_t[] = { M_INT(1, true, ANY_LO, ANY_HI), M_STR(2, false, STR) };
 static const struct mtag m_submitted_t[] = {
 	M_INT(1, true, ANY_LO, ANY_HI), M_INT(2, true, ANY_LO, ANY_HI), M_INT(3, true, 0, 3),
+	M_INT(4, false, 1, ANY_HI),		/* estimate: "above 0" */
 };
 static const struct mtag m_job_t[] = {
 	M_INT(1, true, ANY_LO, ANY_HI),
@@ -204,6 +205,8 @@ static const struct mspec m_holder = MSPEC(m_holder_t);
 static const struct mtag m_nodemap_t[] = {
 	M_STR(1, true, NODELIST),
 	{ 2, MK_GROUP, false, true, 0, 0, 0, false, RULE_NONE, PROTO_MAX_RECORDS, &m_holder },
+	M_STR(3, false, NODELIST),		/* drained */
+	M_STR(4, false, NODELIST),		/* down */
 };
 
 /* One field the model read; a group's fields follow it directly. */
@@ -492,11 +495,13 @@ static void model_submitted(const struct mp *mp, const struct proto_submitted *m
 	OCHECK(m->job == (uint64_t)TOP(mp, 1)->i);
 	OCHECK(m->start == TOP(mp, 2)->i);
 	OCHECK((int64_t)m->kind == TOP(mp, 3)->i);
+	OCHECK(m->estimate == int_or(TOP(mp, 4), 0));
 }
 
 static bool eq_submitted(const struct proto_submitted *x, const struct proto_submitted *y)
 {
-	return x->job == y->job && x->start == y->start && x->kind == y->kind;
+	return x->job == y->job && x->start == y->start && x->kind == y->kind &&
+	       x->estimate == y->estimate;
 }
 
 static void model_jobs(const struct where *w, const struct mp *mp, const struct proto_jobs *m)
@@ -633,6 +638,8 @@ static void model_nodemap(const struct where *w, const struct mp *mp, const stru
 	uint32_t n = 0;
 
 	same_str(w, m->nodes, TOP(mp, 1));
+	same_str(w, m->drained, TOP(mp, 3));
+	same_str(w, m->down, TOP(mp, 4));
 	OCHECK(m->count == 0 || inside(w, m->held, m->count * sizeof *m->held));
 	for (size_t g = 0; g < mp->n; g++) {
 		const struct proto_holder *h;
@@ -651,7 +658,8 @@ static void model_nodemap(const struct where *w, const struct mp *mp, const stru
 
 static bool eq_nodemap(const struct proto_nodemap *x, const struct proto_nodemap *y)
 {
-	if (!str_eq(x->nodes, y->nodes) || x->count != y->count)
+	if (!str_eq(x->nodes, y->nodes) || x->count != y->count || !str_eq(x->drained, y->drained) ||
+	    !str_eq(x->down, y->down))
 		return false;
 	for (uint32_t k = 0; k < x->count; k++)
 		if (x->held[k].job != y->held[k].job || x->held[k].uid != y->held[k].uid ||

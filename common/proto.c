@@ -1144,9 +1144,9 @@ int proto_enc_nodemap(struct proto_buf *b, const struct proto_nodemap *m)
 		proto_put_str(b, HD_NODES, m->held[k].nodes ? m->held[k].nodes : "");
 		proto_group_close(b, g);
 	}
-	if (m->drained && *m->drained)
+	if (m->drained)
 		proto_put_str(b, NM_DRAINED, m->drained);
-	if (m->down && *m->down)
+	if (m->down)
 		proto_put_str(b, NM_DOWN, m->down);
 	return proto_finish(b);
 }

@@ -227,8 +227,8 @@ struct proto_nodemap {
 	const char *nodes;		/* every node of the partition, compact */
 	const struct proto_holder *held;
 	uint32_t count;
-	/* Out of service (bctl drain, down): compact lists, NULL or "" for
-	 * none. A drained node may still run its job. */
+	/* Out of service (bctl drain, down): compact lists, NULL for none
+	 * (the field is left out). A drained node may still run its job. */
 	const char *drained, *down;
 };
 

@@ -561,7 +561,9 @@ static void answer_nodes(struct conn *c)
 			held[n++] = (struct proto_holder){ r->id, r->uid, r->user, r->node_list };
 	}
 	proto_buf_init(&b);
-	proto_enc_nodemap(&b, &(struct proto_nodemap){ d->partition, held, n, drained, down });
+	proto_enc_nodemap(&b, &(struct proto_nodemap){ d->partition, held, n,
+	                                                *drained ? drained : NULL,
+	                                                *down ? down : NULL });
 	conn_reply(c, &b);
 	proto_buf_free(&b);
 	free(held);

@@ -177,4 +177,19 @@ wait_state 1 queued 5 && wait_state 2 running 5 && [ "$(qorder)" = "3 1 " ]
 ok $? "a job requeued that ended while the daemon was down is queued again, behind the waiting jobs ($(qorder))"
 "$BKILL" 0 >/dev/null
 stop_daemon
+
+# An ordinary user holds and releases their own job, then sees it in the
+# history.
+rm -rf state.db* spool
+start_daemon --nodes 4 --policy conservative --kill-grace 1 || exit 1
+(cd / && $AS_NOBODY "$BSUB" -n 4 -t 1:00 -cwd /tmp sleep 300 >/dev/null)	# 1: runs
+(cd / && $AS_NOBODY "$BSUB" -n 4 -t 1:00 -cwd /tmp sleep 300 >/dev/null)	# 2: waits
+wait_state 1 running
+$AS_NOBODY "$BSTOP" 2 >out && grep -q "^Job 2: held$" out && wait_state 2 held 5 &&
+	$AS_NOBODY "$BRESUME" 2 >out && grep -q "^Job 2: released" out && wait_state 2 queued 5
+ok $? "nobody: bstop and bresume on its own job"
+$AS_NOBODY "$BKILL" 0 >/dev/null && wait_state 1 cancelled 10 &&
+	[ "$($AS_NOBODY "$BQ" --swf | grep -c '^[0-9]')" -eq 2 ]
+ok $? "nobody: bq --swf has its two ended jobs"
+stop_daemon
 done_testing

@@ -576,8 +576,12 @@ static void wrapping(void)
 	ok(scan(&o, "#BSUB -x -K -n 2\n") == 0 && o.nodes == 2 && o.warnings &&
 	   strstr(o.warnings, "#BSUB -x is not") && strstr(o.warnings, "#BSUB -K is not"),
 	   "LSF flags without a value do not swallow the next option");
+	bsub_opts_free(&o);	/* (a scan starts from an empty *o) */
 	ok(scan(&o, "#BSUB -n 2\n#BSUB -N\n") < 0 && has("-N: backfilld sends no mail"),
 	   "#BSUB -N is refused as -N is");
+	bsub_opts_free(&o);
+	ok(scan(&o, "#BSUB -x\n#BSUB -B\n") < 0 && has("-B: backfilld sends no mail") && !o.warnings,
+	   "a refusal after a warning leaves nothing behind");
 	bsub_opts_free(&o);
 }
 

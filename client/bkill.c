@@ -441,10 +441,10 @@ int main(int argc, char **argv)
 		if (r != CLIENT_EXIT_OK)
 			rc = r;
 	}
-	/* bkill 0 (with -u: USER's): in rounds, until a listing shows no unfinished job
-	 * not asked for yet (jobs past what one listing holds, or that
-	 * started meanwhile, come in a later round). Each round asks for new
-	 * jobs only, so it ends. */
+	/* bkill 0 (with -u: USER's): in rounds, until a listing shows no
+	 * unfinished job not asked for yet (jobs past what one listing holds,
+	 * or that started meanwhile, come in a later round). Each round asks
+	 * for new jobs only, so it ends. */
 	for (int round = 0, waits = 0; every && rc != CLIENT_EXIT_UNREACHABLE &&
 	     round < MAX_ROUNDS && waits < MAX_WAITS; round++) {
 		uint32_t from = ids.n;

@@ -128,8 +128,8 @@ nomem:
 /* ---- the table ---- */
 
 /* The widest text of a column (at least its heading's width). */
-static size_t widest(const struct hist *h, size_t heading, const char *(*text)(const struct proto_job *,
-                     char *, size_t))
+static size_t widest(const struct hist *h, size_t heading,
+                     const char *(*text)(const struct proto_job *, char *, size_t))
 {
 	char buf[64];
 	size_t w = heading;

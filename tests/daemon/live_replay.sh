@@ -9,7 +9,8 @@
 # exec, process exit, a client's round trip: milliseconds, tens of them
 # under ASan) cannot reorder them or kill a job the replay does not. The
 # test checks both premises on the replays. Tolerance: 2.5 trace seconds
-# on every start. The daemon runs with --kill-grace 0, as the replay does
+# on every start (against the replay's start, or the job's live submission
+# if that came later: the test's client may submit late on a busy machine). The daemon runs with --kill-grace 0, as the replay does
 # (a simulated job dies at once).
 . "$BF_TOP/tests/lib.sh"
 
@@ -75,13 +76,16 @@ for p in easy conservative; do
 	all=0
 	for id in $(seq 1 "$njobs"); do wait_state "$id" "done\|killed" 30 || all=1; done
 	ok $all "$p: all $njobs live jobs ran to their end"
-	# Live starts, in trace seconds from the first submission.
+	# Live starts and submissions, in trace seconds from the first
+	# submission.
 	base=$("$BQ" -l 1 --json | tr ',' '\n' | sed -n 's/"submit_us"://p')
 	: >live-$p.txt
 	while read -r id job; do
 		st=$("$BQ" -l "$id" --json | tr ',' '\n' | sed -n 's/"start_us"://p')
-		awk -v j="$job" -v s="$st" -v b="$base" -v k="$SCALE" \
-			'BEGIN { printf "%d %.2f\n", j, (s - b) / 1e6 / k }' >>"live-$p.txt"
+		su=$("$BQ" -l "$id" --json | tr ',' '\n' | sed -n 's/"submit_us"://p')
+		awk -v j="$job" -v s="$st" -v u="$su" -v b="$base" -v k="$SCALE" \
+			'BEGIN { printf "%d %.2f %.2f\n", j, (s - b) / 1e6 / k, (u - b) / 1e6 / k }' \
+			>>"live-$p.txt"
 	done <map.txt
 	sort -n "live-$p.txt" -o "live-$p.txt"
 	"$BQ" -l "$(awk '$2 == 10 { print $1 }' map.txt)" | grep -q "^State: *killed"
@@ -95,11 +99,15 @@ for p in easy conservative; do
 	[ "$lo" = "$ro" ]
 	ok $? "$p: the same start order live and replayed ($lo)"
 	[ "$lo" = "$ro" ] || echo "#   replay order: $ro"
-	dev=$(join "live-$p.txt" "replay-$p.txt" | awk '{ d = $2 - $3; if (d < 0) d = -d; if (d > m) m = d } END { printf "%.2f", m }')
+	# A start as the replay's, but never before the daemon had the job: a
+	# submission the test's own client made late (a loaded machine) is
+	# not the daemon's lateness.
+	dev=$(join "live-$p.txt" "replay-$p.txt" | awk '{ e = $4 > $3 ? $4 : $3; d = $2 - e;
+		if (d < 0) d = -d; if (d > m) m = d } END { printf "%.2f", m }')
 	awk -v d="$dev" -v t="$TOL" 'BEGIN { exit !(d <= t) }'
 	ok $? "$p: every start within $TOL trace seconds of the replay's (largest gap $dev)"
 	[ "$(awk -v d="$dev" -v t="$TOL" 'BEGIN { print (d <= t) }')" = 1 ] ||
-		join "live-$p.txt" "replay-$p.txt" | sed 's/^/#   job live replay: /'
+		join "live-$p.txt" "replay-$p.txt" | sed 's/^/#   job live live-submit replay: /'
 	stop_daemon
 done
 # The two policies really differ on this trace (job 11 backfills under EASY).

@@ -281,7 +281,7 @@ d6=$(( $(date -d "$g6" +%s) - $(date -d "$g5" +%s) ))
 d7=$(( $(date -d "$g7" +%s) - $(date -d "$g6" +%s) ))
 [ "$d6" -ge 89 ] && [ "$d6" -le 91 ] && [ "$d7" -ge 69 ] && [ "$d7" -le 71 ]
 ok $? "and jobs submitted after it hold their nodes for the new grace ($d6 s, $d7 s)"
-"$BKILL" 1 >/dev/null 2>&1
+cancel_all
 stop_daemon
 
 # ---- log_level: error keeps errors only; debug adds requests and passes ----

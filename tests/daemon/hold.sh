@@ -142,6 +142,7 @@ after=$(qorder)
 [ "$after" = "$before" ] && [ "${after#5 }" != "$after" ] &&
 	[ "$(grep -c "guarantee broken" daemon.log)" -eq "$broken" ]
 ok $? "and the queue keeps the order bctl top made ($after), nothing more broken"
+cancel_all
 stop_daemon
 
 # Under EASY a job put first is the head, with its reservation, also after
@@ -157,7 +158,7 @@ stop_daemon
 start_daemon --nodes 4 --policy easy --kill-grace 1 || exit 1
 [ "$(qorder)" = "4 2 3 " ] && [ "$(guarantee 4)" = "$g4" ] && "$BQ" -l 2 | grep -q "(predicted"
 ok $? "easy, after a restart: job 4 is still the head ($(qorder)), its guarantee kept"
-"$BKILL" 0 >/dev/null
+cancel_all
 stop_daemon
 
 # A requeued job that ends while the daemon is down queues again at the
@@ -175,7 +176,7 @@ sleep 2
 start_daemon --nodes 4 --policy conservative --kill-grace 30 || exit 1
 wait_state 1 queued 5 && wait_state 2 running 5 && [ "$(qorder)" = "3 1 " ]
 ok $? "a job requeued that ended while the daemon was down is queued again, behind the waiting jobs ($(qorder))"
-"$BKILL" 0 >/dev/null
+cancel_all
 stop_daemon
 
 # An ordinary user holds and releases their own job, then sees it in the
@@ -191,5 +192,6 @@ ok $? "nobody: bstop and bresume on its own job"
 $AS_NOBODY "$BKILL" 0 >/dev/null && wait_state 1 cancelled 10 &&
 	[ "$($AS_NOBODY "$BQ" --swf | grep -c '^[0-9]')" -eq 2 ]
 ok $? "nobody: bq --swf has its two ended jobs"
+cancel_all
 stop_daemon
 done_testing

@@ -34,6 +34,9 @@ chmod 755 nb/job.sh
 cat >walk.sh <<'EOF'
 set -u
 cd "$TMP" || exit 1
+dpid= npid= jpid= upid=
+# Whatever happens, nothing this walk started outlives it.
+trap 'for p in $upid $dpid $npid $jpid; do kill "$p" 2>/dev/null; done' EXIT
 mount -t overlay overlay -o "lowerdir=/etc,upperdir=$TMP/eu,workdir=$TMP/ew" /etc || exit 3
 mount -t overlay overlay -o "lowerdir=/var,upperdir=$TMP/vu,workdir=$TMP/vw" /var || exit 3
 mount -t tmpfs -o mode=0755,size=8m tmpfs /run || exit 3

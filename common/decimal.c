@@ -16,3 +16,13 @@ int decimal_parse(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 	*out = v;
 	return 0;
 }
+
+int decimal_parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+	uint64_t v;
+
+	if (decimal_parse(s, lo, hi, &v) < 0)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}

@@ -27,5 +27,7 @@ static inline size_t decimal_put(char *dst, uint64_t v, unsigned width)
  * sign, no overflow (strtoull alone takes all three). Returns 0, or -1
  * with *out untouched. */
 int decimal_parse(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
+/* The same into 32 bits. */
+int decimal_parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out);
 
 #endif

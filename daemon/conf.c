@@ -425,16 +425,6 @@ static bool all_digits(const char *s)
 	return *s && strspn(s, "0123456789") == strlen(s);
 }
 
-static int parse_number(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
-{
-	uint64_t v;
-
-	if (decimal_parse(s, lo, hi, &v) < 0)
-		return -1;
-	*out = (uint32_t)v;
-	return 0;
-}
-
 static int set_string(struct loader *l, char **field, const char *v)
 {
 	char *copy = strdup(v);
@@ -656,7 +646,7 @@ static int want_number(struct loader *l, enum conf_key k, const struct val *v, u
 		       conf_key_name(k), SHOW(&v->s));
 		return -1;
 	}
-	if (parse_number(v->s.text, lo, hi, out) < 0) {
+	if (decimal_parse_u32(v->s.text, lo, hi, out) < 0) {
 		report(l, v->at, "%s: expected a whole number from %u to %u, not %s",
 		       conf_key_name(k), lo, hi, SHOW(&v->s));
 		return -1;
@@ -945,7 +935,7 @@ static int set_nodes(struct loader *l, enum conf_key k, const struct val *v)
 		return 0;
 	if (!(v->s.plain && all_digits(v->s.text)))
 		return nodes_from_items(l, &v->s, 1);
-	if (parse_number(v->s.text, 0, CONF_MAX_NODES, &n) < 0 || n == 0) {
+	if (decimal_parse_u32(v->s.text, 0, CONF_MAX_NODES, &n) < 0 || n == 0) {
 		report(l, v->at, "nodes: %s: the partition needs from 1 to %u nodes", SHOW(&v->s),
 		       CONF_MAX_NODES);
 		return 0;

@@ -69,16 +69,6 @@ static void usage(FILE *f)
 	site_usage(f);
 }
 
-static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
-{
-	uint64_t v;
-
-	if (decimal_parse(s, lo, hi, &v) < 0)
-		return -1;
-	*out = (uint32_t)v;
-	return 0;
-}
-
 /* The grace: a plain number is seconds (never minutes, as a bare number
  * is in a time limit); otherwise the time-limit grammar (2m, 1m30s). */
 static int parse_grace(const char *arg, bf_time *out)
@@ -87,7 +77,7 @@ static int parse_grace(const char *arg, bf_time *out)
 	uint32_t secs;
 
 	if (arg[0] >= '0' && arg[0] <= '9' && strspn(arg, "0123456789") == strlen(arg)) {
-		if (parse_u32(arg, 0, 7 * 86400, &secs) < 0) {
+		if (decimal_parse_u32(arg, 0, 7 * 86400, &secs) < 0) {
 			fprintf(stderr, "backfilld: --kill-grace %s: at most a week (604800 s)\n", arg);
 			return -1;
 		}
@@ -425,7 +415,7 @@ int main(int argc, char **argv)
 		 * a bad one is a usage error as in replay mode). */
 		if (nodes[0] >= '0' && nodes[0] <= '9' &&
 		    strspn(nodes, "0123456789") == strlen(nodes)) {
-			if (parse_u32(nodes, 1, NODELIST_MAX, &n) < 0) {
+			if (decimal_parse_u32(nodes, 1, NODELIST_MAX, &n) < 0) {
 				fprintf(stderr, "backfilld: --nodes %s: from 1 to %u nodes\n",
 				        nodes, NODELIST_MAX);
 				return 2;

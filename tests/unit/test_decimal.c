@@ -43,6 +43,14 @@ int main(void)
 	refuses("0x10", 0, 100);
 	refuses("1.0", 0, 10);
 
+	{
+		uint32_t v = 7;
+
+		ok(decimal_parse_u32("4294967295", 0, UINT32_MAX, &v) == 0 && v == UINT32_MAX,
+		   "the largest 32-bit number is read into 32 bits");
+		ok(decimal_parse_u32("4294967296", 0, UINT32_MAX, &v) == -1 && v == UINT32_MAX,
+		   "one more is refused, the value untouched");
+	}
 	buf[decimal_put(buf, 42, 5)] = 0;
 	ok(strcmp(buf, "00042") == 0, "42 padded to 5 is 00042 (%s)", buf);
 	buf[decimal_put(buf, UINT64_MAX, 0)] = 0;

@@ -14,7 +14,6 @@
 #include <unistd.h>
 #include "duration.h"
 #include "log.h"
-#include "nodelist.h"
 #include "server.h"
 
 #define FINAL_IN_LIST 100	/* recently ended jobs bq shows */
@@ -517,27 +516,6 @@ static void h_profile(struct conn *c, const uint8_t *frame, size_t len)
 }
 
 /* ---- nodes ---- */
-
-/* The nodes an operator put in `state` (drain, down), compact, malloc'ed
- * ("" for none); NULL if memory ran out. */
-static char *nodes_in(const struct daemon *d, uint8_t state)
-{
-	const char **names = malloc((d->nnodes ? d->nnodes : 1) * sizeof *names);
-	uint32_t n = 0;
-	char *out = NULL;
-	int len;
-
-	if (!names)
-		return NULL;
-	for (uint32_t k = 0; k < d->nnodes; k++)
-		if (d->nadmin && d->nadmin[k].state == state)
-			names[n++] = d->node_names[k];
-	len = nodelist_format(names, n, NULL, 0);
-	if (len >= 0 && (out = malloc((size_t)len + 1)))
-		nodelist_format(names, n, out, (size_t)len + 1);
-	free(names);
-	return out;
-}
 
 static void answer_nodes(struct conn *c)
 {

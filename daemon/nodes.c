@@ -118,6 +118,22 @@ static char *describe(char *const *names, uint32_t n)
 	return desc;
 }
 
+char *nodes_in(const struct daemon *d, uint8_t state)
+{
+	char **names = malloc((d->nnodes ? d->nnodes : 1) * sizeof *names);
+	uint32_t n = 0;
+	char *out;
+
+	if (!names)
+		return NULL;
+	for (uint32_t k = 0; k < d->nnodes; k++)
+		if (d->nadmin && d->nadmin[k].state == state)
+			names[n++] = d->node_names[k];
+	out = describe(names, n);
+	free(names);
+	return out;
+}
+
 /* A partition about to replace the daemon's: its names, their sorted
  * index and its description. Made first, so that taking it cannot fail. */
 struct next_partition {

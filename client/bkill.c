@@ -196,29 +196,17 @@ static int keep_users(const char *socket, const char *user, struct idset *ids)
 {
 	struct idset kept = { 0 };
 	int rc = CLIENT_EXIT_OK;
-	char err[512];
 
 	for (uint32_t k = 0; k < ids->n && rc != CLIENT_EXIT_UNREACHABLE; k++) {
-		struct proto_buf req;
 		struct proto_arena a = { 0 };
-		struct proto_jobs js = { 0 };
-		uint8_t *reply = NULL;
-		size_t len = 0;
-		int r;
+		struct proto_job job;
+		uint8_t *reply;
+		int r = client_job_info("bkill", socket, ids->v[k], &job, &a, &reply);
 
-		proto_buf_init(&req);
-		r = proto_enc_list(&req, PT_INFO, &(struct proto_list){ .has_job = true,
-		                                                        .job = ids->v[k] }) < 0 ?
-		    CLIENT_EXIT_UNREACHABLE : client_call("bkill", socket, &req, PT_JOBS, &reply, &len);
-		proto_buf_free(&req);
-		if (r == 0 && proto_dec_jobs(reply, len, &js, &a, err, sizeof err) < 0) {
-			fprintf(stderr, "bkill: unreadable reply from backfilld: %s\n", err);
-			r = CLIENT_EXIT_UNREACHABLE;
-		}
-		if (r == 0 && (js.count == 0 || js.jobs[0].id != ids->v[k])) {
+		if (r == CLIENT_EXIT_NOJOB) {
 			printf("Job %" PRIu64 ": no such job\n", ids->v[k]);
 			r = CLIENT_EXIT_REFUSED;
-		} else if (r == 0 && strcmp(user, "all") != 0 && !client_job_of(&js.jobs[0], user)) {
+		} else if (r == 0 && strcmp(user, "all") != 0 && !client_job_of(&job, user)) {
 			printf("Job %" PRIu64 ": not %s's (-u %s); not cancelled\n", ids->v[k], user,
 			       user);
 			r = CLIENT_EXIT_REFUSED;

@@ -103,7 +103,6 @@ static int show_ids(const char *socket, const uint64_t *ids, uint32_t n, bool de
 	uint8_t **replies = calloc(n, sizeof *replies);
 	uint32_t got = 0;
 	int rc = CLIENT_EXIT_OK;
-	char err[512];
 
 	if (!rows || !arenas || !replies) {
 		fprintf(stderr, "bq: out of memory\n");
@@ -111,24 +110,13 @@ static int show_ids(const char *socket, const uint64_t *ids, uint32_t n, bool de
 		goto out;
 	}
 	for (uint32_t k = 0; k < n; k++) {
-		struct proto_buf req;
-		struct proto_jobs js;
-		size_t len = 0;
-		int r;
+		int r = client_job_info("bq", socket, ids[k], &rows[got], &arenas[k], &replies[k]);
 
-		proto_buf_init(&req);
-		r = proto_enc_list(&req, PT_INFO, &(struct proto_list){ .has_job = true, .job = ids[k] }) < 0 ?
-		    CLIENT_EXIT_UNREACHABLE :
-		    client_call("bq", socket, &req, PT_JOBS, &replies[k], &len);
-		proto_buf_free(&req);
-		if (r == 0 && proto_dec_jobs(replies[k], len, &js, &arenas[k], err, sizeof err) < 0) {
-			fprintf(stderr, "bq: unreadable reply from backfilld: %s\n", err);
-			r = CLIENT_EXIT_UNREACHABLE;
-		} else if (r == 0 && (js.count == 0 || js.jobs[0].id != ids[k])) {
+		if (r == CLIENT_EXIT_NOJOB) {
 			fprintf(stderr, "bq: job %" PRIu64 ": no such job\n", ids[k]);
 			r = CLIENT_EXIT_REFUSED;
 		} else if (r == 0) {
-			rows[got++] = js.jobs[0];
+			got++;
 		}
 		if (r > rc)
 			rc = r;		/* unreachable (3) outranks refused (1) */

@@ -300,6 +300,36 @@ io_error:
 	}
 }
 
+int client_job_info(const char *prog, const char *socket_opt, uint64_t id, struct proto_job *job,
+                    struct proto_arena *a, uint8_t **reply)
+{
+	struct proto_buf req;
+	struct proto_jobs js;
+	size_t len = 0;
+	char err[512];
+	int rc;
+
+	*reply = NULL;
+	proto_buf_init(&req);
+	if (proto_enc_list(&req, PT_INFO, &(struct proto_list){ .has_job = true, .job = id }) < 0) {
+		proto_buf_free(&req);
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return CLIENT_EXIT_UNREACHABLE;
+	}
+	rc = client_call(prog, socket_opt, &req, PT_JOBS, reply, &len);
+	proto_buf_free(&req);
+	if (rc != 0)
+		return rc;
+	if (proto_dec_jobs(*reply, len, &js, a, err, sizeof err) < 0) {
+		fprintf(stderr, "%s: unreadable reply from backfilld: %s\n", prog, err);
+		return CLIENT_EXIT_UNREACHABLE;
+	}
+	if (js.count == 0 || js.jobs[0].id != id)
+		return CLIENT_EXIT_NOJOB;
+	*job = js.jobs[0];
+	return 0;
+}
+
 int client_call(const char *prog, const char *socket_opt, const struct proto_buf *req,
                 enum proto_type want, uint8_t **reply, size_t *reply_len)
 {

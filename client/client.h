@@ -58,6 +58,13 @@ int client_request_at(const struct where *w, const struct proto_buf *req, uint8_
  * printed). On success returns 0 with the reply as client_request gives it. */
 int client_call(const char *prog, const char *socket_opt, const struct proto_buf *req,
                 enum proto_type want, uint8_t **reply, size_t *reply_len);
+/* One job, as bq -l asks for it (PT_INFO): 0 with *job, whose strings are in
+ * *reply and *a (the caller frees both, also on failure); CLIENT_EXIT_NOJOB
+ * when the reply holds no such job (nothing printed); else client_call's
+ * exit code (said on stderr). */
+#define CLIENT_EXIT_NOJOB (-1)
+int client_job_info(const char *prog, const char *socket_opt, uint64_t id, struct proto_job *job,
+                    struct proto_arena *a, uint8_t **reply);
 
 /* ---- showing things ---- */
 

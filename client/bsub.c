@@ -84,6 +84,17 @@ static bool is_command(const char *word)
 	return word && !strchr(word, '/') && stat(word, &st) < 0 && errno == ENOENT;
 }
 
+/* The umask the job runs with, as LSF and Slurm pass it on: a user whose
+ * umask is 077 gets output only they can read. (umask(2) only sets it:
+ * set it back at once; bsub is single-threaded.) */
+static uint32_t current_umask(void)
+{
+	mode_t m = umask(022);
+
+	umask(m);
+	return (uint32_t)m & 0777;
+}
+
 int main(int argc, char **argv)
 {
 	struct bsub_opts cmd, scr = { 0 };
@@ -177,7 +188,7 @@ int main(int argc, char **argv)
 		.nodes = job.nodes, .estimate = job.estimate, .name = job.name,
 		.script = script, .script_len = (uint32_t)script_len, .cwd = job.cwd,
 		.out = job.out, .err = job.err, .argv = (const char **)cmd.args, .argc = cmd.nargs,
-		.env = env, .envc = envc,
+		.env = env, .envc = envc, .has_umask = true, .umask = current_umask(),
 	};
 	proto_buf_init(&req);
 	if (proto_enc_submit(&req, &m) < 0) {

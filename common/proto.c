@@ -350,7 +350,8 @@ static void *arena_push(struct proto_arena *a, void **arr, uint32_t *count, size
 
 /* ---- SUBMIT ---- */
 
-enum { SU_NODES = 1, SU_ESTIMATE, SU_NAME, SU_SCRIPT, SU_CWD, SU_OUT, SU_ERR, SU_ARG, SU_ENV };
+enum { SU_NODES = 1, SU_ESTIMATE, SU_NAME, SU_SCRIPT, SU_CWD, SU_OUT, SU_ERR, SU_ARG, SU_ENV,
+       SU_UMASK };
 
 static const struct spec submit_spec[] = {
 	{ SU_NODES, PK_INT, true, false, 0, 0 },
@@ -362,6 +363,7 @@ static const struct spec submit_spec[] = {
 	{ SU_ERR, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
 	{ SU_ARG, PK_BYTES, false, true, PROTO_MAX_STRING, 0 },
 	{ SU_ENV, PK_BYTES, false, true, PROTO_MAX_STRING, 0 },
+	{ SU_UMASK, PK_INT, false, false, 0, 0 },	/* absent: an older client's, 022 */
 };
 
 int proto_enc_submit(struct proto_buf *b, const struct proto_submit *m)
@@ -379,6 +381,8 @@ int proto_enc_submit(struct proto_buf *b, const struct proto_submit *m)
 		proto_put_str(b, SU_ARG, m->argv[k]);
 	for (uint32_t k = 0; k < m->envc; k++)
 		proto_put_str(b, SU_ENV, m->env[k]);
+	if (m->has_umask)
+		proto_put_int(b, SU_UMASK, m->umask);
 	return proto_finish(b);
 }
 
@@ -418,6 +422,12 @@ static int take_submit(const struct field *f, void *vctx, char *err, size_t errl
 		break;
 	case SU_OUT: m->out = s; break;
 	case SU_ERR: m->err = s; break;
+	case SU_UMASK:
+		if (f->i < 0 || f->i > 0777)
+			return errf(err, errlen, "the umask must be from 0 to 0777");
+		m->has_umask = true;
+		m->umask = (uint32_t)f->i;
+		break;
 	case SU_ARG:
 	case SU_ENV:
 		if (f->tag == SU_ENV && (!strchr(s, '=') || s[0] == '='))

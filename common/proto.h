@@ -116,6 +116,10 @@ struct proto_submit {
 	uint32_t argc;
 	const char **env;		/* "NAME=value" */
 	uint32_t envc;
+	/* The submitter's umask, which the job runs with (LSF and Slurm pass
+	 * it on too); absent from an older client: the daemon's 022. */
+	bool has_umask;
+	uint32_t umask;			/* 0 to 0777 */
 };
 
 struct proto_list {

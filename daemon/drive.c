@@ -81,6 +81,13 @@ static void touch(struct daemon *d, uint64_t id)
 
 int drive_store(struct daemon *d, struct djob *j, const char *detail)
 {
+	/* An ended job will never start again: its arguments and environment
+	 * (up to 4 MiB) leave memory and the store (a job requeued is queued
+	 * again before it is stored, so it keeps them). */
+	if (!store_state_live(j->rec.state) && (j->rec.argv_len || j->rec.env_len)) {
+		jobs_set_str(j, JS_ARGV, NULL, 0);
+		jobs_set_str(j, JS_ENV, NULL, 0);
+	}
 	if (store_begin(d->store) < 0 || store_put_job(d->store, &j->rec) < 0 ||
 	    (detail && store_log(d->store, j->rec.id, server_now(d), j->rec.state, detail) < 0))
 		drive_store_failed(d);

@@ -19,8 +19,12 @@
  * queue again when it has ended: bctl requeue); 0 in an older database.
  * 5: jobs.queued (when a job last joined the queue, if not at its
  * submission: released, requeued; CREASY counts its wait from there);
- * NULL, at its submission, in an older database. */
-#define SCHEMA_VERSION "5"
+ * NULL, at its submission, in an older database.
+ * 6: jobs.umask (the submitter's, which the job runs with; NULL in an
+ * older database: 022), the index of a user's ended jobs, and ended jobs
+ * keep no argv or env (only a start needs them; an older database's are
+ * dropped at the upgrade). */
+#define SCHEMA_VERSION "6"
 
 static const char *const state_names[ST_NSTATES] = {
 	"queued", "running", "done", "killed", "cancelled", "failed",
@@ -30,6 +34,9 @@ const char *store_state_name(enum store_state s)
 {
 	return (unsigned)s < ST_NSTATES ? state_names[s] : "?";
 }
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 enum stmt {
 	S_BEGIN, S_COMMIT, S_ROLLBACK, S_META_SET, S_META_GET, S_PUT, S_LOG, S_LIVE, S_ONE,
@@ -41,7 +48,13 @@ enum stmt {
 #define JOB_COLUMNS "id, seq, uid, gid, user, name, nodes, estimate, submit, state, " \
 	"guarantee, first_guarantee, start, end_time, exit_status, node_list, cwd, out, err, " \
 	"argv, env, sup_pid, sup_start, kill_why, reason, hold_end, cpu_us, mem_kb, cpu_src, mem_src, " \
-	"broken, held, requeue, queued"
+	"broken, held, requeue, queued, umask"
+/* The same for listings: argv and env (up to 4 MiB a job) are never sent
+ * to a client, so a listing never reads them. */
+#define LIST_COLUMNS "id, seq, uid, gid, user, name, nodes, estimate, submit, state, " \
+	"guarantee, first_guarantee, start, end_time, exit_status, node_list, cwd, out, err, " \
+	"NULL, NULL, sup_pid, sup_start, kill_why, reason, hold_end, cpu_us, mem_kb, cpu_src, " \
+	"mem_src, broken, held, requeue, queued, umask"
 
 static const char *const sql[S_NSTMTS] = {
 	[S_BEGIN] = "BEGIN IMMEDIATE",
@@ -51,11 +64,15 @@ static const char *const sql[S_NSTMTS] = {
 	[S_META_GET] = "SELECT value FROM meta WHERE key = ?1",
 	[S_PUT] = "INSERT OR REPLACE INTO jobs (" JOB_COLUMNS ") VALUES "
 	          "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-	          "?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34)",
-	[S_LOG] = "INSERT INTO job_log (job, t, state, detail) VALUES (?1, ?2, ?3, ?4)",
+	          "?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35)",
+	/* A job's log holds at most STORE_LOG_MAX changes, and always its end:
+	 * what a user can repeat on their own job (hold, release) cannot
+	 * grow the store without bound. */
+	[S_LOG] = "INSERT INTO job_log (job, t, state, detail) SELECT ?1, ?2, ?3, ?4 WHERE ?3 > 1 "
+	          "OR (SELECT count(*) FROM job_log WHERE job = ?1) < " STR(STORE_LOG_MAX),
 	[S_LIVE] = "SELECT " JOB_COLUMNS " FROM jobs WHERE state <= 1 ORDER BY seq",
-	[S_ONE] = "SELECT " JOB_COLUMNS " FROM jobs WHERE id = ?1",
-	[S_FINAL] = "SELECT " JOB_COLUMNS " FROM jobs WHERE state > 1 AND (?2 < 0 OR uid = ?2) "
+	[S_ONE] = "SELECT " LIST_COLUMNS " FROM jobs WHERE id = ?1",
+	[S_FINAL] = "SELECT " LIST_COLUMNS " FROM jobs WHERE state > 1 AND (?2 < 0 OR uid = ?2) "
 	            "ORDER BY end_time DESC, id DESC LIMIT ?1",
 	[S_LOG_COUNT] = "SELECT count(*) FROM job_log WHERE job = ?1",
 	/* keep_ended: a batch of ended jobs (state > 1) whose end is before
@@ -71,7 +88,7 @@ static const char *const sql[S_NSTMTS] = {
 	[S_NODE_ALL] = "SELECT name, state, since, reason, by FROM node_admin ORDER BY name",
 	/* Ended in [?1, ?2), of uid ?3 (or all, ?3 < 0), after the cursor
 	 * (?4, ?5) in (end, id) order: one page of bq -d and bq --swf. */
-	[S_HISTORY] = "SELECT " JOB_COLUMNS " FROM jobs WHERE state > 1 AND end_time >= ?1 AND "
+	[S_HISTORY] = "SELECT " LIST_COLUMNS " FROM jobs WHERE state > 1 AND end_time >= ?1 AND "
 	              "end_time < ?2 AND (?3 < 0 OR uid = ?3) AND (end_time > ?4 OR "
 	              "(end_time = ?4 AND id > ?5)) ORDER BY end_time, id LIMIT ?6",
 };
@@ -88,7 +105,7 @@ static const char schema[] =
 	"  sup_start INTEGER NOT NULL DEFAULT 0, kill_why INTEGER NOT NULL DEFAULT 0,"
 	"  reason TEXT, hold_end INTEGER, cpu_us INTEGER, mem_kb INTEGER, cpu_src INTEGER,"
 	"  mem_src INTEGER, broken TEXT, held INTEGER NOT NULL DEFAULT 0,"
-	"  requeue INTEGER NOT NULL DEFAULT 0, queued INTEGER);"
+	"  requeue INTEGER NOT NULL DEFAULT 0, queued INTEGER, umask INTEGER);"
 	"CREATE INDEX IF NOT EXISTS jobs_live ON jobs (state, seq);"
 	"CREATE TABLE IF NOT EXISTS job_log ("
 	"  job INTEGER NOT NULL, t INTEGER NOT NULL, state INTEGER NOT NULL, detail TEXT);"
@@ -97,6 +114,9 @@ static const char schema[] =
 	 * the listing's recently ended are its last; queued jobs, which have
 	 * no end, are never visited for either. */
 	"CREATE INDEX IF NOT EXISTS jobs_ended ON jobs (end_time, id) WHERE state > 1;"
+	/* A user's ended jobs, oldest first: those that go when the user's
+	 * history is over keep_ended_per_user. */
+	"CREATE INDEX IF NOT EXISTS jobs_ended_uid ON jobs (uid, end_time, id) WHERE state > 1;"
 	"CREATE TABLE IF NOT EXISTS node_admin ("
 	"  name TEXT PRIMARY KEY, state INTEGER NOT NULL, since INTEGER NOT NULL,"
 	"  reason TEXT, by TEXT);";
@@ -157,6 +177,8 @@ static int migrate(struct store *s)
 		"ALTER TABLE jobs ADD COLUMN held INTEGER NOT NULL DEFAULT 0; "
 		"ALTER TABLE jobs ADD COLUMN requeue INTEGER NOT NULL DEFAULT 0; ";
 	static const char v5[] = "ALTER TABLE jobs ADD COLUMN queued INTEGER; ";
+	static const char v6[] = "ALTER TABLE jobs ADD COLUMN umask INTEGER; "
+		"UPDATE jobs SET argv = NULL, env = NULL WHERE state > 1; ";
 	char q[800], what[64];
 	sqlite3_stmt *st;
 	int from = 0;
@@ -167,16 +189,16 @@ static int migrate(struct store *s)
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		const char *v = (const char *)sqlite3_column_text(st, 0);
 
-		from = v && v[0] >= '1' && v[0] <= '4' && !v[1] ? v[0] - '0' : 0;
+		from = v && v[0] >= '1' && v[0] <= '5' && !v[1] ? v[0] - '0' : 0;
 	}
 	sqlite3_finalize(st);
 	if (!from)
 		return 0;	/* new, current, or another version (refused at open) */
 	/* Each step's columns, in one transaction with the new version (4's
 	 * table came with the schema). */
-	snprintf(q, sizeof q, "BEGIN IMMEDIATE; %s%s%s%sUPDATE meta SET value = '" SCHEMA_VERSION
+	snprintf(q, sizeof q, "BEGIN IMMEDIATE; %s%s%s%s%sUPDATE meta SET value = '" SCHEMA_VERSION
 	         "' WHERE key = 'schema'; COMMIT;", from == 1 ? v2 : "", from <= 2 ? v3 : "",
-	         from <= 3 ? v4 : "", v5);
+	         from <= 3 ? v4 : "", from <= 4 ? v5 : "", v6);
 	if (sqlite3_exec(s->db, q, NULL, NULL, NULL) != SQLITE_OK) {
 		snprintf(what, sizeof what, "upgrading the schema from version %d", from);
 		fail(s, what);
@@ -549,6 +571,8 @@ int store_put_job(struct store *s, const struct store_job *j)
 	sqlite3_bind_int(st, 32, j->held);
 	sqlite3_bind_int(st, 33, j->requeue);
 	bind_time(st, 34, j->queued);
+	if (j->has_umask)
+		sqlite3_bind_int(st, 35, j->umask & 0777);
 	return step_done(s, S_PUT, "storing a job");
 }
 
@@ -620,6 +644,8 @@ static void read_job(sqlite3_stmt *st, struct store_job *j)
 		.cpu_src = sqlite3_column_int(st, 28), .mem_src = sqlite3_column_int(st, 29),
 		.broken = col_str(st, 30), .held = sqlite3_column_int(st, 31) != 0,
 		.requeue = sqlite3_column_int(st, 32) != 0, .queued = col_time(st, 33),
+		.has_umask = sqlite3_column_type(st, 34) != SQLITE_NULL,
+		.umask = (uint16_t)(sqlite3_column_int(st, 34) & 0777),
 	};
 	/* A figure and its source together, or neither. */
 	if (j->cpu_us < 0 || j->cpu_src <= 0) {

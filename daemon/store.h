@@ -64,6 +64,10 @@ struct store_job {
 	const char *broken;
 	bool held;		/* queued, but held (bstop, bctl hold): not in the plan */
 	bool requeue;		/* running: queued again once it has ended (bctl requeue) */
+	/* The submitter's umask, the job's; unknown (an older client or
+	 * database): 022. */
+	bool has_umask;
+	uint16_t umask;
 };
 
 struct store;
@@ -111,7 +115,9 @@ int  store_raise_last_id(struct store *st, uint64_t id);
 int  store_last_id(struct store *st, uint64_t *id);
 /* Insert or replace a job's whole row. */
 int  store_put_job(struct store *st, const struct store_job *j);
-/* Record a state change (the jobs row holds only the latest). */
+/* Record a state change (the jobs row holds only the latest). A job keeps
+ * at most STORE_LOG_MAX of them, and its end whatever came before. */
+#define STORE_LOG_MAX 64
 int  store_log(struct store *st, uint64_t id, bf_time t, enum store_state state, const char *detail);
 
 /* Visit jobs: the live ones in arrival order (for a restart); or one by id;

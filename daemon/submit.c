@@ -283,6 +283,7 @@ static void admit_one(struct daemon *d, struct pending_sub *p, bf_time now, cons
 		.hold_end = BF_NEVER, .cwd = p->m.cwd,
 		.out = p->out_path, .err = p->err_path, .argv = p->argv, .argv_len = p->argv_len,
 		.env = p->env, .env_len = p->env_len,
+		.has_umask = p->m.has_umask, .umask = (uint16_t)p->m.umask,
 	};
 	if (!(j = jobs_add(d, &rec))) {
 		snprintf(err, sizeof err, "out of memory");

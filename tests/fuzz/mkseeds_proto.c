@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 	struct proto_submit s = {
 		.nodes = 4, .estimate = 3600 * BF_SEC, .name = "sixteen-byte-nam", .script = script,
 		.script_len = sizeof script, .cwd = "/home/u", .out = "o.txt", .err = "e.txt",
-		.argv = args, .argc = 3, .env = env, .envc = 2,
+		.argv = args, .argc = 3, .env = env, .envc = 2, .has_umask = true, .umask = 077,
 	};
 	struct proto_submit smin = {
 		.nodes = 1, .estimate = 1, .script = (const uint8_t *)"x", .script_len = 1, .cwd = "/",

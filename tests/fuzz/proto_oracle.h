@@ -136,6 +136,7 @@ static const struct mtag m_submit_t[] = {
 	M_STR(7, false, STR),
 	{ 8, MK_BYTES, false, true, 0, 0, STR, false, RULE_NONE, PROTO_MAX_LIST, NULL },
 	{ 9, MK_BYTES, false, true, 0, 0, STR, false, RULE_ENV, PROTO_MAX_LIST, NULL },
+	M_INT(10, false, 0, 0777),		/* the submitter's umask; absent: 022 */
 };
 static const struct mtag m_list_t[] = { M_INT(1, false, 0, 1), M_INT(2, false, ANY_LO, ANY_HI) };
 static const struct mtag m_info_t[] = { M_INT(1, false, 0, 1), M_INT(2, true, ANY_LO, ANY_HI) };
@@ -415,6 +416,8 @@ static void model_submit(const struct where *w, const struct mp *mp, const struc
 		}
 	}
 	OCHECK(na == m->argc && ne == m->envc);
+	OCHECK(TOP(mp, 10) ? m->has_umask && m->umask <= 0777 && m->umask == TOP(mp, 10)->i
+	                   : !m->has_umask);
 	short_str(m->name);
 	short_str(m->cwd);
 	short_str(m->out);
@@ -427,7 +430,8 @@ static bool eq_submit(const struct proto_submit *x, const struct proto_submit *y
 	    x->script_len != y->script_len ||
 	    (x->script_len && memcmp(x->script, y->script, x->script_len) != 0) ||
 	    !str_eq(x->cwd, y->cwd) || !str_eq(x->out, y->out) || !str_eq(x->err, y->err) ||
-	    x->argc != y->argc || x->envc != y->envc)
+	    x->argc != y->argc || x->envc != y->envc || x->has_umask != y->has_umask ||
+	    (x->has_umask && x->umask != y->umask))
 		return false;
 	for (uint32_t k = 0; k < x->argc; k++)
 		if (!str_eq(x->argv[k], y->argv[k]))

@@ -763,6 +763,40 @@ static int set_keep_ended(struct loader *l, enum conf_key k, const struct val *v
 	return 0;
 }
 
+/* A size in bytes: a whole number with an optional unit, K, M, G or T
+ * (powers of 1024; KiB, MiB... too), more than 0, at most CONF_MAX_SIZE. */
+static int set_size(struct loader *l, enum conf_key k, const struct val *v)
+{
+	static const char *const units[] = { "", "K", "M", "G", "T" };
+	const char *s = want_scalar(l, k, v, "a size such as 64M");
+	char digits[32];
+	uint64_t n = 0;
+	size_t nd;
+	int shift = -1;
+
+	if (!s)
+		return 0;
+	nd = strspn(s, "0123456789");
+	for (int u = 0; u < 5 && nd > 0 && nd < sizeof digits; u++)
+		if (strcmp(s + nd, units[u]) == 0 ||
+		    (u > 0 && s[nd] == units[u][0] && strcmp(s + nd + 1, "iB") == 0))
+			shift = 10 * u;
+	if (shift >= 0) {
+		memcpy(digits, s, nd);
+		digits[nd] = 0;
+	}
+	if (shift < 0 || decimal_parse(digits, 1, CONF_MAX_SIZE >> shift, &n) < 0) {
+		report(l, v->at, "%s: expected a size from 1 byte to 1T, such as 64M (a whole number "
+		       "with K, M, G or T, powers of 1024), not %s", conf_key_name(k), SHOW(&v->s));
+		return 0;
+	}
+	n <<= shift;
+	*(k == CONF_K_MAX_STORED_PER_USER ? &l->c->max_stored_per_user :
+	  k == CONF_K_KEEP_ENDED_PER_USER ? &l->c->keep_ended_per_user : &l->c->min_free_disk) = n;
+	mark_set(l, k);
+	return 0;
+}
+
 /* ---- nodes ---- */
 
 /* A name and where it came from, for the check across list items. */
@@ -972,6 +1006,9 @@ static const struct {
 	[CONF_K_LOG_LEVEL] = { "log_level", set_log_level },
 	[CONF_K_KEEP_ENDED] = { "keep_ended", set_keep_ended },
 	[CONF_K_ALPHA] = { "alpha", set_alpha },
+	[CONF_K_MAX_STORED_PER_USER] = { "max_stored_per_user", set_size },
+	[CONF_K_KEEP_ENDED_PER_USER] = { "keep_ended_per_user", set_size },
+	[CONF_K_MIN_FREE_DISK] = { "min_free_disk", set_size },
 };
 
 const char *conf_key_name(enum conf_key k)
@@ -1167,6 +1204,10 @@ int conf_init(struct conf *c)
 		.log_level = CONF_LOG_INFO,
 		.keep_ended = BF_NEVER,
 		.nnodes = DEFAULT_NODES,
+		.max_queued_per_user = CONF_DEFAULT_QUEUED_PER_USER,
+		.max_stored_per_user = CONF_DEFAULT_STORED_PER_USER,
+		.keep_ended_per_user = CONF_DEFAULT_ENDED_PER_USER,
+		.min_free_disk = CONF_DEFAULT_MIN_FREE_DISK,
 	};
 	c->partition = strdup("batch");
 	c->nodes = strdup("16");

@@ -30,6 +30,13 @@
 #define CONF_MAX_NODES   100000u	/* nodes in the partition */
 #define CONF_MAX_ERRORS  200		/* messages kept; the rest are counted */
 #define CONF_MAX_PER_USER 1000000u	/* max_queued/running_per_user */
+#define CONF_MAX_SIZE    ((uint64_t)1 << 40)	/* a size in bytes: 1 TiB */
+/* The defaults of the limits on what one user makes the daemon hold
+ * (backfilld.yaml(5), SECURITY.md): never unlimited. */
+#define CONF_DEFAULT_QUEUED_PER_USER 10000u
+#define CONF_DEFAULT_STORED_PER_USER ((uint64_t)64 << 20)
+#define CONF_DEFAULT_ENDED_PER_USER  ((uint64_t)16 << 20)
+#define CONF_DEFAULT_MIN_FREE_DISK   ((uint64_t)64 << 20)
 #define CONF_MAX_GRACE   ((bf_time)7 * 86400 * BF_SEC)	/* as --kill-grace */
 #define CONF_SOCKET_MAX  107		/* bytes in a Unix socket path (sun_path - NUL) */
 
@@ -38,7 +45,8 @@ enum conf_key {
 	CONF_K_DATABASE, CONF_K_SPOOL, CONF_K_KILL_GRACE, CONF_K_DEFAULT_LIMIT,
 	CONF_K_MAX_LIMIT, CONF_K_MAX_NODES, CONF_K_MAX_QUEUED_PER_USER,
 	CONF_K_MAX_RUNNING_PER_USER, CONF_K_ADMIN_GROUP, CONF_K_LAUNCH, CONF_K_LOG_LEVEL,
-	CONF_K_KEEP_ENDED, CONF_K_ALPHA,
+	CONF_K_KEEP_ENDED, CONF_K_ALPHA, CONF_K_MAX_STORED_PER_USER,
+	CONF_K_KEEP_ENDED_PER_USER, CONF_K_MIN_FREE_DISK,
 	CONF_NKEYS
 };
 
@@ -62,12 +70,19 @@ struct conf {
 	bf_time default_limit;		/* 0: none (bsub must give -t) */
 	bf_time max_limit;		/* 0: none (the core's 100 years) */
 	uint32_t max_nodes;		/* 0: the partition size */
-	uint32_t max_queued_per_user;	/* 0: unlimited (the file says "unlimited") */
+	uint32_t max_queued_per_user;	/* 0: unlimited (the file says "unlimited");
+					 * default CONF_DEFAULT_QUEUED_PER_USER */
 	uint32_t max_running_per_user;	/* 0: unlimited */
 	char *admin_group;		/* NULL: none (only root administers) */
 	char *launch;			/* NULL: run scripts directly */
 	enum conf_log_level log_level;	/* default info */
 	bf_time keep_ended;		/* BF_NEVER ("forever", the default) or > 0 */
+	/* Bytes (each > 0, at most CONF_MAX_SIZE; defaults CONF_DEFAULT_*):
+	 * what one user's queued and running jobs may take (their scripts,
+	 * arguments, environments and paths); what one user's ended jobs may
+	 * take in the store before the oldest go; the free space below which
+	 * users other than root may not submit. */
+	uint64_t max_stored_per_user, keep_ended_per_user, min_free_disk;
 };
 
 /* One message, "FILE:LINE:COLUMN: text"; line and column are 0 for an

@@ -15,6 +15,7 @@
 #include "sd.h"
 #include "server.h"
 #include "syncer.h"
+#include "usage.h"
 
 static struct timeval tv_of(bf_time us)
 {
@@ -88,6 +89,7 @@ int drive_store(struct daemon *d, struct djob *j, const char *detail)
 		jobs_set_str(j, JS_ARGV, NULL, 0);
 		jobs_set_str(j, JS_ENV, NULL, 0);
 	}
+	usage_ended(d, j);	/* (once, at its end) */
 	if (store_begin(d->store) < 0 || store_put_job(d->store, &j->rec) < 0 ||
 	    (detail && store_log(d->store, j->rec.id, server_now(d), j->rec.state, detail) < 0))
 		drive_store_failed(d);
@@ -1017,6 +1019,8 @@ void drive_commit(struct daemon *d)
 	sync_guarantees(d);
 	announce_some(d);
 	prune_ended(d, now);
+	if (d->over_budget && (store_begin(d->store) < 0 || usage_prune(d) < 0))
+		drive_store_failed(d);
 	forecast_turn(d);
 	if (store_in_txn(d->store)) {
 		for (uint32_t k = 0; k < d->ntouched; k++) {

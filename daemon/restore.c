@@ -35,6 +35,7 @@
 #include "log.h"
 #include "nodelist.h"
 #include "server.h"
+#include "usage.h"
 
 struct loading {
 	struct daemon *d;
@@ -44,12 +45,15 @@ struct loading {
 static int load_one(const struct store_job *r, void *arg)
 {
 	struct loading *l = arg;
+	struct djob *j;
 
 	if (r->seq >= l->d->next_seq)
 		l->d->next_seq = r->seq + 1;
 	if (r->seq < l->d->top_seq)
 		l->d->top_seq = r->seq;
-	l->failed = !jobs_add(l->d, r);
+	l->failed = !(j = jobs_add(l->d, r));
+	if (j)
+		j->cost = usage_live_cost(r, usage_script_len(l->d, r->id));
 	return l->failed;
 }
 

@@ -15,6 +15,7 @@
 #include "nodelist.h"
 #include "sd.h"
 #include "server.h"
+#include "usage.h"
 #include "syncer.h"
 
 bf_time server_now(struct daemon *d)
@@ -330,6 +331,11 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 	/* What the restore changed is committed before the daemon listens: a
 	 * store that cannot write (read-only, full) stops it here, with 1. */
 	contain_init(d);	/* before the restore, which sweeps the jobs' cgroups */
+	/* Each user's ended jobs as stored, before the restore ends more. */
+	if (usage_load(d) < 0) {
+		snprintf(err, errlen, "%s: %s", o->db, store_error(d->store));
+		return -1;
+	}
 	if (restore_state(d, err, errlen) < 0)
 		return -1;
 	if (store_commit(d->store) < 0 || store_last_id(d->store, &d->last_id) < 0) {
@@ -366,6 +372,7 @@ void server_free(struct daemon *d)
 	submit_drop(d->unsynced);
 	while (d->njobs)
 		jobs_remove(d, d->jobs[d->njobs - 1]);
+	usage_free(d);
 	for (int k = 0; k < 3; k++)
 		if (d->sig_ev[k])
 			event_free(d->sig_ev[k]);

@@ -57,6 +57,8 @@ struct djob {
 	uint32_t announce_at;		/* 1 + its broken guarantee still to announce
 					 * in d->announce, or 0 (drive.c) */
 	bool dirty;			/* row to write at the next commit */
+	bool ended_counted;		/* its end is in its user's ended bytes (usage.c) */
+	uint64_t cost;			/* usage.c: its bytes while live */
 	/* Its predicted start in the forecasts of each parity (forecast.c). */
 	bf_time pred[2];
 	uint64_t pred_round[2];
@@ -177,6 +179,13 @@ struct daemon {
 	bf_time pruned_at;		/* the last removal of old ended jobs */
 	uint64_t pruned;		/* removed by the batches of this backlog so far */
 	struct sysd *sysd;		/* sd.c: systemd's socket, readiness, watchdog */
+	/* usage.c: each user's ended jobs' bytes in the store (uid to a slot
+	 * of ended_bytes); over_budget: some user may be over
+	 * keep_ended_per_user, for the next commit to look at. */
+	struct idmap ended_uids;
+	struct ended_use { uint32_t uid; uint64_t bytes; } *ended;
+	uint32_t nended, ended_cap;
+	bool over_budget;
 };
 
 /* ---- server.c ---- */

@@ -31,6 +31,9 @@ struct serve_limits {
 	char admin_group[64];
 	int log_level;			/* a syslog priority: LOG_ERR .. LOG_DEBUG */
 	bf_time keep_ended;		/* ended jobs older than this leave the store; BF_NEVER: kept */
+	/* Bytes, each > 0 (struct conf): a user's live jobs; a user's ended
+	 * jobs kept in the store; free disk below which only root submits. */
+	uint64_t max_stored_per_user, keep_ended_per_user, min_free_disk;
 };
 
 /* Which serve options the command line gave (they win over the file). */

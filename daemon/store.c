@@ -38,10 +38,19 @@ const char *store_state_name(enum store_state s)
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
+/* What an ended job takes in the store, give or take a page's overhead:
+ * its row (a fixed part and its strings) and its log. The same measure
+ * as usage.c's for a job in memory (usage_ended). */
+#define ENDED_COST "(256 + ifnull(length(user), 0) + ifnull(length(name), 0) + " \
+	"ifnull(length(node_list), 0) + ifnull(length(cwd), 0) + ifnull(length(out), 0) + " \
+	"ifnull(length(err), 0) + ifnull(length(reason), 0) + ifnull(length(broken), 0) + " \
+	"ifnull(length(argv), 0) + ifnull(length(env), 0) + (SELECT ifnull(sum(40 + " \
+	"ifnull(length(detail), 0)), 0) FROM job_log WHERE job_log.job = jobs.id))"
+
 enum stmt {
 	S_BEGIN, S_COMMIT, S_ROLLBACK, S_META_SET, S_META_GET, S_PUT, S_LOG, S_LIVE, S_ONE,
 	S_FINAL, S_LOG_COUNT, S_PRUNE_LOG, S_PRUNE_JOBS, S_NODE_PUT, S_NODE_DEL, S_NODE_ALL,
-	S_HISTORY, S_NSTMTS
+	S_HISTORY, S_USAGE, S_USAGE_ONE, S_OLDEST, S_DEL_LOG, S_DEL_JOB, S_NSTMTS
 };
 
 /* Column order of the jobs table, shared by S_PUT and the loaders. */
@@ -91,6 +100,12 @@ static const char *const sql[S_NSTMTS] = {
 	[S_HISTORY] = "SELECT " LIST_COLUMNS " FROM jobs WHERE state > 1 AND end_time >= ?1 AND "
 	              "end_time < ?2 AND (?3 < 0 OR uid = ?3) AND (end_time > ?4 OR "
 	              "(end_time = ?4 AND id > ?5)) ORDER BY end_time, id LIMIT ?6",
+	[S_USAGE] = "SELECT uid, sum(" ENDED_COST ") FROM jobs WHERE state > 1 GROUP BY uid",
+	[S_USAGE_ONE] = "SELECT ifnull(sum(" ENDED_COST "), 0) FROM jobs WHERE state > 1 AND uid = ?1",
+	[S_OLDEST] = "SELECT id, " ENDED_COST " FROM jobs WHERE state > 1 AND uid = ?1 "
+	             "ORDER BY end_time, id LIMIT 256",
+	[S_DEL_LOG] = "DELETE FROM job_log WHERE job = ?1",
+	[S_DEL_JOB] = "DELETE FROM jobs WHERE id = ?1",
 };
 
 static const char schema[] =
@@ -719,6 +734,64 @@ int64_t store_log_count(struct store *s, uint64_t id)
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	return n;
+}
+
+int store_ended_usage(struct store *s, int (*visit)(uint32_t uid, uint64_t bytes, void *arg),
+                      void *arg)
+{
+	sqlite3_stmt *st = s->st[S_USAGE];
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (visit((uint32_t)sqlite3_column_int64(st, 0),
+		          (uint64_t)sqlite3_column_int64(st, 1), arg) != 0) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : fail(s, "measuring the ended jobs");
+}
+
+int64_t store_ended_bytes(struct store *s, uint32_t uid)
+{
+	sqlite3_stmt *st = s->st[S_USAGE_ONE];
+	int64_t n = -1;
+
+	sqlite3_bind_int64(st, 1, uid);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	else
+		fail(s, "measuring a user's ended jobs");
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return n;
+}
+
+int64_t store_prune_user(struct store *s, uint32_t uid, uint64_t want)
+{
+	sqlite3_stmt *st = s->st[S_OLDEST];
+	uint64_t ids[256], freed = 0;
+	int n = 0, rc;
+
+	if (need_txn(s) < 0)
+		return -1;
+	/* The oldest first, a batch of ids, then removed: the query's
+	 * cursor is done before the rows go. */
+	sqlite3_bind_int64(st, 1, uid);
+	while (freed < want && n < 256 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ids[n++] = (uint64_t)sqlite3_column_int64(st, 0);
+		freed += (uint64_t)sqlite3_column_int64(st, 1);
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	for (int k = 0; k < n; k++) {
+		sqlite3_bind_int64(s->st[S_DEL_LOG], 1, (sqlite3_int64)ids[k]);
+		sqlite3_bind_int64(s->st[S_DEL_JOB], 1, (sqlite3_int64)ids[k]);
+		if (step_done(s, S_DEL_LOG, "removing a user's oldest ended jobs") < 0 ||
+		    step_done(s, S_DEL_JOB, "removing a user's oldest ended jobs") < 0)
+			return -1;
+	}
+	return (int64_t)freed;
 }
 
 int store_put_node(struct store *s, const struct store_node *n)

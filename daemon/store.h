@@ -141,6 +141,16 @@ int64_t store_log_count(struct store *st, uint64_t id);
  * many jobs went, or -1. */
 int  store_prune_ended(struct store *s, bf_time before, uint32_t max);
 
+/* The ended jobs' bytes in the store (their rows and logs), of every user
+ * (visit gets each uid and its total; 0 or -1), or of one (-1 on error). */
+int  store_ended_usage(struct store *st, int (*visit)(uint32_t uid, uint64_t bytes, void *arg),
+                       void *arg);
+int64_t store_ended_bytes(struct store *st, uint32_t uid);
+/* Remove the oldest ended jobs of uid (with their logs), at least `want`
+ * bytes of them if it has that many, in the open transaction (begun if
+ * none). Returns the bytes removed, or -1. */
+int64_t store_prune_user(struct store *st, uint32_t uid, uint64_t want);
+
 /* A node an operator took out of service (drained or down, bctl(8)); a
  * node in service has no row. state: 1 drained, 2 down. */
 struct store_node {

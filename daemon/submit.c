@@ -22,6 +22,7 @@
 #include "duration.h"
 #include "log.h"
 #include "server.h"
+#include "usage.h"
 
 struct pending_sub {
 	struct pending_sub *next;
@@ -33,6 +34,7 @@ struct pending_sub {
 	gid_t gid;
 	char *user, *argv, *env, *out_path, *err_path;
 	size_t argv_len, env_len;
+	uint64_t cost;			/* usage.h: its bytes once live */
 };
 
 /* Join strings NUL-terminated back to back (the store's argv/env form). */
@@ -50,6 +52,19 @@ static char *join(const char *const *v, uint32_t n, size_t *len)
 		p = stpcpy(p, v[k]) + 1;
 	*len = total;
 	return s;
+}
+
+/* What the job will hold once admitted (usage_live_cost's measure, before
+ * the strings are joined: each argument and entry with its NUL). */
+static uint64_t request_cost(const struct proto_submit *m)
+{
+	struct store_job r = { .name = m->name, .cwd = m->cwd, .out = m->out, .err = m->err };
+
+	for (uint32_t k = 0; k < m->argc; k++)
+		r.argv_len += strlen(m->argv[k]) + 1;
+	for (uint32_t k = 0; k < m->envc; k++)
+		r.env_len += strlen(m->env[k]) + 1;
+	return usage_live_cost(&r, m->script_len) + 64;	/* (the user's name) */
 }
 
 static void pending_free(struct pending_sub *p)
@@ -127,8 +142,8 @@ static void answer_submitted(struct conn *c)
  * limit gets default_limit. -1 with the reason in err. Asked at the
  * request and again at the admission: a reload may change the limits
  * between, and the jobs admitted meanwhile count for the user's cap. */
-static int check_limits(struct daemon *d, uid_t uid, struct proto_submit *m, char *err,
-                        size_t errlen)
+static int check_limits(struct daemon *d, uid_t uid, struct proto_submit *m, uint64_t cost,
+                        char *err, size_t errlen)
 {
 	const struct serve_limits *L = &d->o.lim;
 	char a[64], b[64];
@@ -164,7 +179,7 @@ static int check_limits(struct daemon *d, uid_t uid, struct proto_submit *m, cha
 			return -1;
 		}
 	}
-	return 0;
+	return usage_admit(d, uid, cost, err, errlen);
 }
 
 /* The spool was removed or replaced under the daemon: true, with what
@@ -203,7 +218,8 @@ void submit_request(struct conn *c, const uint8_t *frame, size_t len)
 		           d->nnodes);
 		goto fail;
 	}
-	if (check_limits(d, conn_uid(c), &p->m, err, sizeof err) < 0) {
+	p->cost = request_cost(&p->m);
+	if (check_limits(d, conn_uid(c), &p->m, p->cost, err, sizeof err) < 0) {
 		conn_error(c, limits_code(d, &p->m), "%s", err);
 		goto fail;
 	}
@@ -270,7 +286,7 @@ static void admit_one(struct daemon *d, struct pending_sub *p, bf_time now, cons
 		rc = PE_INTERNAL;
 		goto refused;
 	}
-	if (check_limits(d, p->uid, &p->m, err, sizeof err) < 0) {
+	if (check_limits(d, p->uid, &p->m, p->cost, err, sizeof err) < 0) {
 		rc = limits_code(d, &p->m);
 		goto refused;
 	}
@@ -296,6 +312,7 @@ static void admit_one(struct daemon *d, struct pending_sub *p, bf_time now, cons
 		rc = rc == SCHED_E_NOMEM ? PE_INTERNAL : PE_INVALID;
 		goto refused;
 	}
+	j->cost = p->cost;
 	d->next_seq++;
 	/* Waiting from here: a store that fails below tells it so. */
 	if (c)

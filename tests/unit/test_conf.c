@@ -162,9 +162,11 @@ static void example_file(void)
 	   streq(c.spool, "/var/spool/backfilld") && c.socket_mode == 0666,
 	   "  example: the root default paths, socket mode 0666");
 	ok(c.kill_grace == 30 * S && c.default_limit == 0 && c.max_limit == 0 && c.max_nodes == 0 &&
-	   c.max_queued_per_user == 0 && c.max_running_per_user == 0 && !c.admin_group &&
-	   !c.launch && c.log_level == CONF_LOG_INFO && c.keep_ended == BF_NEVER,
-	   "  example: today's daemon (grace 30 s, no limits, info, keep forever)");
+	   c.max_queued_per_user == 10000 && c.max_running_per_user == 0 && !c.admin_group &&
+	   !c.launch && c.log_level == CONF_LOG_INFO && c.keep_ended == BF_NEVER &&
+	   c.max_stored_per_user == 64u << 20 && c.keep_ended_per_user == 16u << 20 &&
+	   c.min_free_disk == 64u << 20,
+	   "  example: today's daemon (grace 30 s, the default per-user bounds, info, keep forever)");
 	ok(c.set[CONF_K_NODES] && c.set[CONF_K_KEEP_ENDED] && !c.set[CONF_K_LAUNCH] &&
 	   !c.set[CONF_K_ADMIN_GROUP], "  example: set flags follow the file");
 	conf_errors_free(&e);
@@ -210,9 +212,13 @@ static bool defaults(const struct conf *c)
 	return streq(c->partition, "batch") && streq(c->nodes, "16") && c->nnodes == 16 &&
 	       c->policy == SCHED_EASY && !c->socket && !c->database && !c->spool &&
 	       c->socket_mode == 0666 && c->kill_grace == 30 * S && c->default_limit == 0 &&
-	       c->max_limit == 0 && c->max_nodes == 0 && c->max_queued_per_user == 0 &&
+	       c->max_limit == 0 && c->max_nodes == 0 &&
+	       c->max_queued_per_user == CONF_DEFAULT_QUEUED_PER_USER &&
 	       c->max_running_per_user == 0 && !c->admin_group && !c->launch &&
-	       c->log_level == CONF_LOG_INFO && c->keep_ended == BF_NEVER;
+	       c->log_level == CONF_LOG_INFO && c->keep_ended == BF_NEVER &&
+	       c->max_stored_per_user == CONF_DEFAULT_STORED_PER_USER &&
+	       c->keep_ended_per_user == CONF_DEFAULT_ENDED_PER_USER &&
+	       c->min_free_disk == CONF_DEFAULT_MIN_FREE_DISK;
 }
 
 static void empty_files(void)
@@ -287,6 +293,11 @@ static void valid_scalars(void)
 	VALID("max_queued_per_user: 1\nmax_running_per_user: 1000000\n",
 	      c->max_queued_per_user == 1 && c->max_running_per_user == 1000000,
 	      "per-user limits: 1 and 1000000");
+	VALID("max_stored_per_user: 1\nkeep_ended_per_user: 512K\nmin_free_disk: 2GiB\n",
+	      c->max_stored_per_user == 1 && c->keep_ended_per_user == 512u << 10 &&
+	      c->min_free_disk == (uint64_t)2 << 30, "sizes: bytes, K, GiB");
+	VALID("max_stored_per_user: 1T\n", c->max_stored_per_user == (uint64_t)1 << 40,
+	      "a size of 1T, the most");
 	VALID("max_queued_per_user: unlimited\nmax_running_per_user: \"unlimited\"\n",
 	      c->max_queued_per_user == 0 && c->max_running_per_user == 0 &&
 	      c->set[CONF_K_MAX_QUEUED_PER_USER], "per-user limits: unlimited");
@@ -478,6 +489,18 @@ static void value_errors(void)
 	       "1:12: max_nodes 9 is more than the partition's 8 nodes", NULL);
 	errors("nodes: 0\nmax_nodes: 9\n", "max_nodes: no comparison with a bad partition",
 	       "1:8: nodes: '0': the partition needs from 1 to 100000 nodes", NULL);
+	errors("min_free_disk: 0\n", "min_free_disk: 0",
+	       "1:16: min_free_disk: expected a size from 1 byte to 1T, such as 64M (a whole number "
+	       "with K, M, G or T, powers of 1024), not '0'", NULL);
+	errors("max_stored_per_user: 2T\n", "max_stored_per_user: over 1T",
+	       "1:22: max_stored_per_user: expected a size from 1 byte to 1T, such as 64M (a whole "
+	       "number with K, M, G or T, powers of 1024), not '2T'", NULL);
+	errors("keep_ended_per_user: 16 M\n", "keep_ended_per_user: a blank before the unit",
+	       "1:22: keep_ended_per_user: expected a size from 1 byte to 1T, such as 64M (a whole "
+	       "number with K, M, G or T, powers of 1024), not '16 M'", NULL);
+	errors("keep_ended_per_user: unlimited\n", "keep_ended_per_user: never unlimited",
+	       "1:22: keep_ended_per_user: expected a size from 1 byte to 1T, such as 64M (a whole "
+	       "number with K, M, G or T, powers of 1024), not 'unlimited'", NULL);
 	errors("max_queued_per_user: 0\n", "max_queued_per_user: 0",
 	       "1:22: max_queued_per_user: 0 would allow no jobs at all; write unlimited for no "
 	       "limit", NULL);

@@ -49,6 +49,71 @@ static struct store_job job(uint64_t id, int64_t seq)
 	};
 }
 
+/* What a user's ended jobs take, removed oldest first; a job's log is
+ * bounded; the umask round trips. */
+static void budgets(struct store *st)
+{
+	struct seen s = { 0 };
+	struct store_job j;
+	int64_t before, after, freed = 0, logs;
+
+	store_begin(st);
+	for (int k = 0; k < 10; k++) {
+		j = job(100 + (uint64_t)k, 100 + k);
+		j.uid = 4242;
+		j.state = ST_DONE;
+		j.end = 10000 + k;
+		j.cwd = "/a/path/of/some/length/to/count/for/the/ended/job";
+		store_put_job(st, &j);
+		store_log(st, j.id, 10000 + k, ST_DONE, "done, exit 0");
+	}
+	ok(store_commit(st) == 0, "ten ended jobs of uid 4242");
+	before = store_ended_bytes(st, 4242);
+	ok(before > 10 * 256 && before < 10 * 1024, "their bytes are measured: %lld",
+	   (long long)before);
+	ok(store_ended_bytes(st, 4343) == 0, "a user with none has 0");
+	ok(store_begin(st) == 0 && (freed = store_prune_user(st, 4242, (uint64_t)before / 3)) > 0 &&
+	   store_commit(st) == 0, "a third of them is asked for");
+	after = store_ended_bytes(st, 4242);
+	ok(after == before - freed && freed >= before / 3 && after > 0,
+	   "  the bytes removed are what they took (%lld of %lld)", (long long)freed,
+	   (long long)before);
+	s = (struct seen){ 0 };
+	ok(store_get_job(st, 100, collect, &s) == 0 && s.n == 0 &&
+	   store_get_job(st, 109, collect, &s) == 0 && s.n == 1, "  the oldest went, the newest stays");
+	ok(store_log_count(st, 100) == 0, "  with its log");
+
+	/* A queued job's log holds STORE_LOG_MAX changes, and its end. */
+	j = job(200, 200);
+	store_begin(st);
+	store_put_job(st, &j);
+	for (int k = 0; k < 3 * STORE_LOG_MAX; k++)
+		store_log(st, 200, k, ST_QUEUED, k % 2 ? "held" : "released");
+	store_log(st, 200, 1000, ST_CANCELLED, "cancelled");
+	j.umask = 077;
+	j.has_umask = true;
+	store_put_job(st, &j);
+	store_commit(st);
+	logs = store_log_count(st, 200);
+	ok(logs == STORE_LOG_MAX + 1, "a job's log is bounded, and keeps its end (%lld)",
+	   (long long)logs);
+	s = (struct seen){ 0 };
+	ok(store_get_job(st, 200, collect, &s) == 0 && s.n == 1 && s.last.has_umask &&
+	   s.last.umask == 077, "the umask round trips");
+	j = job(201, 201);
+	s = (struct seen){ 0 };
+	ok(store_begin(st) == 0 && store_put_job(st, &j) == 0 && store_commit(st) == 0 &&
+	   store_get_job(st, 201, collect, &s) == 0 && !s.last.has_umask,
+	   "none given: none stored (022 at the start)");
+	store_begin(st);
+	j.state = ST_CANCELLED;
+	store_put_job(st, &j);
+	j = job(200, 200);
+	j.state = ST_CANCELLED;
+	store_put_job(st, &j);
+	store_commit(st);
+}
+
 /* A database as an older backfilld left it: schema version `v` (1: no
  * hold_end; 2: no usage columns; 3: no node_admin table; 4: no queued),
  * with one running job. */
@@ -114,8 +179,8 @@ static void migrations(void)
 		snprintf(file, sizeof file, "%s/v%d.db", dir, v);
 		ok(old_database(file, v) == 0, "a version %d database", v);
 		st = store_open(file, err, sizeof err);
-		ok(st && store_meta_get(st, "schema", buf, sizeof buf) == 1 && strcmp(buf, "5") == 0,
-		   "version %d is upgraded to 5 (%s)", v, st ? buf : err);
+		ok(st && store_meta_get(st, "schema", buf, sizeof buf) == 1 && strcmp(buf, "6") == 0,
+		   "version %d is upgraded to 6 (%s)", v, st ? buf : err);
 		ok(st && store_load_live(st, collect, &s) == 0 && s.n == 1 && s.ids[0] == 7 &&
 		   s.last.state == ST_RUNNING && s.last.start == 2000 &&
 		   s.last.hold_end == (v == 1 ? BF_NEVER : 62000000) && s.last.cpu_us == -1 &&
@@ -168,7 +233,7 @@ int main(void)
 	snprintf(path, sizeof path, "%s/state.db", dir);
 	st = store_open(path, err, sizeof err);
 	ok(st != NULL, "a new database is created (%s)", st ? "" : err);
-	ok(store_meta_get(st, "schema", buf, sizeof buf) == 1 && strcmp(buf, "5") == 0,
+	ok(store_meta_get(st, "schema", buf, sizeof buf) == 1 && strcmp(buf, "6") == 0,
 	   "the schema version is recorded");
 	j = job(1, 1);
 	ok(store_put_job(st, &j) < 0 && strstr(store_error(st), "outside"),
@@ -230,8 +295,11 @@ int main(void)
 	ok(store_get_job(st, id1, collect, &s) == 0 && s.n == 1 && s.last.state == ST_DONE &&
 	   s.last.has_exit && s.last.exit_status == 256 && s.last.end == 9000 &&
 	   strcmp(s.nodes, "node[001-004]") == 0, "job 1: exit status, end and nodes kept");
-	ok(s.argv_len == 14 && memcmp(s.argv, "one\0two words\0", 14) == 0,
-	   "arguments with their NUL separators kept");
+	ok(s.argv_len == 0, "a listing reads no arguments (job 1 by id)");
+	s = (struct seen){ 0 };
+	ok(store_load_live(st, collect, &s) == 0 && s.n == 1 && s.argv_len == 14 &&
+	   memcmp(s.argv, "one\0two words\0", 14) == 0,
+	   "a live job's arguments, with their NUL separators, kept for its start");
 	ok_eq(store_log_count(st, id1), 2, "job 1's state changes are logged");
 	s = (struct seen){ 0 };
 	ok(store_load_final(st, 10, -1, collect, &s) == 0 && s.n == 1 && s.ids[0] == 1,
@@ -283,6 +351,7 @@ int main(void)
 	   store_get_job(st, 30, collect, &s) == 0 && s.n == 1 && s.last.cpu_us == 990000 &&
 	   s.last.cpu_src == 1 && s.last.mem_kb == -1 && s.last.mem_src == 0,
 	   "a job's CPU time and its source round trip; a usage without a source is unknown");
+	budgets(st);
 	migrations();
 
 	/* A database from another schema version is refused. */

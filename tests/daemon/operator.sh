@@ -40,6 +40,12 @@ trap 'for p in $upid $dpid $npid $jpid; do kill "$p" 2>/dev/null; done' EXIT
 mount -t overlay overlay -o "lowerdir=/etc,upperdir=$TMP/eu,workdir=$TMP/ew" /etc || exit 3
 mount -t overlay overlay -o "lowerdir=/var,upperdir=$TMP/vu,workdir=$TMP/vw" /var || exit 3
 mount -t tmpfs -o mode=0755,size=8m tmpfs /run || exit 3
+# The overlay shows the system's own state (a backfilld installed and run
+# here): the walk's database and spool start empty, on tmpfs of their own
+# (roomier than min_free_disk, or nobody could not submit).
+mkdir -p /var/lib/backfilld /var/spool/backfilld || exit 3
+mount -t tmpfs -o mode=0700,size=256m tmpfs /var/lib/backfilld || exit 3
+mount -t tmpfs -o mode=0711,size=256m tmpfs /var/spool/backfilld || exit 3
 "$TMPFILES" --create "$BF_TOP/systemd/backfilld.tmpfiles" || exit 3
 mkdir -p /run/systemd/journal
 "$DGRAM" /run/systemd/journal/socket "$TMP/journal.out" 120 &

@@ -15,6 +15,7 @@
 #include "sd.h"
 #include "server.h"
 #include "syncer.h"
+#include "reserve.h"
 #include "usage.h"
 
 static struct timeval tv_of(bf_time us)
@@ -44,9 +45,66 @@ static struct pending_sub *take_syncing(struct daemon *d)
 	return batch;
 }
 
+/* A full disk: SQLite rolled the turn's transaction back, but every row it
+ * held is still in memory (the jobs touched since the last commit, the
+ * nodes an operator took out, the ids handed out, the stored policy and
+ * grace): with the reserve given back, write them all again, in a new
+ * transaction that the caller goes on with. The state changes' log lines
+ * of that moment are lost (one says so), and the keep_ended removals of
+ * that turn are done again later. 0, or -1 if even that failed. */
+static int write_again(struct daemon *d)
+{
+	char grace[32];
+	int rc = 0;
+
+	reserve_release(d, store_error(d->store));
+	store_rollback(d->store);
+	if (store_begin(d->store) < 0 || store_raise_last_id(d->store, d->last_id) < 0)
+		return -1;
+	for (uint32_t k = 0; k < d->ntouched && rc == 0; k++) {
+		struct djob *j = jobs_get(d, d->touched[k]);
+
+		if (j)
+			rc = store_put_job(d->store, &j->rec);
+	}
+	for (uint32_t k = 0; k < d->nnodes && rc == 0; k++) {
+		const struct node_admin *a = d->nadmin ? &d->nadmin[k] : NULL;
+
+		rc = a && a->state != NA_UP ?
+		     store_put_node(d->store, &(struct store_node){ d->node_names[k], a->state,
+		                                                    a->since, a->reason, a->by }) :
+		     store_del_node(d->store, d->node_names[k]);
+	}
+	snprintf(grace, sizeof grace, "%lld", (long long)d->o.kill_grace);
+	if (rc == 0 && !d->grace_changed)
+		rc = store_meta_set(d->store, "kill_grace_us", grace);
+	if (rc == 0 && !d->policy_unstored)
+		rc = store_meta_set(d->store, "policy",
+		                    sched_policy_name(sched_get_params(d->sched)->policy));
+	d->pruned_at = 0;
+	d->over_budget = true;
+	if (rc == 0)
+		log_warnx("the disk was full: the last changes were written again (%u jobs), without "
+		          "their log lines", d->ntouched);
+	return rc;
+}
+
 /* A store that cannot write leaves memory ahead of the disk: stop, and let
- * the restart reload what is durable. */
+ * the restart reload what is durable; unless it only lacked space, once a
+ * turn (write_again). */
+static void store_stop(struct daemon *d) __attribute__((noreturn));
+
 void drive_store_failed(struct daemon *d)
+{
+	if (d->serving && store_full(d->store) && d->writes_again == 0) {
+		d->writes_again++;
+		if (write_again(d) == 0)
+			return;
+	}
+	store_stop(d);
+}
+
+static void store_stop(struct daemon *d)
 {
 	if (!d->serving) {	/* still starting: nothing was promised yet */
 		log_err("cannot start: the store failed: %s", store_error(d->store));
@@ -72,7 +130,7 @@ static void touch(struct daemon *d, uint64_t id)
 
 		if (!t) {
 			log_err("out of memory tracking jobs; stopping");
-			drive_store_failed(d);
+			store_stop(d);
 		}
 		d->touched = t;
 		d->touched_cap = cap;
@@ -82,6 +140,8 @@ static void touch(struct daemon *d, uint64_t id)
 
 int drive_store(struct daemon *d, struct djob *j, const char *detail)
 {
+	/* Touched first: a full disk's write_again writes it too. */
+	touch(d, j->rec.id);
 	/* An ended job will never start again: its arguments and environment
 	 * (up to 4 MiB) leave memory and the store (a job requeued is queued
 	 * again before it is stored, so it keeps them). */
@@ -94,7 +154,6 @@ int drive_store(struct daemon *d, struct djob *j, const char *detail)
 	    (detail && store_log(d->store, j->rec.id, server_now(d), j->rec.state, detail) < 0))
 		drive_store_failed(d);
 	j->dirty = false;
-	touch(d, j->rec.id);
 	return 0;
 }
 
@@ -984,6 +1043,7 @@ void drive_commit(struct daemon *d)
 	int rc;
 
 	d->turns++;
+	d->writes_again = 0;
 	if (d->grace_changed) {
 		/* The restore used the stored plan's grace; from now on the
 		 * configured one, for new jobs. */
@@ -1029,7 +1089,9 @@ void drive_commit(struct daemon *d)
 			if (j && j->dirty)
 				drive_store(d, j, NULL);
 		}
-		if (store_commit(d->store) < 0)
+		/* (A full disk: written again once, then committed again; a
+		 * second failure stops the daemon.) */
+		while (store_commit(d->store) < 0)
 			drive_store_failed(d);
 		d->commits++;
 	}

@@ -15,6 +15,7 @@
 #include "nodelist.h"
 #include "sd.h"
 #include "server.h"
+#include "reserve.h"
 #include "usage.h"
 #include "syncer.h"
 
@@ -262,6 +263,7 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 	d->o = *o;
 	d->spool.top_fd = d->spool.status_fd = d->spool.jobs_fd = -1;
 	d->lock_fd[0] = d->lock_fd[1] = -1;
+	d->reserve_fd[0] = d->reserve_fd[1] = -1;
 	d->cg.base_fd = d->cg.jobs_fd = -1;
 	d->root = geteuid() == 0;
 	d->listen_fd = -1;
@@ -344,6 +346,7 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 	}
 	if (conn_listen(d, err, errlen) < 0)
 		return -1;
+	reserve_open(d);
 	d->serving = true;
 	snprintf(alpha, sizeof alpha, " (alpha %g)", o->alpha);
 	log_info("listening on %s: %u nodes, %s%s, kill grace %lld s", o->socket, d->nnodes,
@@ -373,6 +376,7 @@ void server_free(struct daemon *d)
 	while (d->njobs)
 		jobs_remove(d, d->jobs[d->njobs - 1]);
 	usage_free(d);
+	reserve_close(d);
 	for (int k = 0; k < 3; k++)
 		if (d->sig_ev[k])
 			event_free(d->sig_ev[k]);

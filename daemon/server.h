@@ -186,6 +186,12 @@ struct daemon {
 	struct ended_use { uint32_t uid; uint64_t bytes; } *ended;
 	uint32_t nended, ended_cap;
 	bool over_budget;
+	/* reserve.c: the disk reserve's files (store's, spool's; -1 none),
+	 * held or given back; full: no submission until space returns. */
+	int reserve_fd[2];
+	bool reserve_held, disk_full;
+	struct event *reserve_ev;
+	int writes_again;		/* drive.c: a turn written again after a full disk */
 };
 
 /* ---- server.c ---- */
@@ -271,8 +277,10 @@ int  drive_watch(struct daemon *d, struct djob *j);
 /* Is the spool still there? Logs once when it is found gone. */
 bool drive_spool_ok(struct daemon *d);
 /* The store failed while serving: refuse the waiting clients and exit 75
- * (a restart reloads what was committed). */
-void drive_store_failed(struct daemon *d) __attribute__((noreturn));
+ * (a restart reloads what was committed). Returns only after a full disk,
+ * once a turn: the reserve given back, the turn's rows written again in a
+ * new transaction, which the caller goes on with (reserve.h). */
+void drive_store_failed(struct daemon *d);
 /* Put a job's row into the open transaction. */
 int  drive_store(struct daemon *d, struct djob *j, const char *log_detail);
 

@@ -140,13 +140,20 @@ struct store {
 	sqlite3 *db;
 	sqlite3_stmt *st[S_NSTMTS];
 	bool in_txn;
+	bool full;		/* the last failure was for want of disk space */
 	char err[256];
 };
 
 static int fail(struct store *s, const char *what)
 {
 	snprintf(s->err, sizeof s->err, "%s: %s", what, sqlite3_errmsg(s->db));
+	s->full = (sqlite3_extended_errcode(s->db) & 0xff) == SQLITE_FULL;
 	return -1;
+}
+
+bool store_full(const struct store *s)
+{
+	return s->full;
 }
 
 const char *store_error(const struct store *s)
@@ -316,6 +323,7 @@ int store_begin(struct store *s)
 	if (step_done(s, S_BEGIN, "begin") < 0)
 		return -1;
 	s->in_txn = true;
+	s->full = false;
 	return 0;
 }
 

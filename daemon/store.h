@@ -75,8 +75,10 @@ struct store;
 /* Open (creating if needed) the database at path. NULL with err on failure. */
 struct store *store_open(const char *path, char *err, size_t errlen);
 void store_close(struct store *st);
-/* The last error, for logs. */
+/* The last error, for logs; whether it was for want of disk space (the
+ * transaction is gone then: SQLite rolls it back). */
 const char *store_error(const struct store *st);
+bool store_full(const struct store *st);
 
 /* Transactions. Every write must be inside one. 0 or -1. */
 int  store_begin(struct store *st);

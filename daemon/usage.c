@@ -8,6 +8,7 @@
 #include <sys/statvfs.h>
 #include <syslog.h>
 #include "log.h"
+#include "reserve.h"
 #include "server.h"
 #include "usage.h"
 
@@ -82,6 +83,8 @@ int usage_admit(const struct daemon *d, uid_t uid, uint64_t cost, char *err, siz
 	uint64_t held = 0, max = d->o.lim.max_stored_per_user;
 	char a[32], b[32], c[32];
 
+	if (reserve_refuse(d, err, errlen) < 0)
+		return -1;	/* root's too: the reserve is in use */
 	if (uid == 0)
 		return 0;	/* root's reserve: no per-user limit */
 	if (disk_low(d, err, errlen) < 0)

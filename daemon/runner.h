@@ -58,6 +58,10 @@ struct runner_job {
 	uint32_t envc;
 	const char *cwd;
 	const char *out, *err;	/* absolute paths, appended to */
+	/* The submitter's umask, applied before the output files are made;
+	 * has_umask false (unknown: an older client or record): 022. */
+	bool has_umask;
+	mode_t umask;
 	const char *const *nodes;	/* its nodes' names */
 	uint32_t nnodes;
 	const char *hostfile;	/* where to write one node per line */

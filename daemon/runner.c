@@ -398,6 +398,20 @@ static bool ours(const char *entry)
 	return strncmp(entry, "BSUB_", 5) == 0 || strncmp(entry, "LSB_", 4) == 0;
 }
 
+/* Failpoints for the tests: BACKFILLD_TEST_SUP_DELAY_MS widens the window
+ * between the supervisor's fork and its record, where a daemon that dies
+ * leaves a live supervisor the spool does not show yet;
+ * BACKFILLD_TEST_CHILD_DELAY_MS holds the job's child once it is its
+ * owner's, before it opens anything, where the owner tries to attach. */
+static void test_failpoint_delay(const char *name)
+{
+	const char *v = getenv(name);
+	long ms = v ? strtol(v, NULL, 10) : 0;
+
+	if (ms > 0 && ms <= 60000)
+		nanosleep(&(struct timespec){ ms / 1000, (ms % 1000) * 1000000 }, NULL);
+}
+
 /* Every signal's disposition back to the default and none blocked: the
  * job gets nothing of the daemon's or the supervisor's (which ignore
  * SIGPIPE, SIGXFSZ, SIGINT, SIGHUP; an ignored signal stays ignored
@@ -493,6 +507,7 @@ static void run_job(const struct runner_job *j, int why)
 	}
 	if (j->as_owner)
 		become_owner(j, why);
+	test_failpoint_delay("BACKFILLD_TEST_CHILD_DELAY_MS");
 	/* The daemon's own umask is 077; a job gets its submitter's, or the
 	 * usual one when that is unknown. */
 	umask(j->has_umask ? j->umask & 0777 : 022);
@@ -616,18 +631,6 @@ static int record_sup(const char *dir, uint64_t id)
 	bad = fsync(fd);
 	close(fd);
 	return bad;
-}
-
-/* A failpoint for the crash tests: BACKFILLD_TEST_SUP_DELAY_MS widens the
- * window between the supervisor's fork and its record, where a daemon
- * that dies leaves a live supervisor the spool does not show yet. */
-static void test_failpoint_delay(void)
-{
-	const char *v = getenv("BACKFILLD_TEST_SUP_DELAY_MS");
-	long ms = v ? strtol(v, NULL, 10) : 0;
-
-	if (ms > 0 && ms <= 60000)
-		nanosleep(&(struct timespec){ ms / 1000, (ms % 1000) * 1000000 }, NULL);
 }
 
 /* The end of the job's cgroup: whatever is left in it is killed (the
@@ -845,7 +848,7 @@ static void supervise(const struct runner_job *j, int intent)
 			close(devnull);
 	}
 	syscall(SYS_close_range, j->cgroup ? 6U : 4U, ~0U, 0U);
-	test_failpoint_delay();
+	test_failpoint_delay("BACKFILLD_TEST_SUP_DELAY_MS");
 	if (record_sup(j->status_dir, j->id) < 0)
 		_exit(1);	/* no record, no job: the daemon says it was lost */
 	if (write_hostfile(j) < 0) {

@@ -897,8 +897,7 @@ static void flushed(struct daemon *d, struct pending_sub *batch, int err)
 		submit_admit(d, batch, NULL);	/* (and asks for a commit) */
 		return;
 	}
-	log_err("syncing new jobs in the spool: %s; the submissions it held are refused",
-	        strerror(err));
+	log_err("syncing the spool: %s; the submissions it held are refused", strerror(err));
 	snprintf(why, sizeof why, "the daemon could not make the script durable (syncing its "
 	         "spool: %s); submit again", strerror(err));
 	submit_admit(d, batch, why);

@@ -471,10 +471,14 @@ static void become_owner(const struct runner_job *j, int why)
 	}
 }
 
-/* Why an output file could not be opened; a FIFO nobody reads says so. */
+/* Why an output file could not be opened; a FIFO nobody reads says so
+ * (ENXIO, which a socket or a missing device also give). */
 static void output_failed(int why, const char *path)
 {
-	if (errno == ENXIO) {
+	struct stat st;
+	int e = errno;
+
+	if (e == ENXIO && stat(path, &st) == 0 && S_ISFIFO(st.st_mode)) {
 		char msg[512];
 		int n = snprintf(msg, sizeof msg, "opening %s: a FIFO with no reader (refused rather "
 		                 "than waited for)", path);
@@ -484,6 +488,7 @@ static void output_failed(int why, const char *path)
 		dprintf(2, "backfilld: job could not start: %s\n", msg);
 		_exit(127);
 	}
+	errno = e;
 	child_fail(why, "opening", path);
 }
 

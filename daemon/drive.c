@@ -1014,27 +1014,44 @@ static struct syncer *syncer_of(struct daemon *d)
 
 /* The scripts written since the last flush began go into the next, on
  * the syncer's thread, while the loop serves on: their jobs are admitted
- * when it ends (synced). One flush of the file system for a batch, not an
- * fsync a script. A stopping daemon (or one without the thread) flushes
- * in the loop and admits them now, before the pass and the commit. */
+ * when it ends (synced). One flush a batch, syncing each of its jobs'
+ * scripts and directories (spool_jobs_sync), not the spool's whole file
+ * system: another user writing a lot there (syncfs would wait for all of
+ * it) does not slow anyone's submission. A stopping daemon (or one
+ * without the thread) flushes in the loop and admits them now, before the
+ * pass and the commit. */
 static void flush_spool(struct daemon *d)
 {
 	struct pending_sub *batch;
 	struct syncer *s;
+	uint64_t *ids;
+	size_t n = 0;
+	int e;
 
 	if (!d->spool_dirty && !d->syncing)
 		return;
 	if (!d->stopping && (s = syncer_of(d))) {
-		if (d->spool_dirty && syncer_spool(s, d->spool.top_fd))
+		if (!d->spool_dirty)
+			return;
+		if (!(ids = submit_ids(d->unsynced, &n))) {
+			flushed(d, take_unsynced(d), ENOMEM);
+			return;
+		}
+		if (syncer_spool(s, d->spool.jobs_fd, ids, n))
 			d->syncing = take_unsynced(d);
+		else
+			free(ids);	/* one is under way: asked again after it */
 		return;
 	}
 	if (d->syncer)
 		syncer_spool_wait(d->syncer);	/* admits the flush under way's */
 	if (!d->spool_dirty)
 		return;
+	ids = submit_ids(d->unsynced, &n);
 	batch = take_unsynced(d);
-	flushed(d, batch, syncfs(d->spool.top_fd) < 0 ? errno : 0);
+	e = ids ? spool_jobs_sync(d->spool.jobs_fd, ids, n) : ENOMEM;
+	free(ids);
+	flushed(d, batch, e);
 }
 
 void drive_commit(struct daemon *d)

@@ -305,6 +305,10 @@ static int restore_spool(struct daemon *d, bool *replaced, char *err, size_t err
 	if ((swept = spool_sweep(&d->spool, is_live, d)) > 0)
 		log_info("removed %u job directories that no live job owns (submissions never "
 		         "acknowledged, or jobs that ended)", swept);
+	/* Scripts an older version handed to their owners become root's and
+	 * read-only (spool.h); those made since are left as they are. */
+	for (uint32_t k = 0; k < d->njobs; k++)
+		spool_job_take_script(&d->spool, d->jobs[k]->rec.id, (uid_t)d->jobs[k]->rec.uid);
 	return 0;
 }
 

@@ -4,12 +4,14 @@
 #include <grp.h>
 #include <inttypes.h>
 #include <dirent.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -103,22 +105,22 @@ static bool killed_before(const struct killed_set *k, pid_t pid)
 	return false;
 }
 
-/* Does the process's environment hold `entry` (e.g. "BSUB_JOBID=12")?
- * Every job process inherits its job's; an unrelated process would have
- * to carry that very id. (The first 4 MiB are read: an environment is at
- * most a few MiB.) */
-static bool environ_has(pid_t pid, const char *entry)
+/* Does the process's environment hold every one of `n` entries (e.g.
+ * "BSUB_JOBID=12")? Every job process inherits its job's; an unrelated
+ * process would have to carry that very id. (The first 4 MiB are read: an
+ * environment is at most a few MiB.) */
+static bool environ_has(pid_t pid, const char *const *entry, int n)
 {
-	size_t cap = 0, len = 0, want = strlen(entry) + 1;
+	size_t cap = 0, len = 0;
 	char path[64], *buf = NULL;
-	bool found = false;
-	ssize_t n = 1;
+	int found = 0;
+	ssize_t got = 1;
 	int fd;
 
 	snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return false;
-	while (n > 0 && cap < ((size_t)4 << 20)) {
+	while (got > 0 && cap < ((size_t)4 << 20)) {
 		char *nb;
 
 		if (len == cap) {
@@ -127,54 +129,91 @@ static bool environ_has(pid_t pid, const char *entry)
 			buf = nb;
 			cap = cap ? 2 * cap : 65536;
 		}
-		if ((n = read(fd, buf + len, cap - len)) > 0)
-			len += (size_t)n;
+		if ((got = read(fd, buf + len, cap - len)) > 0)
+			len += (size_t)got;
 	}
 	close(fd);
-	for (size_t i = 0; buf && i < len && !found;) {
-		size_t e = strnlen(buf + i, len - i);	/* one entry, NUL-terminated */
+	for (int k = 0; k < n; k++) {
+		size_t want = strlen(entry[k]) + 1;
+		bool here = false;
 
-		found = e + 1 == want && memcmp(buf + i, entry, e) == 0;
-		i += e + 1;
+		for (size_t i = 0; buf && i < len && !here;) {
+			size_t e = strnlen(buf + i, len - i);	/* one entry, NUL-terminated */
+
+			here = e + 1 == want && memcmp(buf + i, entry[k], e) == 0;
+			i += e + 1;
+		}
+		found += here;
 	}
 	free(buf);
-	return found;
+	return found == n;
 }
 
-/* One sweep of /proc: SIGKILL to every live process of session `sid` that
- * belongs to `uid`, started no earlier than `since` and carries `marker`
- * in its environment, except the session's leader. Returns how many were
- * new. */
-static int sweep_session(pid_t sid, int64_t since, uid_t uid, const char *marker,
-                         struct killed_set *k)
+/* Which of a job's processes a sweep takes: all of them run as `uid` and
+ * started no earlier than `since` (the supervisor's start), and are not
+ * the session's leader `sid` (the supervisor). Then either
+ * - BOTH: in the session `sid` and carrying every marker (a lost
+ *   supervisor's: its session id may have been given to another since);
+ * - EITHER: in the session (a live supervisor's: only the job's processes
+ *   can be in it), or carrying every marker (one that made a session of
+ *   its own and kept its environment). */
+enum sweep_match { SWEEP_BOTH, SWEEP_EITHER };
+
+struct sweep_rule {
+	pid_t sid;
+	int64_t since;
+	uid_t uid;
+	const char *const *marker;
+	int nmarker;
+	enum sweep_match match;
+};
+
+static bool sweep_takes(const struct sweep_rule *r, pid_t pid)
+{
+	char path[64];
+	struct stat st;
+	pid_t s;
+	int64_t t;
+
+	snprintf(path, sizeof path, "/proc/%d", (int)pid);
+	if (pid == r->sid || stat(path, &st) < 0 || st.st_uid != r->uid ||
+	    proc_stat_z(pid, &s, &t, false) < 0 || t < r->since)
+		return false;
+	if (r->match == SWEEP_EITHER && s == r->sid)
+		return true;
+	if (r->match == SWEEP_BOTH && s != r->sid)
+		return false;
+	return environ_has(pid, r->marker, r->nmarker);
+}
+
+/* One sweep of /proc: `sig` to every live process the rule takes. Returns
+ * how many it took (each counted in k once, however many sweeps take it
+ * while it takes a moment to die); *fresh, how many were new. */
+static int sweep_procs(const struct sweep_rule *r, int sig, struct killed_set *k, int *fresh)
 {
 	DIR *dir = opendir("/proc");
 	struct dirent *e;
-	int fresh = 0;
+	int taken = 0;
 
+	*fresh = 0;
 	if (!dir)
 		return 0;
 	while ((e = readdir(dir))) {
-		char *end, path[300];
+		char *end;
 		long v = strtol(e->d_name, &end, 10);
-		struct stat st;
-		pid_t s;
-		int64_t t;
 
-		if (*end || v <= 0 || (pid_t)v == sid)
+		if (*end || v <= 0 || !sweep_takes(r, (pid_t)v) || kill((pid_t)v, sig) < 0)
 			continue;
-		snprintf(path, sizeof path, "/proc/%ld", v);
-		if (proc_stat_z((pid_t)v, &s, &t, false) < 0 || s != sid || t < since ||
-		    stat(path, &st) < 0 || st.st_uid != uid || !environ_has((pid_t)v, marker) ||
-		    kill((pid_t)v, SIGKILL) < 0 || killed_before(k, (pid_t)v))
+		taken++;
+		if (killed_before(k, (pid_t)v))
 			continue;
-		fresh++;
+		(*fresh)++;
 		k->total++;
 		if (k->n < (int)(sizeof k->pid / sizeof *k->pid))
 			k->pid[k->n++] = (pid_t)v;
 	}
 	closedir(dir);
-	return fresh;
+	return taken;
 }
 
 int runner_find_by_job(uid_t uid, uint64_t job, pid_t *sup_pid, int64_t *sup_start)
@@ -199,7 +238,7 @@ int runner_find_by_job(uid_t uid, uint64_t job, pid_t *sup_pid, int64_t *sup_sta
 		snprintf(path, sizeof path, "/proc/%ld", v);
 		if (stat(path, &st) < 0 || st.st_uid != uid ||
 		    proc_stat_z((pid_t)v, &sid, &t, false) < 0 || sid <= 0 ||
-		    !environ_has((pid_t)v, marker))
+		    !environ_has((pid_t)v, (const char *const[]){ marker }, 1))
 			continue;
 		/* Its session's leader must be a live root process: the
 		 * supervisor (the job's processes run as their owner). */
@@ -219,6 +258,8 @@ int runner_kill_orphans(pid_t sup_pid, int64_t sup_start, uid_t uid, uint64_t jo
 {
 	struct killed_set k = { .n = 0, .total = 0 };
 	char marker[48];
+	const char *const markers[] = { marker };
+	struct sweep_rule r = { sup_pid, sup_start, uid, markers, 1, SWEEP_BOTH };
 	pid_t s;
 	int64_t t;
 
@@ -231,9 +272,11 @@ int runner_kill_orphans(pid_t sup_pid, int64_t sup_start, uid_t uid, uint64_t jo
 	if (proc_stat(sup_pid, &s, &t) == 0 && t != sup_start)
 		return 0;
 	snprintf(marker, sizeof marker, "BSUB_JOBID=%" PRIu64, job);
-	for (int round = 0; round < 10; round++)
-		if (sweep_session(sup_pid, sup_start, uid, marker, &k) == 0)
+	for (int round = 0, fresh; round < 10; round++) {
+		sweep_procs(&r, SIGKILL, &k, &fresh);
+		if (fresh == 0)
 			break;	/* else again: one may have forked meanwhile */
+	}
 	return k.total;
 }
 
@@ -244,13 +287,30 @@ static volatile pid_t sup_job;			/* the job's pid (its process group) */
 static volatile sig_atomic_t sup_pending;	/* a signal asked for before the job existed */
 static volatile sig_atomic_t sup_cg = -1;	/* the job's cgroup (a descriptor), or -1 */
 
+/* Without a cgroup, a signal to the job's process group misses the job's
+ * processes that left it (setpgid, setsid): each signal sent so is queued
+ * here by the handler, and passed on to them by the supervisor's main
+ * flow (sup_sweep_queued), which may read /proc where a handler may not.
+ * The handlers block each other, so one writes the queue at a time. */
+#define SWEEP_QUEUE 16
+static volatile sig_atomic_t sweep_sig[SWEEP_QUEUE];
+static volatile sig_atomic_t sweep_head;	/* the handlers' */
+static sig_atomic_t sweep_tail;			/* the main flow's */
+
 /* To the job's whole cgroup where there is one (the job is in it before
  * sup_job is set, and so is all it starts, whatever group or session),
- * else to its process group. Each process gets the signal once. */
+ * else to its process group, and then to the rest of the job by a sweep.
+ * Each process gets the signal once. Called with the forwarded signals
+ * blocked (or from their handlers). */
 static void sup_signal_job(int to)
 {
-	if (sup_cg < 0 || cg_signal(sup_cg, to) < 0)
-		kill(-sup_job, to);
+	if (sup_cg >= 0 && cg_signal(sup_cg, to) == 0)
+		return;
+	kill(-sup_job, to);
+	if (sweep_head - sweep_tail < SWEEP_QUEUE) {	/* (more: the end's sweep) */
+		sweep_sig[sweep_head % SWEEP_QUEUE] = to;
+		sweep_head = sweep_head + 1;
+	}
 }
 
 /* bkill -s: the daemon queues SIGUSR2 with the signal to pass on. */
@@ -290,12 +350,20 @@ static void child_fail(int why, const char *what, const char *arg)
 	_exit(127);
 }
 
+/* An output file, opened as the owner. O_NONBLOCK first: a FIFO with no
+ * reader (ENXIO) fails the job at once instead of holding it, unstarted,
+ * forever; then cleared, so the job writes as to any file. */
 static int open_output(const char *path, int fd)
 {
-	int o = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOCTTY, 0644);
+	int o = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOCTTY | O_NONBLOCK, 0666);
+	int fl;
 
 	if (o < 0)
 		return -1;
+	if ((fl = fcntl(o, F_GETFL)) < 0 || fcntl(o, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		close(o);
+		return -1;
+	}
 	if (o != fd) {
 		if (dup2(o, fd) < 0)
 			return -1;
@@ -330,44 +398,129 @@ static bool ours(const char *entry)
 	return strncmp(entry, "BSUB_", 5) == 0 || strncmp(entry, "LSB_", 4) == 0;
 }
 
+/* Failpoints for the tests: BACKFILLD_TEST_SUP_DELAY_MS widens the window
+ * between the supervisor's fork and its record, where a daemon that dies
+ * leaves a live supervisor the spool does not show yet;
+ * BACKFILLD_TEST_CHILD_DELAY_MS holds the job's child once it is its
+ * owner's, before it opens anything, where the owner tries to attach. */
+static void test_failpoint_delay(const char *name)
+{
+	const char *v = getenv(name);
+	long ms = v ? strtol(v, NULL, 10) : 0;
+
+	if (ms > 0 && ms <= 60000)
+		nanosleep(&(struct timespec){ ms / 1000, (ms % 1000) * 1000000 }, NULL);
+}
+
+/* Every signal's disposition back to the default and none blocked: the
+ * job gets nothing of the daemon's or the supervisor's (which ignore
+ * SIGPIPE, SIGXFSZ, SIGINT, SIGHUP; an ignored signal stays ignored
+ * across exec, handlers do not). */
+static void default_signals(void)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	sigset_t none;
+
+	sigemptyset(&dfl.sa_mask);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &dfl, NULL);	/* (libc's own refuse: EINVAL) */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* Become the job's owner without ever being attachable by the owner while
+ * this process still holds the daemon's memory (a fork of it: every
+ * queued job's environment and arguments) and before it opens a path of
+ * the owner's choosing (which the owner can make block: a FIFO, a FUSE
+ * file system). The kernel's rules (kernel/cred.c commit_creds,
+ * kernel/ptrace.c __ptrace_may_access, which also guards /proc/PID/mem
+ * and environ):
+ *
+ * - a process of the owner's may attach only if its uid equals the
+ *   target's real, effective AND saved uid (and its gid all three gids),
+ *   and then only if the target is dumpable (SUID_DUMP_USER); else it
+ *   needs CAP_SYS_PTRACE;
+ * - commit_creds resets dumpable to fs.suid_dumpable whenever the
+ *   effective or file-system uid or gid changes, or the permitted
+ *   capabilities are not a subset of the old ones; with suid_dumpable=1
+ *   a plain setuid() leaves the process dumpable and fully the owner's.
+ *
+ * Hence: groups; setresgid(g,g,g) (still uid 0: no one may attach);
+ * setresuid(u,u,0): the saved uid 0 keeps the owner out whatever
+ * dumpable is; PR_SET_DUMPABLE 0; then setresuid(u,u,u): only the saved
+ * uid changes, the effective and file-system ones do not, and the
+ * capabilities dropped are a subset, so the kernel does not reset
+ * dumpable: the owner still cannot attach. The exec sets dumpable anew
+ * for the job's own image (which holds nothing of the daemon's). */
+static void become_owner(const struct runner_job *j, int why)
+{
+	if ((j->user ? initgroups(j->user, j->gid) : setgroups(1, &j->gid)) < 0)
+		child_fail(why, "setting groups for", j->user);
+	if (setresgid(j->gid, j->gid, j->gid) < 0 || setresuid(j->uid, j->uid, 0) < 0)
+		child_fail(why, "becoming the job's owner", NULL);
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		child_fail(why, "making the job's process not dumpable", NULL);
+	if (setresuid(j->uid, j->uid, j->uid) < 0)
+		child_fail(why, "becoming the job's owner", NULL);
+	if (j->uid != 0 && setuid(0) == 0)
+		child_fail(why, "dropping root", NULL);
+	if (j->uid != 0 && prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 0) {
+		errno = EPERM;
+		child_fail(why, "keeping the job's process not dumpable", NULL);
+	}
+}
+
+/* Why an output file could not be opened; a FIFO nobody reads says so
+ * (ENXIO, which a socket or a missing device also give). */
+static void output_failed(int why, const char *path)
+{
+	struct stat st;
+	int e = errno;
+
+	if (e == ENXIO && stat(path, &st) == 0 && S_ISFIFO(st.st_mode)) {
+		char msg[512];
+		int n = snprintf(msg, sizeof msg, "opening %s: a FIFO with no reader (refused rather "
+		                 "than waited for)", path);
+
+		if (n > 0 && write(why, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1) < 0)
+			n = 0;
+		dprintf(2, "backfilld: job could not start: %s\n", msg);
+		_exit(127);
+	}
+	errno = e;
+	child_fail(why, "opening", path);
+}
+
 /* The job: its own process group, its owner, its directory, files and
  * environment, then exec. Never returns. */
 static void run_job(const struct runner_job *j, int why)
 {
-	static const int defaults[] = { SIGTERM, SIGUSR1, SIGINT, SIGHUP, SIGPIPE, SIGQUIT };
 	char **envp, **argv, *nodes, *slots, num[64];
 	uint32_t ne = 0, na = 0;
-	sigset_t none;
 	int devnull;
 
 	/* Into the job's cgroup first, while still root and before anything
 	 * of the user's runs: all it ever starts is born there. */
 	if (sup_cg >= 0 && cg_join(sup_cg, 0) < 0)
 		child_fail(why, "joining the job's cgroup", NULL);
-	for (size_t k = 0; k < sizeof defaults / sizeof *defaults; k++)
-		signal(defaults[k], SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	default_signals();
 	setpgid(0, 0);
 	if ((devnull = open("/dev/null", O_RDONLY)) >= 0 && devnull != 0) {
 		dup2(devnull, 0);
 		close(devnull);
 	}
-	if (j->as_owner) {
-		if ((j->user ? initgroups(j->user, j->gid) : setgroups(1, &j->gid)) < 0)
-			child_fail(why, "setting groups for", j->user);
-		if (setgid(j->gid) < 0 || setuid(j->uid) < 0)
-			child_fail(why, "becoming the job's owner", NULL);
-		if (j->uid != 0 && setuid(0) == 0)
-			child_fail(why, "dropping root", NULL);
-	}
-	/* The daemon's own umask is 077; a job gets the usual one. */
-	umask(022);
+	if (j->as_owner)
+		become_owner(j, why);
+	test_failpoint_delay("BACKFILLD_TEST_CHILD_DELAY_MS");
+	/* The daemon's own umask is 077; a job gets its submitter's, or the
+	 * usual one when that is unknown. */
+	umask(j->has_umask ? j->umask & 0777 : 022);
 	/* The files are opened as the owner: the owner's permissions apply. */
 	if (open_output(j->err, 2) < 0)
-		child_fail(why, "opening", j->err);
+		output_failed(why, j->err);
 	if (open_output(j->out, 1) < 0)
-		child_fail(why, "opening", j->out);
+		output_failed(why, j->out);
 	if (chdir(j->cwd) < 0)
 		child_fail(why, "changing to", j->cwd);
 
@@ -485,18 +638,6 @@ static int record_sup(const char *dir, uint64_t id)
 	return bad;
 }
 
-/* A failpoint for the crash tests: BACKFILLD_TEST_SUP_DELAY_MS widens the
- * window between the supervisor's fork and its record, where a daemon
- * that dies leaves a live supervisor the spool does not show yet. */
-static void test_failpoint_delay(void)
-{
-	const char *v = getenv("BACKFILLD_TEST_SUP_DELAY_MS");
-	long ms = v ? strtol(v, NULL, 10) : 0;
-
-	if (ms > 0 && ms <= 60000)
-		nanosleep(&(struct timespec){ ms / 1000, (ms % 1000) * 1000000 }, NULL);
-}
-
 /* The end of the job's cgroup: whatever is left in it is killed (the
  * job's own process is gone: what remains had no business to stay), and
  * once it is empty its usage is read (into u, if given) and it goes. The
@@ -536,6 +677,96 @@ static void sup_cgroup_end(const struct runner_job *j, struct runner_usage *u)
 	close(5);
 }
 
+/* The job's processes, without a cgroup: those of its owner started since
+ * the supervisor that are in its session (which only the job's processes
+ * can be) or that carry the job's id and host file in their environment
+ * (the job's, in this spool: another daemon's job of the same id has
+ * another host file). A process that made a session of its own and
+ * dropped these escapes; a cgroup holds even that one. */
+struct sup_sweep {
+	char id[48], hostfile[4200];
+	const char *markers[2];
+	struct sweep_rule rule;
+};
+
+static void sup_sweep_init(struct sup_sweep *w, const struct runner_job *j)
+{
+	snprintf(w->id, sizeof w->id, "BSUB_JOBID=%" PRIu64, j->id);
+	snprintf(w->hostfile, sizeof w->hostfile, "BSUB_HOSTFILE=%s", j->hostfile);
+	w->markers[0] = w->id;
+	w->markers[1] = w->hostfile;
+	w->rule = (struct sweep_rule){ getpid(), runner_start_ticks(getpid()),
+	                               j->as_owner ? j->uid : getuid(), w->markers, 2, SWEEP_EITHER };
+}
+
+/* The signals the handlers sent to the job's process group, passed on to
+ * the rest of the job, in their order. */
+static void sup_sweep_queued(const struct sup_sweep *w)
+{
+	struct killed_set k = { .n = 0, .total = 0 };
+	int fresh;
+
+	while (sweep_tail != sweep_head) {
+		int sig = sweep_sig[sweep_tail % SWEEP_QUEUE];
+
+		sweep_tail++;
+		sweep_procs(&w->rule, sig, &k, &fresh);
+	}
+}
+
+/* At the job's end, without a cgroup: SIGKILL to every process of the job
+ * that is left, again until none is (one may fork while it is swept),
+ * for 2 s at most: a process stuck in the kernel, or forking faster than
+ * the sweeps, is left behind. */
+static void sup_sweep_end(const struct sup_sweep *w)
+{
+	struct killed_set k = { .n = 0, .total = 0 };
+	int fresh;
+
+	for (int round = 0; round < 200; round++) {
+		if (sweep_procs(&w->rule, SIGKILL, &k, &fresh) == 0)
+			break;
+		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	}
+}
+
+/* Wait for the job's process, passing on meanwhile each signal forwarded
+ * to its group to the rest of the job (sup_sweep_queued). The forwarded
+ * signals are blocked but while ppoll waits on the job's pidfd, so none
+ * comes between the look at the queue and the wait. */
+static void sup_wait(pid_t job, int *wstatus, const struct sup_sweep *w)
+{
+	int pfd = pidfd_open_(job);
+	sigset_t fwd, old;
+	pid_t r;
+
+	sigemptyset(&fwd);
+	sigaddset(&fwd, SIGTERM);
+	sigaddset(&fwd, SIGUSR1);
+	sigaddset(&fwd, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &fwd, &old);
+	for (;;) {
+		sup_sweep_queued(w);
+		if ((r = waitpid(job, wstatus, pfd >= 0 ? WNOHANG : 0)) == job ||
+		    (r < 0 && errno != EINTR))
+			break;
+		if (pfd >= 0) {
+			ppoll(&(struct pollfd){ .fd = pfd, .events = POLLIN }, 1, NULL, &old);
+		} else {
+			/* (No pidfd: a blocking wait, which a signal interrupts;
+			 * one that comes just before it waits for the end.) */
+			sigprocmask(SIG_SETMASK, &old, NULL);
+			r = waitpid(job, wstatus, 0);
+			sigprocmask(SIG_BLOCK, &fwd, NULL);
+			if (r == job || (r < 0 && errno != EINTR))
+				break;
+		}
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (pfd >= 0)
+		close(pfd);
+}
+
 /* The usage of the job's processes that were waited for: all its CPU
  * time, and the largest one's peak (ru_maxrss is in KiB on Linux). */
 static void rusage_of_children(struct runner_usage *u)
@@ -567,7 +798,8 @@ static void name_supervisor(uint64_t id)
 static void supervise(const struct runner_job *j, int intent)
 {
 	struct sigaction sa = { .sa_handler = sup_forward };
-	sigset_t none;
+	struct sup_sweep sweep;
+	sigset_t none, fwd, old;
 	int devnull, wstatus = 0, why[2], cgd = -1, cgp = -1;
 	struct runner_usage usage;
 	char reason[512] = "";
@@ -593,7 +825,14 @@ static void supervise(const struct runner_job *j, int intent)
 		sup_cg = 4;
 	}
 	setsid();
-	sigemptyset(&sa.sa_mask);
+	sup_sweep_init(&sweep, j);
+	/* The handlers block one another: sup_signal_job's queue has one
+	 * writer at a time. */
+	sigemptyset(&fwd);
+	sigaddset(&fwd, SIGTERM);
+	sigaddset(&fwd, SIGUSR1);
+	sigaddset(&fwd, SIGUSR2);
+	sa.sa_mask = fwd;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGUSR1, &sa, NULL);
 	sa.sa_handler = NULL;
@@ -614,7 +853,7 @@ static void supervise(const struct runner_job *j, int intent)
 			close(devnull);
 	}
 	syscall(SYS_close_range, j->cgroup ? 6U : 4U, ~0U, 0U);
-	test_failpoint_delay();
+	test_failpoint_delay("BACKFILLD_TEST_SUP_DELAY_MS");
 	if (record_sup(j->status_dir, j->id) < 0)
 		_exit(1);	/* no record, no job: the daemon says it was lost */
 	if (write_hostfile(j) < 0) {
@@ -640,9 +879,11 @@ static void supervise(const struct runner_job *j, int intent)
 	setpgid(job, job);	/* as the child does: whoever runs first */
 	if (sup_cg >= 0)
 		cg_join(sup_cg, job);	/* likewise: in it before any signal goes */
+	sigprocmask(SIG_BLOCK, &fwd, &old);
 	sup_job = job;
 	if (sup_pending)
 		sup_signal_job(sup_pending);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	/* Until exec closes the pipe: empty, or why the job could not start. */
 	while ((n = read(why[0], reason + got, sizeof reason - 1 - (size_t)got)) != 0) {
 		if (n < 0 && errno != EINTR)
@@ -655,12 +896,13 @@ static void supervise(const struct runner_job *j, int intent)
 		if (*c == '\n')
 			*c = ' ';
 	close(why[0]);
-	while (waitpid(job, &wstatus, 0) < 0 && errno == EINTR)
-		;
+	sup_wait(job, &wstatus, &sweep);
 	rusage_of_children(&usage);
 	/* The job is its leader's process group: what it left behind goes;
-	 * and all of its cgroup. */
+	 * and all of its cgroup, or without one, all the sweep finds. */
 	kill(-job, SIGKILL);
+	if (sup_cg < 0)
+		sup_sweep_end(&sweep);
 	sup_cgroup_end(j, &usage);
 	record(j->status_dir, j->id, wstatus, clock_realtime(), reason, &usage);
 	_exit(0);

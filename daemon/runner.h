@@ -18,7 +18,15 @@
  * so everything the job starts is in it, setsid or not; the supervisor
  * stays outside, passes each signal on to the whole cgroup as well, and at
  * the end kills what is left there, waits until it is empty, reads its CPU
- * time and peak memory and removes it. */
+ * time and peak memory and removes it. Without one, the supervisor sweeps
+ * /proc for the job's processes that left its group: those of its owner,
+ * started since the supervisor, in the supervisor's session or carrying
+ * the job's BSUB_JOBID and BSUB_HOSTFILE; each signal the group gets goes
+ * to them too, and at the end they are killed until none is left.
+ *
+ * The job's process becomes its owner in an order that never lets the
+ * owner attach to it (see become_owner in runner.c), gets every signal at
+ * its default, and opens its output files without blocking on a FIFO. */
 #ifndef BF_RUNNER_H
 #define BF_RUNNER_H
 #include <stdbool.h>
@@ -58,13 +66,17 @@ struct runner_job {
 	uint32_t envc;
 	const char *cwd;
 	const char *out, *err;	/* absolute paths, appended to */
+	/* The submitter's umask, applied before the output files are made;
+	 * has_umask false (unknown: an older client or record): 022. */
+	bool has_umask;
+	mode_t umask;
 	const char *const *nodes;	/* its nodes' names */
 	uint32_t nnodes;
 	const char *hostfile;	/* where to write one node per line */
 	const char *const *launch;	/* command prefix (a site's remote shell), or NULL */
 	uint32_t nlaunch;
 	const char *status_dir;	/* where the supervisor records the end */
-	const struct runner_cgroup *cgroup;	/* NULL: its process group only */
+	const struct runner_cgroup *cgroup;	/* NULL: its process group and sweeps */
 };
 
 /* A supervisor's identity: pid and start time (clock ticks since boot, as

@@ -334,6 +334,8 @@ void submit_request(struct conn *c, const uint8_t *frame, size_t len);
  * failed: they may not be), refused with it and their scripts removed.
  * The list is freed. */
 void submit_admit(struct daemon *d, struct pending_sub *list, const char *fail);
+/* The job ids of a list of submissions (malloc'ed, n set), or NULL. */
+uint64_t *submit_ids(const struct pending_sub *list, size_t *n);
 /* Free a list of submissions never admitted (the daemon exits). */
 void submit_drop(struct pending_sub *list);
 

@@ -2,6 +2,7 @@
  * opened relative to a directory descriptor the daemon holds, with
  * O_NOFOLLOW: no name in the spool is ever resolved through a link. */
 #include <dirent.h>
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -10,12 +11,95 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include "log.h"
 #include "spool.h"
 
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 #define TREE_DEPTH 16	/* deeper leftovers are left for the operator */
+#define SCRIPT_MODE 0500	/* read and run, by its owner (root, or a user
+				 * daemon's uid) alone; see script_acl */
+
+/* A POSIX access ACL, as the kernel takes it in the system.posix_acl_access
+ * extended attribute (linux/posix_acl_xattr.h; no libacl needed): a version,
+ * then entries of tag, permissions and id, little-endian, sorted by tag. */
+#define ACL_XATTR "system.posix_acl_access"
+#define ACL_VERSION 2
+enum { ACL_USER_OBJ = 0x01, ACL_USER = 0x02, ACL_GROUP_OBJ = 0x04, ACL_MASK = 0x10,
+       ACL_OTHER = 0x20 };
+#define ACL_NO_ID 0xffffffffu
+#define ACL_RX 5		/* read and execute */
+
+static uint8_t *acl_entry(uint8_t *p, uint16_t tag, uint16_t perm, uint32_t id)
+{
+	uint16_t t = htole16(tag), m = htole16(perm);
+	uint32_t i = htole32(id);
+
+	memcpy(p, &t, 2);
+	memcpy(p + 2, &m, 2);
+	memcpy(p + 4, &i, 4);
+	return p + 8;
+}
+
+/* The spooled script of a root daemon is root's, read-only, and its ACL
+ * gives the job's owner alone read and execute: the job runs it by its
+ * path (so $0 is a real one), as its owner, and others cannot read it;
+ * its owner cannot write, grow, truncate, chmod, rename or replace it
+ * (only a file's owner may change its mode or ACL, and the directory is
+ * root's), so the spool holds no more of a user's than the protocol let
+ * through (PROTO_MAX_SCRIPT a job). The kernel sets the mode bits from the
+ * ACL: 0550, the group bits standing for the mask; the file's group,
+ * root, gets nothing (group::---). 0, or -1 with errno (EOPNOTSUPP: the
+ * file system has no ACLs; see spool_open). */
+static int script_acl(int fd, uid_t uid)
+{
+	uint8_t buf[4 + 5 * 8], *p = buf;
+	uint32_t v = htole32(ACL_VERSION);
+
+	memcpy(p, &v, 4);
+	p += 4;
+	p = acl_entry(p, ACL_USER_OBJ, ACL_RX, ACL_NO_ID);
+	p = acl_entry(p, ACL_USER, ACL_RX, (uint32_t)uid);
+	p = acl_entry(p, ACL_GROUP_OBJ, 0, ACL_NO_ID);
+	p = acl_entry(p, ACL_MASK, ACL_RX, ACL_NO_ID);
+	p = acl_entry(p, ACL_OTHER, 0, ACL_NO_ID);
+	return fsetxattr(fd, ACL_XATTR, buf, (size_t)(p - buf), 0);
+}
+
+/* The script's permissions, on its descriptor: root's 0500 plus the
+ * owner's ACL entry (a root daemon, a job of another uid), or 0500 alone
+ * (root's own job; a user daemon, whose jobs run as itself). */
+static int script_perms(const struct spool *sp, int fd, uid_t uid)
+{
+	if (sp->root && fchown(fd, 0, 0) < 0)
+		return -1;
+	if (fchmod(fd, SCRIPT_MODE) < 0)
+		return -1;
+	return sp->root && uid != 0 ? script_acl(fd, uid) : 0;
+}
+
+/* Can the spool's file system keep a script's ACL? A probe file, made and
+ * removed at start: a root daemon that cannot give each job's owner, and
+ * no one else, its root-owned script refuses to start rather than hand
+ * the script over (which would let its owner grow it without bound and
+ * fill the spool) or open it to a group or to everyone. 0, or -1 with
+ * errno. */
+static int probe_acl(int dfd)
+{
+	int fd, rc, e;
+
+	unlinkat(dfd, "acl.probe", 0);
+	fd = openat(dfd, "acl.probe", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0500);
+	if (fd < 0)
+		return -1;
+	rc = script_acl(fd, 65534);
+	e = errno;
+	close(fd);
+	unlinkat(dfd, "acl.probe", 0);
+	errno = e;
+	return rc;
+}
 
 /* Make a directory under parent (or use the one there) and give it exactly
  * `mode` and, for a root daemon, root as its owner: a directory left by an
@@ -167,10 +251,16 @@ int spool_open(struct spool *sp, const char *dir, bool root, char *err, size_t e
 	what = "its token";
 	if (load_token(sp) < 0 || status_token(sp) < 0)
 		goto fail;
+	what = "an access ACL on a job's script";
+	if (root && probe_acl(sp->jobs_fd) < 0)
+		goto fail;
 	return 0;
 fail:
-	snprintf(err, errlen, "the spool %s: %s: %s", dir, what,
-	         errno == ELOOP ? "a symbolic link (refused)" : strerror(errno));
+	snprintf(err, errlen, "the spool %s: %s: %s%s", dir, what,
+	         errno == ELOOP ? "a symbolic link (refused)" : strerror(errno),
+	         errno == EOPNOTSUPP ? " (a root daemon keeps each job's script root's, readable "
+	         "by the job's owner alone through a POSIX ACL: put the spool on a file system "
+	         "with ACLs, or mount it with them)" : "");
 	spool_close(sp);
 	return -1;
 }
@@ -201,8 +291,8 @@ bool spool_intact(struct spool *sp)
 	return !sp->gone;
 }
 
-int spool_job_create(struct spool *sp, uint64_t id, uid_t uid, gid_t gid, const uint8_t *script,
-                     size_t len, char *err, size_t errlen)
+int spool_job_create(struct spool *sp, uint64_t id, uid_t uid, const uint8_t *script, size_t len,
+                     char *err, size_t errlen)
 {
 	char name[24];
 	int dfd = -1, fd = -1, e;
@@ -218,11 +308,14 @@ int spool_job_create(struct spool *sp, uint64_t id, uid_t uid, gid_t gid, const 
 			         strerror(errno));
 		return -1;
 	}
+	/* Written, then made read-only and given to its owner to read and run
+	 * (script_perms): the owner never holds it writable. Made durable
+	 * later, with the batch it joins (spool_jobs_sync). */
 	if ((dfd = openat(sp->jobs_fd, name, DIR_FLAGS)) < 0 ||
 	    (fd = openat(dfd, "script", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-	                 0700)) < 0 ||
-	    (sp->root && fchown(fd, uid, gid) < 0) || fchmod(fd, 0700) < 0 ||
-	    write_all(fd, script, len) < 0 || close(fd) < 0 || (fd = -1, fchmod(dfd, 0711) < 0))
+	                 SCRIPT_MODE)) < 0 ||
+	    write_all(fd, script, len) < 0 || script_perms(sp, fd, uid) < 0 || close(fd) < 0 ||
+	    (fd = -1, fchmod(dfd, 0711) < 0))
 		goto fail;
 	close(dfd);
 	return 0;
@@ -237,6 +330,64 @@ fail:
 	}
 	unlinkat(sp->jobs_fd, name, AT_REMOVEDIR);
 	return -1;
+}
+
+/* One job's script and its directory entries, synced; 0 or an errno. */
+static int sync_job(int jobs_fd, uint64_t id)
+{
+	char name[24];
+	int dfd, fd, e = 0;
+
+	snprintf(name, sizeof name, "%" PRIu64, id);
+	if ((dfd = openat(jobs_fd, name, DIR_FLAGS)) < 0)
+		return errno;
+	if ((fd = openat(dfd, "script", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0 ||
+	    fsync(fd) < 0 || fsync(dfd) < 0)
+		e = errno;
+	if (fd >= 0)
+		close(fd);
+	close(dfd);
+	return e;
+}
+
+int spool_jobs_sync(int jobs_fd, const uint64_t *ids, size_t n)
+{
+	int e = 0;
+
+	for (size_t k = 0; k < n && !e; k++)
+		e = sync_job(jobs_fd, ids[k]);
+	if (!e && fsync(jobs_fd) < 0)
+		e = errno;
+	return e;
+}
+
+bool spool_job_take_script(struct spool *sp, uint64_t id, uid_t uid)
+{
+	char path[48];
+	struct stat st;
+	int fd;
+	bool ok;
+
+	/* Already root's (made so, or the job is root's): nothing to take. */
+	snprintf(path, sizeof path, "%" PRIu64 "/script", id);
+	if (!sp->root || fstatat(sp->jobs_fd, path, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISREG(st.st_mode) || st.st_uid == 0)
+		return true;
+	/* The owner's (an older version handed it over). Only a plain file
+	 * of the job's owner with no other name is taken back: a hard link
+	 * made to someone else's file while the directory was the owner's
+	 * must not become root's. (O_NONBLOCK: nothing here can be a FIFO,
+	 * but an open must never wait.) */
+	fd = openat(sp->jobs_fd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == uid && st.st_nlink == 1 &&
+	     script_perms(sp, fd, uid) == 0;
+	close(fd);
+	if (!ok)
+		log_warnx("%s/%s: an older version's script (its owner's) could not be taken "
+		          "back; it stays as it is", sp->jobs_dir, path);
+	return ok;
 }
 
 bool spool_job_has_script(struct spool *sp, uint64_t id)

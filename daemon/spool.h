@@ -10,14 +10,20 @@
  *   SPOOL/jobs/     root's, 0711
  *   SPOOL/jobs/ID/  root's, 0711: the job's owner cannot create, rename or
  *                   remove anything in it
- *     script        the owner's, 0700, written by the daemon at submission
+ *     script        root's, read-only (0500), written by the daemon at
+ *                   submission; a root daemon's gives the job's owner
+ *                   alone read and execute through a POSIX ACL (0550+)
  *     hostfile      root's, 0644, written by the supervisor at the start
  *
  * The rule that makes this safe for a root daemon: root never opens a path
  * that a user can influence. Every directory on the way is root's and not
  * writable by anyone else, every file is created with O_EXCL|O_NOFOLLOW in
- * such a directory, and the one file the owner gets (the script) is handed
- * over with fchown on the open descriptor and never opened by root again.
+ * such a directory, and no file there is ever the user's: the owner can
+ * read and run its script but not write, grow, truncate, chmod, rename or
+ * replace it, so what the spool holds of a user's is bounded by what the
+ * protocol takes (PROTO_MAX_SCRIPT a job). A script an older version
+ * handed to its owner (the owner's, 0700) is taken back at start
+ * (spool_job_take_script).
  * A job directory that already exists is refused, never adopted; what an
  * unacknowledged submission left behind is swept at the next start. */
 #ifndef BF_SPOOL_H
@@ -41,18 +47,31 @@ struct spool {
 	bool gone;			/* found removed or replaced: no new work */
 };
 
-/* Make (or tighten) the layout above and read or create the token. 0, or
- * -1 with the reason in err. */
+/* Make (or tighten) the layout above and read or create the token. A root
+ * daemon's spool must take POSIX ACLs (a probe): without them it is
+ * refused. 0, or -1 with the reason in err. */
 int  spool_open(struct spool *sp, const char *dir, bool root, char *err, size_t errlen);
 void spool_close(struct spool *sp);
 /* Is the spool still the one opened (not removed, renamed or replaced)?
  * Once it is not, it stays gone for this daemon's life. */
 bool spool_intact(struct spool *sp);
 
-/* A new job's directory and script (the owner's, 0700). An existing
- * directory is refused. 0, or -1 with the reason in err. */
-int  spool_job_create(struct spool *sp, uint64_t id, uid_t uid, gid_t gid, const uint8_t *script,
-                      size_t len, char *err, size_t errlen);
+/* A new job's directory and script (root's, readable and executable by
+ * the job's owner `uid` alone). An existing directory is refused. Not yet
+ * durable: see spool_jobs_sync. 0, or -1 with the reason in err. */
+int  spool_job_create(struct spool *sp, uint64_t id, uid_t uid, const uint8_t *script, size_t len,
+                      char *err, size_t errlen);
+/* Make new jobs durable: each one's script and directory synced, then the
+ * jobs directory (jobs_fd, spool.jobs_fd) that names them. Per job, not
+ * the whole file system: what other users write there is not waited for.
+ * Safe on another thread (it touches nothing but jobs_fd). 0, or the
+ * errno of the first failure. */
+int  spool_jobs_sync(int jobs_fd, const uint64_t *ids, size_t n);
+/* At start, for a live job of `uid`: a script an older version made (the
+ * owner's, writable) becomes root's, read-only, with the owner's ACL; one
+ * already root's is left as it is. False if an old one could not be
+ * taken back (logged; the job still runs it). */
+bool spool_job_take_script(struct spool *sp, uint64_t id, uid_t uid);
 /* Does the job's script exist? (A queued job without one can never run.) */
 bool spool_job_has_script(struct spool *sp, uint64_t id);
 /* Remove a job's directory and what is in it (no link is followed). */

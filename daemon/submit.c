@@ -3,9 +3,9 @@
  * 1. submit_request, at once: the request is checked, its job gets an id
  *    and its script goes into the spool; the connection waits, its
  *    request kept (struct pending_sub), on d->unsynced.
- * 2. submit_admit, once a flush of the spool's file system that began
- *    after the script was written has ended (drive.c; on the syncer's
- *    thread, or in the loop where there is none): the job enters the core
+ * 2. submit_admit, once its script and directory are synced, with the
+ *    rest of its batch (drive.c; on the syncer's thread, or in the loop
+ *    where there is none): the job enters the core
  *    and the store, and is acknowledged after the commit, as any change.
  *
  * Between the two the job is nowhere but in the spool: no listing shows
@@ -246,9 +246,9 @@ void submit_request(struct conn *c, const uint8_t *frame, size_t len)
 		conn_error(c, PE_INTERNAL, "out of memory");
 		goto fail;
 	}
-	/* The script, made durable with the rest of the batch: one flush of
-	 * the spool's file system for all, not an fsync each (drive.c). */
-	if (spool_job_create(&d->spool, p->id, p->uid, p->gid, p->m.script, p->m.script_len, err,
+	/* The script, made durable with the rest of the batch on the syncer's
+	 * thread (drive.c, spool_jobs_sync). */
+	if (spool_job_create(&d->spool, p->id, p->uid, p->m.script, p->m.script_len, err,
 	                     sizeof err) < 0) {
 		log_job(LOG_WARNING, p->id, p->user, "%s", err);
 		conn_error(c, PE_INTERNAL, "%s", err);
@@ -340,6 +340,22 @@ void submit_admit(struct daemon *d, struct pending_sub *list, const char *fail)
 		pending_free(p);
 	}
 	drive_want_commit(d);
+}
+
+uint64_t *submit_ids(const struct pending_sub *list, size_t *n)
+{
+	size_t k = 0;
+	uint64_t *ids;
+
+	for (const struct pending_sub *p = list; p; p = p->next)
+		k++;
+	if (!(ids = malloc((k ? k : 1) * sizeof *ids)))
+		return NULL;
+	*n = k;
+	k = 0;
+	for (const struct pending_sub *p = list; p; p = p->next)
+		ids[k++] = p->id;
+	return ids;
 }
 
 void submit_drop(struct pending_sub *list)

@@ -8,6 +8,7 @@
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
+#include "spool.h"
 #include "syncer.h"
 
 /* One kind of work (W_SPOOL, W_CKPT): asked, under way
@@ -35,7 +36,9 @@ struct syncer {
 	const char *fail;		/* BACKFILLD_TEST_SYNC_FAIL */
 	/* Under mu. */
 	bool quit;
-	int spool_fd;			/* the file system to flush */
+	int spool_fd;			/* the spool's jobs directory */
+	uint64_t *ids;			/* the jobs to make durable there */
+	size_t nids;
 	struct work w[W_KINDS];
 };
 
@@ -51,15 +54,17 @@ static void test_hold(const char *path)
 }
 
 /* On the thread, under no lock: a flush gives 0 or its errno, a
- * checkpoint 0 or -1. */
-static int do_work(struct syncer *s, int k, int fd)
+ * checkpoint 0 or -1. A flush syncs the batch's jobs one by one, not the
+ * whole file system (syncfs), which would wait for whatever anyone else
+ * is writing there. */
+static int do_work(struct syncer *s, int k, int fd, const uint64_t *ids, size_t n)
 {
 	if (k == W_CKPT)
 		return s->checkpoint(s->ctx);
 	test_hold(s->hold);
 	if (s->fail && access(s->fail, F_OK) == 0)
 		return EIO;	/* the failpoint above */
-	return syncfs(fd) < 0 ? errno : 0;
+	return spool_jobs_sync(fd, ids, n);
 }
 
 static void *run(void *arg)
@@ -70,6 +75,8 @@ static void *run(void *arg)
 	pthread_mutex_lock(&s->mu);
 	for (;;) {
 		int k, fd, result;
+		uint64_t *ids = NULL;
+		size_t nids = 0;
 
 		while (!s->quit && !s->w[W_SPOOL].asked && !s->w[W_CKPT].asked)
 			pthread_cond_wait(&s->wake, &s->mu);
@@ -79,8 +86,15 @@ static void *run(void *arg)
 			break;	/* quit, and nothing left */
 		s->w[k].asked = false;
 		fd = s->spool_fd;
+		if (k == W_SPOOL) {
+			ids = s->ids;
+			nids = s->nids;
+			s->ids = NULL;
+			s->nids = 0;
+		}
 		pthread_mutex_unlock(&s->mu);
-		result = do_work(s, k, fd);
+		result = do_work(s, k, fd, ids, nids);
+		free(ids);
 		pthread_mutex_lock(&s->mu);
 		s->w[k].result = result;
 		s->w[k].finished = true;
@@ -187,16 +201,20 @@ void syncer_free(struct syncer *s)
 	pthread_cond_destroy(&s->finished);
 	pthread_cond_destroy(&s->wake);
 	pthread_mutex_destroy(&s->mu);
+	free(s->ids);
 	free(s);
 }
 
-bool syncer_spool(struct syncer *s, int fd)
+bool syncer_spool(struct syncer *s, int fd, uint64_t *ids, size_t n)
 {
 	bool asked;
 
 	pthread_mutex_lock(&s->mu);
-	if ((asked = ask_locked(s, W_SPOOL)))
+	if ((asked = ask_locked(s, W_SPOOL))) {
 		s->spool_fd = fd;
+		s->ids = ids;
+		s->nids = n;
+	}
 	pthread_mutex_unlock(&s->mu);
 	return asked;
 }

@@ -42,8 +42,8 @@ out=$($NB "$BSUB" -n 1 -t 10s job.sh 0) && b=$(echo "$out" | id_of)	# waits
 cd "$TMP"
 [ -n "$a" ] && [ -n "$b" ] && wait_state "$a" running
 ok $? "nobody's job $a holds the partition; its job $b waits"
-[ "$(mode_owner "$SPOOL/jobs/$b")" = "711 root" ] && [ "$(mode_owner "$SPOOL/jobs/$b/script")" = "700 nobody" ]
-ok $? "the waiting job's directory is root's (0711); only its script is nobody's (0700)"
+[ "$(mode_owner "$SPOOL/jobs/$b")" = "711 root" ] && [ "$(mode_owner "$SPOOL/jobs/$b/script")" = "550 root" ]
+ok $? "the waiting job's directory is root's (0711), and so is its script (0550, nobody's through an ACL: hostile_spool.sh)"
 $NB ln -s /etc/passwd "$SPOOL/jobs/$b/hostfile" 2>/dev/null ||
 	$NB sh -c "echo x >'$SPOOL/jobs/$b/planted'" 2>/dev/null
 [ $? -ne 0 ] && [ ! -e "$SPOOL/jobs/$b/hostfile" ] && [ ! -e "$SPOOL/jobs/$b/planted" ]

@@ -61,16 +61,143 @@ static int file_has(const char *path, const char *text)
 	return strstr(buf, text) != NULL;
 }
 
-static int run_to_end(uint64_t id, int *ws)
+static int run_to_end_job(const struct runner_job *j, int *ws)
 {
-	struct runner_job j = job(id);
 	struct runner_proc p;
 	char err[256];
 	bf_time end;
 
-	if (runner_start(&j, &p, err, sizeof err) < 0 || !wait_end(&p, 10000))
+	if (runner_start(j, &p, err, sizeof err) < 0 || !wait_end(&p, 10000))
 		return -1;
-	return runner_collect(status_dir, id, ws, &end, NULL, 0);
+	return runner_collect(status_dir, j->id, ws, &end, NULL, 0);
+}
+
+static int run_to_end(uint64_t id, int *ws)
+{
+	struct runner_job j = job(id);
+
+	return run_to_end_job(&j, ws);
+}
+
+/* Is the process gone (or a zombie) within `ms`? */
+static int gone_within(pid_t pid, int ms)
+{
+	for (int k = 0; pid > 0 && k <= ms / 20; k++) {
+		char path[64], state = 0;
+		FILE *f;
+
+		snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+		if (!(f = fopen(path, "r")))
+			return 1;
+		if (fscanf(f, "%*d %*s %c", &state) != 1)
+			state = 0;
+		fclose(f);
+		if (state == 'Z')
+			return 1;
+		usleep(20000);
+	}
+	return 0;
+}
+
+/* A pid the job wrote to a file in dir, or 0. */
+static pid_t pid_in(const char *name)
+{
+	char path[400];
+	FILE *f;
+	int pid = 0;
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	for (int k = 0; k < 100 && !(f = fopen(path, "r")); k++)
+		usleep(20000);
+	if (!f)
+		return 0;
+	for (int k = 0; k < 100 && fscanf(f, "%d", &pid) != 1; k++) {
+		usleep(20000);
+		rewind(f);
+	}
+	fclose(f);
+	return pid;
+}
+
+/* A signal mask from /proc/PID/status as the job wrote it: "SigIgn:" etc. */
+static int mask_in(const char *path, const char *field, unsigned long long *mask)
+{
+	char line[256];
+	FILE *f = fopen(path, "r");
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof line, f))
+		found = strncmp(line, field, strlen(field)) == 0 &&
+		        sscanf(line + strlen(field), "%llx", mask) == 1;
+	fclose(f);
+	return found;
+}
+
+/* A job without a cgroup whose children leave its process group: one by
+ * setpgid(0,0), one by setsid, both keeping its environment; and a process
+ * of the same uid that claims another spool's job of the same id. At the
+ * job's end (`how` 0), or at a terminate (1) or kill (2), the supervisor
+ * sweeps the job's two and leaves the other alone. */
+static void escapees(uint64_t id, int how)
+{
+	static const char *const names[] = { "at its end", "at a terminate", "at a kill" };
+	char body[1200], host_env[400], other[400];
+	struct runner_job j = job(id);
+	struct runner_proc p;
+	pid_t pg, ss, stranger;
+	char err[256];
+	int ws;
+	bf_time end;
+
+	snprintf(body, sizeof body,
+	         "#!/bin/sh\ncd %s\nrm -f pg.pid ss.pid\n"
+	         "sh -c 'echo $$ >pg.pid.t; mv pg.pid.t pg.pid; exec perl -e \"setpgrp(0, 0); exec qw(sleep 60)\"' &\n"
+	         "setsid sh -c 'echo $$ >ss.pid.t; mv ss.pid.t ss.pid; exec sleep 60' &\n"
+	         "while [ ! -f pg.pid ] || [ ! -f ss.pid ]; do sleep 0.05; done\n"
+	         "%s\n", dir, how ? "sleep 60" : "exit 0");
+	write_script(body, 0755);
+	/* Another spool's job of the same id, of the same uid: not this one. */
+	snprintf(host_env, sizeof host_env, "BSUB_HOSTFILE=%s.other", hosts);
+	snprintf(other, sizeof other, "BSUB_JOBID=%llu", (unsigned long long)id);
+	if ((stranger = fork()) == 0) {
+		setsid();
+		execle("/bin/sleep", "sleep", "60", (char *)NULL, (char *const[]){ other, host_env, NULL });
+		_exit(127);
+	}
+	usleep(50000);
+	for (int k = 0; k < 2; k++) {	/* (a previous case's) */
+		char path[400];
+
+		snprintf(path, sizeof path, "%s/%s.pid", dir, k ? "ss" : "pg");
+		unlink(path);
+	}
+	if (runner_start(&j, &p, err, sizeof err) < 0) {
+		ok(0, "escapees: a supervisor starts (%s)", err);
+		return;
+	}
+	pg = pid_in("pg.pid");
+	ss = pid_in("ss.pid");
+	usleep(100000);	/* both have exec'd sleep */
+	if (how == 1)
+		runner_terminate(&p);
+	else if (how == 2)
+		runner_kill(&p);
+	ok(wait_end(&p, 10000) && runner_collect(status_dir, id, &ws, &end, NULL, 0) == 1,
+	   "escapees %s: the job ends (its children pids %d, %d)", names[how], (int)pg, (int)ss);
+	ok(pg > 0 && ss > 0 && gone_within(pg, 2000) && gone_within(ss, 2000),
+	   "escapees %s: its setpgid(0,0) child and its setsid child are killed, without a cgroup",
+	   names[how]);
+	ok(!gone_within(stranger, 0), "escapees %s: a process claiming another spool's job %llu "
+	   "lives", names[how], (unsigned long long)id);
+	kill(stranger, SIGKILL);
+	waitpid(stranger, NULL, 0);
+	if (pg > 0)
+		kill(pg, SIGKILL);
+	if (ss > 0)
+		kill(ss, SIGKILL);
+	runner_forget(status_dir, id);
 }
 
 /* The sweep of a lost supervisor's session, on a session made here: a
@@ -261,6 +388,69 @@ int main(void)
 	   runner_collect(status_dir, 15, &ws, &end, reason, sizeof reason) == 1 &&
 	   WEXITSTATUS(ws) == 127 && strstr(reason, "opening /nonexistent/out.txt"),
 	   "an output file that cannot be opened: the reason is still recorded (%s)", reason);
+
+	/* The job gets every signal at its default, none blocked: the daemon
+	 * ignores SIGXFSZ and SIGPIPE. */
+	signal(SIGXFSZ, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	{
+		unsigned long long ign = ~0ull, blk = ~0ull;
+		bool good;
+
+		write_script("#!/bin/sh\ngrep '^Sig' /proc/$$/status\n", 0755);
+		good = run_to_end(16, &ws) == 1 && WEXITSTATUS(ws) == 0 &&
+		       mask_in(out, "SigIgn:", &ign) && mask_in(out, "SigBlk:", &blk) &&
+		       !(ign >> (SIGXFSZ - 1) & 1) && !(ign >> (SIGPIPE - 1) & 1) && blk == 0;
+		ok(good,
+		   "the job ignores neither SIGXFSZ nor SIGPIPE, and blocks nothing (SigIgn %llx, "
+		   "SigBlk %llx)", ign, blk);
+		runner_forget(status_dir, 16);
+	}
+	/* -o naming a FIFO nobody reads: the job fails at once, saying so. */
+	{
+		char fifo[300];
+
+		snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+		mkfifo(fifo, 0666);
+		write_script("#!/bin/sh\necho ran\n", 0755);
+		j = job(17);
+		j.out = fifo;
+		ok(runner_start(&j, &p, err, sizeof err) == 0 && wait_end(&p, 10000) &&
+		   runner_collect(status_dir, 17, &ws, &end, reason, sizeof reason) == 1 &&
+		   WEXITSTATUS(ws) == 127 && strstr(reason, "a FIFO with no reader"),
+		   "-o naming a FIFO with no reader: the job fails at once (%s)", reason);
+		unlink(fifo);
+		runner_forget(status_dir, 17);
+	}
+	/* The submitter's umask for the files the job makes; 022 unknown. */
+	{
+		char f1[300], f2[300];
+		struct stat st1 = { 0 }, st2 = { 0 };
+		bool good;
+
+		snprintf(f1, sizeof f1, "%s/u077.out", dir);
+		snprintf(f2, sizeof f2, "%s/udef.out", dir);
+		write_script("#!/bin/sh\ntouch \"$1\"\n", 0755);
+		j = job(18);
+		j.has_umask = true;
+		j.umask = 077;
+		j.out = f1;
+		j.argv = (const char *const[]){ f1 };
+		j.argc = 1;
+		run_to_end_job(&j, &ws);
+		j = job(19);
+		j.out = f2;
+		run_to_end_job(&j, &ws);
+		good = stat(f1, &st1) == 0 && (st1.st_mode & 0777) == 0600 && stat(f2, &st2) == 0 &&
+		       (st2.st_mode & 0777) == 0644;
+		ok(good, "the job's files are made under its submitter's umask "
+		   "(077: %o), or 022 when it is unknown (%o)", st1.st_mode & 0777, st2.st_mode & 0777);
+		runner_forget(status_dir, 18);
+		runner_forget(status_dir, 19);
+	}
+	escapees(20, 0);
+	escapees(21, 1);
+	escapees(22, 2);
 
 	if (getuid() == 0) {
 		char uidout[300];

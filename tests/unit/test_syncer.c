@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <event2/event.h>
 #include "tap.h"
@@ -81,11 +82,22 @@ static void loop_for(struct told *t, int ms)
 		event_base_dispatch(t->base);
 }
 
+/* One job id, malloc'ed (a flush asked takes it). */
+static uint64_t *ids_of(uint64_t id)
+{
+	uint64_t *ids = malloc(sizeof *ids);
+
+	if (ids)
+		*ids = id;
+	return ids;
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/bf-syncer.XXXXXX";
 	struct told t = { 0 };
 	struct syncer *s;
+	uint64_t *ids;
 	int fd;
 
 	t.base = event_base_new();
@@ -98,10 +110,23 @@ int main(void)
 	if (!s)
 		return 1;
 
-	ok(syncer_spool(s, fd), "a flush is asked");
+	/* A job's directory and script, as the spool has them. */
+	if (mkdirat(fd, "7", 0700) < 0 || close(openat(fd, "7/script", O_WRONLY | O_CREAT, 0500)) < 0) {
+		printf("Bail out! cannot make a job directory\n");
+		return 1;
+	}
+	ok(syncer_spool(s, fd, ids_of(7), 1), "a flush of job 7 is asked");
 	loop_until(&t, 1);
 	ok(t.spool == 1 && t.spool_err == 0, "it is told once, in the loop, without error (%d, %s)",
 	   t.spool, strerror(t.spool_err));
+	t.spool = 0;
+	ok(syncer_spool(s, fd, ids_of(8), 1), "a flush of job 8, which has no directory, is asked");
+	loop_until(&t, 1);
+	ok(t.spool == 1 && t.spool_err == ENOENT, "it is told with ENOENT (%s)", strerror(t.spool_err));
+	t.spool = 0;
+	ok(syncer_spool(s, fd, NULL, 0), "a flush of no job (the directory alone) is asked");
+	loop_until(&t, 1);
+	ok(t.spool == 1 && t.spool_err == 0, "it is told without error");
 
 	/* A hold keeps the next one under way while we ask again. */
 	{
@@ -109,8 +134,10 @@ int main(void)
 
 		snprintf(hold, sizeof hold, "%s/hold", dir);
 		s = with_failpoint(s, &t, "BACKFILLD_TEST_SYNC_HOLD", hold);
-		ok(s && syncer_spool(s, fd), "with the hold, a flush is asked");
-		ok(s && !syncer_spool(s, fd), "a second is refused while it is under way");
+		ok(s && syncer_spool(s, fd, ids_of(7), 1), "with the hold, a flush is asked");
+		ids = ids_of(7);
+		ok(s && !syncer_spool(s, fd, ids, 1), "a second is refused while it is under way");
+		free(ids);	/* (still ours: refused) */
 		unlink(hold);
 		syncer_spool_wait(s);
 		ok(t.spool == 2, "a wait in the loop tells it at once (%d)", t.spool);
@@ -140,7 +167,7 @@ int main(void)
 		snprintf(fail, sizeof fail, "%s/fail", dir);
 		s = with_failpoint(s, &t, "BACKFILLD_TEST_SYNC_FAIL", fail);
 		t.spool = 0;
-		ok(s && syncer_spool(s, fd), "a flush is asked where it fails");
+		ok(s && syncer_spool(s, fd, ids_of(7), 1), "a flush is asked where it fails");
 		loop_until(&t, 3);
 		ok(t.spool == 1 && t.spool_err == EIO, "it is told with EIO (%s)", strerror(t.spool_err));
 		unlink(fail);
@@ -154,6 +181,8 @@ int main(void)
 	ok(ckpt_runs == 3, "freeing finishes the checkpoint asked (%d runs)", ckpt_runs);
 
 	close(fd);
+	unlinkat(fd, "7/script", 0);
+	unlinkat(fd, "7", AT_REMOVEDIR);
 	rmdir(dir);
 	event_base_free(t.base);
 	return tap_done();

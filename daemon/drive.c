@@ -644,6 +644,7 @@ static void start_job(struct daemon *d, struct djob *j)
 		.user = j->rec.user, .name = j->rec.name, .script = script, .cwd = j->rec.cwd,
 		.out = jobs_out_path(&j->rec, out, sizeof out),
 		.hostfile = hosts, .status_dir = d->spool.status_dir, .nnodes = n,
+		.has_umask = j->rec.has_umask, .umask = (mode_t)j->rec.umask,
 	};
 	rj.err = j->rec.err ? j->rec.err : rj.out;
 	if (!drive_spool_ok(d)) {

@@ -144,4 +144,18 @@ wait_state "$e" done 15
 ok $? "then it runs and ends"
 "$BQ" -a >/dev/null
 ok $? "the daemon keeps answering (RSS $(rss_kb) KiB)"
+
+# Item 11: the job runs with its submitter's umask, which bsub sends: a
+# user whose umask is 077 gets output, and files, only they can read.
+printf '#!/bin/sh
+echo hi
+touch made.by.job
+' >u/um.sh
+chmod 755 u/um.sh
+cd u
+out=$($NB sh -c "umask 077; exec $BSUB -n 1 -t 1:00 -o um.out ./um.sh") && e=$(echo "$out" | id_of)
+cd "$TMP"
+wait_state "$e" done 15
+[ "$(stat -c %a u/um.out 2>/dev/null)" = 600 ] && [ "$(stat -c %a u/made.by.job 2>/dev/null)" = 600 ]
+ok $? "umask 077 at bsub: the job's output and files are 600 ($(stat -c %a u/um.out u/made.by.job 2>/dev/null | tr '\n' ' '))"
 done_testing

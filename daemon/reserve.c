@@ -120,7 +120,7 @@ static void watch_cb(evutil_socket_t fd, short what, void *arg)
 
 void reserve_open(struct daemon *d)
 {
-	struct timeval every = { 2, 0 };
+	struct timeval every = { d->test.reserve_watch_s ? d->test.reserve_watch_s : 2, 0 };
 	char path[4200];
 	struct stat db, sp;
 

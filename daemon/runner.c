@@ -587,32 +587,74 @@ static int write_hostfile(const struct runner_job *j)
 	return (fclose(f) | bad) ? -1 : 0;
 }
 
-/* The end, durably: a temporary file synced and renamed, then the
- * directory synced, so a crash leaves either no record or a whole one. */
-static void record(const char *dir, uint64_t id, int wstatus, bf_time end, const char *reason,
-                   const struct runner_usage *u)
+/* Room for the end's record (RECORD_ROOM bytes, far more than a record
+ * takes), allocated in its temporary file when the supervisor starts: a
+ * spool whose file system has filled up meanwhile still takes the end of
+ * every job that ran (the record is written into blocks it already has,
+ * then cut to its length). */
+#define RECORD_ROOM 8192
+
+static void record_room(const char *dir, uint64_t id)
 {
-	char tmp[4096], final[4096];
+	char tmp[4096];
 	int fd;
 
 	snprintf(tmp, sizeof tmp, "%s/%" PRIu64 ".tmp", dir, id);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600)) >= 0) {
+		fallocate(fd, 0, 0, RECORD_ROOM);	/* (without it, as before) */
+		close(fd);
+	}
+}
+
+/* The end, durably: a temporary file synced and renamed, then the
+ * directory synced, so a crash leaves either no record or a whole one.
+ * 0, or -1 (errno) if it could not be written. */
+static int record_once(const char *dir, uint64_t id, int wstatus, bf_time end,
+                       const char *reason, const struct runner_usage *u)
+{
+	char tmp[4096], final[4096], buf[RECORD_ROOM];
+	int fd, n, len;
+
+	snprintf(tmp, sizeof tmp, "%s/%" PRIu64 ".tmp", dir, id);
 	snprintf(final, sizeof final, "%s/%" PRIu64 ".status", dir, id);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return;
-	dprintf(fd, "wstatus %d\nend %lld\n", wstatus, (long long)end);
+	len = snprintf(buf, sizeof buf, "wstatus %d\nend %lld\n", wstatus, (long long)end);
 	/* Before the reason, which is the last line and may hold anything. */
 	if (u)
-		dprintf(fd, "usage %lld %lld %d %d\n", (long long)u->cpu_us, (long long)u->mem_kb,
-		        u->cpu_src, u->mem_src);
+		len += snprintf(buf + len, sizeof buf - (size_t)len, "usage %lld %lld %d %d\n",
+		                (long long)u->cpu_us, (long long)u->mem_kb, u->cpu_src, u->mem_src);
 	if (reason && *reason)
-		dprintf(fd, "reason %s\n", reason);
-	if (fsync(fd) < 0 || close(fd) < 0 || rename(tmp, final) < 0)
-		return;
+		len += snprintf(buf + len, sizeof buf - (size_t)len, "reason %.1000s\n", reason);
+	/* Into the room allocated at the start (no O_TRUNC: its blocks are
+	 * kept), then cut to the record's length. */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	n = (int)pwrite(fd, buf, (size_t)len, 0);
+	if (n != len || ftruncate(fd, len) < 0 || fsync(fd) < 0) {
+		if (n >= 0 && n != len)
+			errno = ENOSPC;
+		close(fd);
+		return -1;
+	}
+	if (close(fd) < 0 || rename(tmp, final) < 0)
+		return -1;
 	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
 		fsync(fd);
 		close(fd);
 	}
+	return 0;
+}
+
+/* A record that found no room (a full disk, no room allocated) is tried
+ * again each second for a minute: the daemon gives its disk reserve back
+ * within seconds (reserve.h), and a job that ran must not be called lost
+ * for want of a few bytes. */
+static void record(const char *dir, uint64_t id, int wstatus, bf_time end, const char *reason,
+                   const struct runner_usage *u)
+{
+	for (int tries = 0; record_once(dir, id, wstatus, end, reason, u) < 0 &&
+	                    (errno == ENOSPC || errno == EDQUOT) && tries < 60; tries++)
+		sleep(1);
 }
 
 /* The supervisor's identity, synced before the job is forked: after a
@@ -854,6 +896,7 @@ static void supervise(const struct runner_job *j, int intent)
 	}
 	syscall(SYS_close_range, j->cgroup ? 6U : 4U, ~0U, 0U);
 	test_failpoint_delay("BACKFILLD_TEST_SUP_DELAY_MS");
+	record_room(j->status_dir, j->id);
 	if (record_sup(j->status_dir, j->id) < 0)
 		_exit(1);	/* no record, no job: the daemon says it was lost */
 	if (write_hostfile(j) < 0) {

@@ -307,6 +307,9 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 	d->test.announce_slice = test_knob("BACKFILLD_TEST_ANNOUNCE_SLICE", UINT32_MAX);
 	d->test.turn_gap_ms = test_knob("BACKFILLD_TEST_TURN_GAP_MS", 1000);
 	d->test.checkpoint_pages = test_knob("BACKFILLD_TEST_CHECKPOINT_PAGES", 1000);
+	/* (A long one lets a test fill the disk before a commit, not before
+	 * the watch: BACKFILLD_TEST_RESERVE_WATCH_S.) */
+	d->test.reserve_watch_s = test_knob("BACKFILLD_TEST_RESERVE_WATCH_S", 3600);
 	d->turn_calls = d->test.place_slice ? 1 : SCHED_LIVE_CALLS;
 	if (d->test.place_slice)
 		prm.place_slice = d->test.place_slice;

@@ -129,6 +129,7 @@ struct daemon {
 		uint32_t place_slice, forecast_chunk, list_rows, announce_slice;
 		uint32_t turn_gap_ms;	/* between the turns of sliced work */
 		uint32_t checkpoint_pages;	/* a shorter log between checkpoints */
+		uint32_t reserve_watch_s;	/* the disk reserve's watch, seconds */
 	} test;
 	/* Broken guarantees still to announce, a slice a turn from
 	 * announce[announce_head] on (drive.c, announce_some): a switch of

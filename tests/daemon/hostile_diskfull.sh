@@ -1,0 +1,116 @@
+#!/bin/sh
+# A full disk never stops the daemon (reserve.h, SECURITY.md): with its
+# database and spool on a 48 MiB file system that fills up to the last
+# block (a job of nobody's writing anywhere there would do the same),
+#   A. a commit that fails for want of space is written again with the
+#      reserve given back, the change it held is kept, new submissions are
+#      refused saying why, and a running job's end is still recorded;
+#   B. the watch gives the reserve back before any write fails, and once
+#      space returns the daemon takes submissions again by itself.
+# The file system is a tmpfs in a private mount namespace: the test runs
+# itself again inside one.
+if [ -z "${BF_FULL_NS:-}" ] && [ "$(id -u)" = 0 ] &&
+	unshare -m --propagation private true 2>/dev/null; then
+	exec unshare -m --propagation private env BF_FULL_NS=1 sh "$0"
+fi
+. "$BF_TOP/tests/lib.sh"
+NB="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+FS="$TMP/fs"
+
+if [ "${BF_FULL_NS:-}" != 1 ]; then
+	for t in commit-again logged kept refused end-recorded runs-on watch refused-b listings \
+		recovered submits-again; do
+		skip_check "full disk: $t" "needs root and a private mount namespace (unshare -m)"
+	done
+	done_testing
+	exit 0
+fi
+mkdir "$FS" && mount -t tmpfs -o size=48m,mode=0755 tmpfs "$FS" || exit 1
+chmod 755 "$TMP"
+trap 'cleanup_full' EXIT
+cleanup_full() {
+	rm -f "$FS/filler"
+	[ -n "$DPID" ] && cancel_all
+	stop_daemon
+	umount "$FS" 2>/dev/null || umount -l "$FS"
+	rm -rf "$TMP"
+}
+printf 'nodes: 2\nmin_free_disk: 8M\n' >"$TMP/c.yaml"
+start() {
+	"$BFD" --foreground --config "$TMP/c.yaml" --socket "$TMP/s.sock" --db "$FS/state.db" \
+		--spool "$FS/spool" >>"$TMP/daemon.log" 2>&1 &
+	DPID=$!
+	i=0
+	until "$BQ" >/dev/null 2>&1 || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+}
+fill() { dd if=/dev/zero of="$FS/filler" bs=1M 2>/dev/null; sync; }
+id_of() { sed -n 's/^Job \([0-9]*\) submitted.*/\1/p'; }
+mkdir "$TMP/u" && chown nobody:nogroup "$TMP/u"
+printf '#!/bin/sh\nsleep 300\n' >"$TMP/u/j.sh"
+chmod 755 "$TMP/u/j.sh"
+cd "$TMP/u" || exit 1
+BIG=$(head -c 4000 /dev/zero | tr '\0' x)
+bigenv() {
+	env E1=$BIG E2=$BIG E3=$BIG E4=$BIG E5=$BIG E6=$BIG E7=$BIG E8=$BIG E9=$BIG E10=$BIG \
+	    E11=$BIG E12=$BIG E13=$BIG E14=$BIG E15=$BIG E16=$BIG E17=$BIG E18=$BIG E19=$BIG \
+	    E20=$BIG E21=$BIG E22=$BIG E23=$BIG E24=$BIG "$@"
+}
+
+# ---- A: the commit fails; no watch in the way ----
+BACKFILLD_TEST_RESERVE_WATCH_S=3600 start
+r=$($NB "$BSUB" -n 1 -t 1:00 ./j.sh | id_of)
+wait_state "$r" running 10
+ids=
+k=0
+# (More than the write-ahead log has room for: the hold's commit must
+# grow it, on a disk with no block left.)
+while [ $k -lt 60 ]; do
+	ids="$ids $(bigenv "$BSUB" -n 2 -t 1:00 ./j.sh | id_of)"
+	k=$((k + 1))
+done
+fill
+echo "# free before the hold: $(df -k --output=avail "$FS" | tail -1) KiB"
+# Hold, release and hold again: a checkpoint cannot copy the log into a
+# database that cannot grow, so the log must grow, and some commit fails.
+# shellcheck disable=SC2086
+"$BF_BUILD/bstop" $ids >"$TMP/hold.out" 2>&1 &&
+	"$BF_BUILD/bresume" $ids >>"$TMP/hold.out" 2>&1 &&
+	"$BF_BUILD/bstop" $ids >>"$TMP/hold.out" 2>&1
+rc=$?
+wait_log "the disk was full: the last changes were written again" 5
+ok $? "a commit fails for want of space: it is written again with the reserve given back"
+grep -q "error: the disk is full (.*database or disk is full)" "$TMP/daemon.log"
+ok $? "  and the log says so as an error"
+held=$("$BQ" --json 2>/dev/null | grep -o '"state":"held"' | wc -l)
+[ $rc -eq 0 ] && [ "$held" -eq 60 ]
+ok $? "  every change is kept: bstop, bresume, bstop said so (status $rc), and all $held are held"
+"$BSUB" -n 1 -t 1:00 ./j.sh >/dev/null 2>"$TMP/err"
+[ $? -ne 0 ] && grep -q "the daemon's disk is full: it takes no new job until space is freed" "$TMP/err"
+ok $? "  a new submission, even root's, is refused saying why: $(cat "$TMP/err")"
+"$BKILL" "$r" >/dev/null
+wait_state "$r" cancelled 15 && "$BQ" -l "$r" 2>/dev/null | grep -q "cancelled" &&
+	! grep -q "job $r: .*lost" "$TMP/daemon.log"
+ok $? "  nobody's running job is cancelled and its end recorded, not lost"
+kill -0 "$DPID"
+ok $? "  the daemon runs on"
+# (Its stop stores every job as it is: room for it first.)
+rm -f "$FS/filler"
+cancel_all
+stop_daemon
+
+# ---- B: the watch, and the way back ----
+start
+fill
+wait_log "the disk is full (.* KiB left for root on the store's file system)" 5
+ok $? "the disk fills: within the watch's 2 s the reserve is given back"
+$NB "$BSUB" -n 1 -t 1:00 ./j.sh >/dev/null 2>"$TMP/err"
+[ $? -ne 0 ] && grep -q "disk is" "$TMP/err"
+ok $? "  nobody is refused: $(cat "$TMP/err")"
+"$BQ" -a >/dev/null
+ok $? "  listings still answer"
+rm -f "$FS/filler"
+wait_log "space is free again: the disk reserve is back" 6
+ok $? "space freed: the reserve is taken back by itself"
+$NB "$BSUB" -n 1 -t 1:00 ./j.sh >/dev/null && "$BSUB" -n 1 -t 1:00 ./j.sh >/dev/null
+ok $? "  and nobody and root submit again, nothing restarted"
+done_testing

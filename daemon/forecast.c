@@ -108,7 +108,10 @@ bool forecast_worth_waiting(const struct daemon *d, bf_time since)
 {
 	bf_time waited = clock_monotonic() - since;
 
-	return d->fc.run && waited < FORECAST_WAIT && d->fc.took < FORECAST_WAIT - waited;
+	/* (One begun before the last change would not be fresh when whole:
+	 * the queue is changing faster than forecasts are made.) */
+	return d->fc.run && d->fc.run_changes == d->fc.changes && waited < FORECAST_WAIT &&
+	       d->fc.took < FORECAST_WAIT - waited;
 }
 
 bf_time forecast_of(const struct daemon *d, const struct djob *j)

@@ -13,9 +13,10 @@
  * it made anew at each change, a user holding and releasing their jobs in
  * a loop would keep every forecast from ever being whole. What changed
  * shows in the next one. No answer waits for a forecast for long: a
- * listing waits at most FORECAST_WAIT, and only while forecasts are made
- * quicker than that (forecast_worth_waiting); else it answers at once
- * from the last complete one. */
+ * listing waits at most FORECAST_WAIT, and only for one that will be
+ * fresh, while forecasts are made quicker than that
+ * (forecast_worth_waiting); else it answers at once from the last
+ * complete one. */
 #ifndef BF_FORECAST_H
 #define BF_FORECAST_H
 #include <stdbool.h>
@@ -58,7 +59,8 @@ void forecast_stale(struct daemon *d);
  * the next turn is brought on. Never waits. */
 bool forecast_want(struct daemon *d);
 /* Whether a reader that asked at `since` (clock_monotonic) and found the
- * forecast not up to date should wait a turn for it: not past
+ * forecast not up to date should wait a turn for it: only for one that
+ * will be fresh when whole (begun after the last change), not past
  * FORECAST_WAIT, and only if the last forecast took less than that. */
 bool forecast_worth_waiting(const struct daemon *d, bf_time since);
 /* A queued job's start in the forecast shown, BF_NEVER if it has none. */

@@ -94,6 +94,8 @@ while [ $r -lt $ROUNDS ]; do
 	# every predicted job, in bq -l's start, under bq's table.
 	if grep -q '"prediction_fresh":false' l3.json; then
 		stale=$((stale + 1))
+		at=$(sed -n 's/.*"predicted_as_of_us":\([0-9]*\).*/\1/p' l3.json)
+		[ -n "$at" ] && ages="${ages:-} $(($(date +%s%N) / 1000 - at))"
 		grep -q '"predicted_as_of_us":[0-9]' l3.json && grep -q "predicted as of " l3.txt ||
 			untimed="$untimed -l"
 	fi
@@ -105,7 +107,7 @@ while [ $r -lt $ROUNDS ]; do
 	sleep 0.3
 done
 echo "# root's latencies in ms (bq / bq -a --json / bq -l 3 / bq -l 3 --json) during the loop:$rows"
-echo "# worst ${worst} ms; $stale of $ROUNDS bq -l 3 answers from a forecast not fresh"
+echo "# worst ${worst} ms; $stale of $ROUNDS bq -l 3 answers from a forecast not fresh, its age (us):${ages:-}"
 [ -z "$hung" ]
 ok $? "root's bq, bq -a and bq -l answer within $HANG_MS ms while nobody holds and releases (worst ${worst} ms${hung:+; over:$hung})"
 [ -z "$untimed" ]

@@ -485,11 +485,11 @@ static void json_job(FILE *f, const struct proto_job *j)
 	else
 		fputs(",\"max_memory_kb\":null,\"memory_source\":null", f);
 	/* A queued job's prediction: from the forecast made then, and
-	 * whether the queue changed since. */
+	 * whether the queue changed since (only when the daemon said). */
 	if (forecast_said() && j->state && strcmp(j->state, "queued") == 0) {
 		json_time(f, "predicted_as_of", forecast_at != 0, forecast_at);
 		fprintf(f, ",\"prediction_fresh\":%s", forecast_stale ? "false" : "true");
-	} else {
+	} else if (forecast_said()) {
 		json_time(f, "predicted_as_of", false, 0);
 		fputs(",\"prediction_fresh\":null", f);
 	}

@@ -37,8 +37,8 @@ void render_set_wide(bool on);
 /* The forecast the predicted starts come from (struct proto_jobs): when
  * it was made and whether the queue changed since. From now on the table,
  * bq -l and JSON say so: the table and bq -l only when it is not fresh
- * ("predicted as of ..."); JSON for every queued job (null when the
- * daemon did not say: conservative, or an older daemon). */
+ * ("predicted as of ..."); JSON for every job (null but for the queued),
+ * when the daemon said (not under conservative, not an older daemon). */
 void render_set_forecast(bf_time at, bool stale);
 /* bq -l: one "Key: value" per line. now: for a running job's run time. */
 void render_info(FILE *f, const struct proto_job *j, bf_time now);

@@ -126,14 +126,14 @@ static int show_ids(const char *socket, const uint64_t *ids, uint32_t n, bool de
 	if (got == 0 && rc == CLIENT_EXIT_UNREACHABLE) {
 		/* nothing to show */
 	} else if (json) {
-		render_json(stdout, &(struct proto_jobs){ rows, got, 0 }, false);
+		render_json(stdout, &(struct proto_jobs){ .jobs = rows, .count = got, .total = 0 }, false);
 	} else if (detail) {
 		for (uint32_t k = 0; k < got; k++) {
 			if (k)
 				putchar('\n');
 			render_info(stdout, &rows[k], wall_now());
 		}
-	} else if (got && render_table(stdout, &(struct proto_jobs){ rows, got, 0 }, true) < 0) {
+	} else if (got && render_table(stdout, &(struct proto_jobs){ .jobs = rows, .count = got, .total = 0 }, true) < 0) {
 		fprintf(stderr, "bq: out of memory for %u rows\n", got);
 		rc = CLIENT_EXIT_UNREACHABLE;
 	}
@@ -289,7 +289,7 @@ int main(int argc, char **argv)
 	else
 		enc = proto_enc_list(&req, mode == M_INFO ? PT_INFO : PT_LIST,
 		                     &(struct proto_list){ .all_users = all, .has_job = mode == M_INFO,
-		                                           .job = id });
+		                                           .job = id, .forecast = true });
 	if (enc < 0) {
 		proto_buf_free(&req);
 		fprintf(stderr, "bq: out of memory\n");
@@ -322,6 +322,7 @@ int main(int argc, char **argv)
 
 		if (proto_dec_jobs(reply, reply_len, &js, &arena, err, sizeof err) < 0)
 			goto unreadable;
+		render_set_forecast(js.forecast_at, js.forecast_stale);
 		if (user && strcmp(user, "all") != 0)
 			only_user(&js, user);
 		if (mode == M_INFO && js.count == 0) {

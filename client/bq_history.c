@@ -302,7 +302,7 @@ int bq_history(const struct bq_history_opts *o)
 	if (o->swf)
 		print_swf(&h, nodes);
 	else if (o->json)
-		render_json(stdout, &(struct proto_jobs){ h.jobs, h.n, 0 }, false);
+		render_json(stdout, &(struct proto_jobs){ .jobs = h.jobs, .count = h.n, .total = 0 }, false);
 	else if (h.n == 0)
 		printf("No ended jobs%s.\n", o->since != BF_NEVER || o->until != BF_NEVER ?
 		       " in that time" : "");

@@ -50,6 +50,36 @@ void render_set_wide(bool on)
 	wide = on;
 }
 
+/* The forecast's time (0 or BF_NEVER: not said) and freshness. */
+static bf_time forecast_at;
+static bool forecast_stale;
+
+void render_set_forecast(bf_time at, bool stale)
+{
+	forecast_at = at > 0 && at < BF_NEVER ? at : 0;
+	forecast_stale = stale;
+}
+
+/* Whether the daemon said anything of its forecast. */
+static bool forecast_said(void)
+{
+	return forecast_at || forecast_stale;
+}
+
+/* "as of 2026-03-01 14:02:11" for a forecast that is not fresh, or "". */
+static const char *as_of(char *buf, size_t len)
+{
+	char t[64];
+
+	if (!forecast_stale || !forecast_at) {
+		*buf = '\0';
+		return buf;
+	}
+	client_format_time(forecast_at, t, sizeof t);
+	snprintf(buf, len, " as of %s", t);
+	return buf;
+}
+
 static size_t cap_of(int c)
 {
 	return wide ? 0 : caps[c];
@@ -205,6 +235,7 @@ int render_table(FILE *f, const struct proto_jobs *js, bool all_users)
 	unsigned short head_w[NCOL];
 	bool guaranteed = false, predicted = false, broken = false;
 	struct row *rows;
+	char when[96];
 
 	if (js->count == 0) {
 		fputs(all_users ? "No jobs.\n" : "No jobs of yours (bq -a lists everyone's).\n", f);
@@ -239,9 +270,11 @@ int render_table(FILE *f, const struct proto_jobs *js, bool all_users)
 		if (guaranteed && predicted)
 			fputs("   ", f);
 		if (predicted)
-			fputs("~ predicted, not guaranteed", f);
+			fprintf(f, "~ predicted%s, not guaranteed", as_of(when, sizeof when));
 		fputc('\n', f);
 	}
+	if (predicted && forecast_stale)
+		fputs("(the queue has changed since: a newer forecast is being made)\n", f);
 	if (broken)
 		fputs("! its guarantee moved later (bq -l ID says when and why)\n", f);
 	return 0;
@@ -305,7 +338,7 @@ static void usage_lines(FILE *f, const struct proto_job *j)
 
 void render_info(FILE *f, const struct proto_job *j, bf_time now)
 {
-	char a[64], b[64], uid[16];
+	char a[64], b[96], uid[16];
 	bool ended = render_job_ended(j);
 
 	snprintf(uid, sizeof uid, "%" PRIu32, j->uid);
@@ -326,7 +359,9 @@ void render_info(FILE *f, const struct proto_job *j, bf_time now)
 	switch (j->start_kind) {
 	case PS_ACTUAL: kv(f, "Start", "%s (started)", a); break;
 	case PS_GUARANTEED: kv(f, "Start", "%s at the latest (guaranteed)", a); break;
-	case PS_PREDICTED: kv(f, "Start", "~%s (predicted, not guaranteed)", a); break;
+	case PS_PREDICTED:
+		kv(f, "Start", "~%s (predicted%s, not guaranteed)", a, as_of(b, sizeof b));
+		break;
 	default: kv(f, "Start", "%s", ended ? "never started" : "not known yet"); break;
 	}
 	client_format_time(render_end_kind(j) == RE_GUARANTEED ? client_ceil_second(j->end) : j->end, a,
@@ -449,6 +484,15 @@ static void json_job(FILE *f, const struct proto_job *j)
 		        j->mem_src == PU_CGROUP ? "cgroup" : "rusage");
 	else
 		fputs(",\"max_memory_kb\":null,\"memory_source\":null", f);
+	/* A queued job's prediction: from the forecast made then, and
+	 * whether the queue changed since (only when the daemon said). */
+	if (forecast_said() && j->state && strcmp(j->state, "queued") == 0) {
+		json_time(f, "predicted_as_of", forecast_at != 0, forecast_at);
+		fprintf(f, ",\"prediction_fresh\":%s", forecast_stale ? "false" : "true");
+	} else if (forecast_said()) {
+		json_time(f, "predicted_as_of", false, 0);
+		fputs(",\"prediction_fresh\":null", f);
+	}
 	fputc('}', f);
 }
 

@@ -34,6 +34,12 @@ enum render_end_kind render_end_kind(const struct proto_job *j);
 int  render_table(FILE *f, const struct proto_jobs *js, bool all_users);
 /* bq -w: from now on the table cuts no column (user and job names whole). */
 void render_set_wide(bool on);
+/* The forecast the predicted starts come from (struct proto_jobs): when
+ * it was made and whether the queue changed since. From now on the table,
+ * bq -l and JSON say so: the table and bq -l only when it is not fresh
+ * ("predicted as of ..."); JSON for every job (null but for the queued),
+ * when the daemon said (not under conservative, not an older daemon). */
+void render_set_forecast(bf_time at, bool stale);
 /* bq -l: one "Key: value" per line. now: for a running job's run time. */
 void render_info(FILE *f, const struct proto_job *j, bf_time now);
 /* JSON: an array of job objects, or (single) the first job as one object. */

@@ -454,12 +454,14 @@ int proto_dec_submit(const uint8_t *frame, size_t len, struct proto_submit *m,
 
 /* ---- LIST / INFO, PROFILE ---- */
 
-enum { LI_ALL = 1, LI_JOB };
+enum { LI_ALL = 1, LI_JOB, LI_FORECAST };
 
 static const struct spec list_spec[] = {
 	{ LI_ALL, PK_INT, false, false, 0, 0 },
 	{ LI_JOB, PK_INT, false, false, 0, 0 },
+	{ LI_FORECAST, PK_INT, false, false, 0, 0 },
 };
+#define NLIST_SPEC (sizeof list_spec / sizeof *list_spec)
 
 int proto_enc_list(struct proto_buf *b, enum proto_type type, const struct proto_list *m)
 {
@@ -468,6 +470,8 @@ int proto_enc_list(struct proto_buf *b, enum proto_type type, const struct proto
 		proto_put_int(b, LI_ALL, 1);
 	if (m->has_job)
 		proto_put_int(b, LI_JOB, (int64_t)m->job);
+	if (m->forecast)
+		proto_put_int(b, LI_FORECAST, 1);
 	return proto_finish(b);
 }
 
@@ -479,6 +483,10 @@ static int take_list(const struct field *f, void *vm, char *err, size_t errlen)
 		if (f->i != 0 && f->i != 1)
 			return errf(err, errlen, "'all users' must be 0 or 1");
 		m->all_users = f->i;
+	} else if (f->tag == LI_FORECAST) {
+		if (f->i != 0 && f->i != 1)
+			return errf(err, errlen, "'forecast' must be 0 or 1");
+		m->forecast = f->i;
 	} else {
 		m->has_job = true;
 		m->job = (uint64_t)f->i;
@@ -490,11 +498,12 @@ int proto_dec_list(const uint8_t *frame, size_t len, struct proto_list *m, char 
 {
 	*m = (struct proto_list){ 0 };
 	if (len >= PROTO_HEADER && frame[5] == PT_INFO) {
-		if (walk_frame(frame, len, PT_INFO, list_spec, 2, take_list, m, err, errlen) < 0)
+		if (walk_frame(frame, len, PT_INFO, list_spec, NLIST_SPEC, take_list, m, err,
+		               errlen) < 0)
 			return -1;
 		return m->has_job ? 0 : errf(err, errlen, "which job? (field %u is missing)", LI_JOB);
 	}
-	return walk_frame(frame, len, PT_LIST, list_spec, 2, take_list, m, err, errlen);
+	return walk_frame(frame, len, PT_LIST, list_spec, NLIST_SPEC, take_list, m, err, errlen);
 }
 
 int proto_enc_profile(struct proto_buf *b)
@@ -659,12 +668,15 @@ enum {
 	JO_START, JO_END, JO_START_KIND, JO_EXIT, JO_NODE_LIST, JO_CWD, JO_OUT, JO_ERR, JO_REASON,
 	JO_CPU_US, JO_CPU_SRC, JO_MEM_KB, JO_MEM_SRC, JO_BROKEN, JO_FIRST_GUARANTEE, JO_PENDING,
 };
-enum { JS_JOB = 1, JS_TOTAL };
+enum { JS_JOB = 1, JS_TOTAL, JS_FORECAST_AT, JS_FORECAST_STALE };
 
 static const struct spec jobs_spec[] = {
 	{ JS_JOB, PK_GROUP, false, true, 0, PROTO_MAX_RECORDS },
 	{ JS_TOTAL, PK_INT, false, false, 0, 0 },
+	{ JS_FORECAST_AT, PK_INT, false, false, 0, 0 },
+	{ JS_FORECAST_STALE, PK_INT, false, false, 0, 0 },
 };
+#define NJOBS_SPEC (sizeof jobs_spec / sizeof *jobs_spec)
 static const struct spec job_spec[] = {
 	{ JO_ID, PK_INT, true, false, 0, 0 },
 	{ JO_UID, PK_INT, true, false, 0, 0 },
@@ -736,13 +748,23 @@ static void put_job(struct proto_buf *b, const struct proto_job *j)
 	proto_group_close(b, g);
 }
 
+/* The fields after the jobs: the total, the forecast's. */
+static void put_tail(struct proto_buf *b, const struct proto_jobs *m)
+{
+	if (m->total > m->count)
+		proto_put_int(b, JS_TOTAL, m->total);
+	if (m->forecast_at > 0 && m->forecast_at < BF_NEVER)	/* (0: a struct left zeroed) */
+		proto_put_int(b, JS_FORECAST_AT, m->forecast_at);
+	if (m->forecast_stale)
+		proto_put_int(b, JS_FORECAST_STALE, 1);
+}
+
 int proto_enc_jobs(struct proto_buf *b, const struct proto_jobs *m)
 {
 	proto_start(b, PT_JOBS);
 	for (uint32_t k = 0; k < m->count; k++)
 		put_job(b, &m->jobs[k]);
-	if (m->total > m->count)
-		proto_put_int(b, JS_TOTAL, m->total);
+	put_tail(b, m);
 	return proto_finish(b);
 }
 
@@ -751,8 +773,9 @@ void proto_jobs_begin(struct proto_buf *b)
 	proto_start(b, PT_JOBS);
 }
 
-/* Room kept for the total that proto_jobs_end may add. */
-#define TOTAL_ROOM 16
+/* Room kept for the fields that proto_jobs_end may add (three ints of
+ * 10 bytes). */
+#define TOTAL_ROOM 32
 
 bool proto_jobs_add(struct proto_buf *b, const struct proto_job *j)
 {
@@ -770,8 +793,13 @@ bool proto_jobs_add(struct proto_buf *b, const struct proto_job *j)
 
 int proto_jobs_end(struct proto_buf *b, uint32_t count, uint32_t total)
 {
-	if (total > count)
-		proto_put_int(b, JS_TOTAL, total);
+	return proto_jobs_finish(b, &(struct proto_jobs){ .count = count, .total = total,
+	                                                  .forecast_at = BF_NEVER });
+}
+
+int proto_jobs_finish(struct proto_buf *b, const struct proto_jobs *tail)
+{
+	put_tail(b, tail);
 	return proto_finish(b);
 }
 
@@ -857,6 +885,18 @@ static int take_job(const struct field *f, void *vctx, char *err, size_t errlen)
 		c->m->total = (uint32_t)f->i;
 		return 0;
 	}
+	if (f->tag == JS_FORECAST_AT) {
+		if (f->i <= 0 || f->i >= BF_NEVER)
+			return errf(err, errlen, "bad forecast time");
+		c->m->forecast_at = f->i;
+		return 0;
+	}
+	if (f->tag == JS_FORECAST_STALE) {
+		if (f->i != 0 && f->i != 1)
+			return errf(err, errlen, "'forecast stale' must be 0 or 1");
+		c->m->forecast_stale = f->i;
+		return 0;
+	}
 	c->cur = arena_push(c->a, (void **)&c->m->jobs, &c->m->count, sizeof *c->cur);
 	if (!c->cur)
 		return NOMEM(err, errlen);
@@ -877,8 +917,8 @@ int proto_dec_jobs(const uint8_t *frame, size_t len, struct proto_jobs *m,
 {
 	struct jobs_ctx c = { m, NULL, a };
 
-	*m = (struct proto_jobs){ 0 };
-	return walk_frame(frame, len, PT_JOBS, jobs_spec, 2, take_job, &c, err, errlen);
+	*m = (struct proto_jobs){ .forecast_at = BF_NEVER };
+	return walk_frame(frame, len, PT_JOBS, jobs_spec, NJOBS_SPEC, take_job, &c, err, errlen);
 }
 
 /* ---- CANCELLED ---- */

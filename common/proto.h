@@ -126,6 +126,10 @@ struct proto_list {
 	bool all_users;
 	bool has_job;
 	uint64_t job;			/* PT_INFO */
+	/* The client reads the forecast's time in the reply (forecast_at,
+	 * forecast_stale of struct proto_jobs); a client that does not say
+	 * so gets a reply without them, as it was before they came. */
+	bool forecast;
 };
 
 struct proto_cancel {
@@ -199,6 +203,12 @@ struct proto_jobs {
 	uint32_t count;
 	uint32_t total;			/* jobs there were, if more than count (the
 					 * rest did not fit one frame); else 0 */
+	/* To a request with `forecast`, under EASY and FCFS: when the
+	 * forecast the predicted starts come from was made (BF_NEVER: none
+	 * said), and whether the queue or the plan changed since (a job
+	 * queued since has no prediction). */
+	bf_time forecast_at;
+	bool forecast_stale;
 };
 
 struct proto_cancelled {
@@ -332,6 +342,8 @@ int proto_enc_jobs(struct proto_buf *b, const struct proto_jobs *m);
 void proto_jobs_begin(struct proto_buf *b);
 bool proto_jobs_add(struct proto_buf *b, const struct proto_job *j);
 int  proto_jobs_end(struct proto_buf *b, uint32_t count, uint32_t total);
+/* The same with the forecast's fields: those of `tail` but its jobs. */
+int  proto_jobs_finish(struct proto_buf *b, const struct proto_jobs *tail);
 int proto_enc_cancelled(struct proto_buf *b, const struct proto_cancelled *m);
 int proto_enc_steps(struct proto_buf *b, const struct proto_steps *m);
 int proto_enc_nodes(struct proto_buf *b);

@@ -485,6 +485,11 @@ struct sched_forecast;
 struct sched_forecast *sched_forecast_new(const struct sched *s, bf_time now);
 int sched_forecast_step(const struct sched *s, struct sched_forecast *f, bf_time now,
                         uint32_t max, void (*out)(uint64_t id, bf_time t, void *arg), void *arg);
+/* After SCHED_E_NOJOB: the forecast goes on from the first job that
+ * arrived after the one that left (a step over the jobs queued behind
+ * it): one out of date, which a caller would rather finish than make
+ * anew, as the queue keeps changing. Returns 0. */
+int sched_forecast_resume(const struct sched *s, struct sched_forecast *f);
 void sched_forecast_free(struct sched_forecast *f);
 /* The plan as steps from now on: at t[i] the plan has free[i] nodes free
  * (conservative: after every reservation; EASY/FCFS: after the running

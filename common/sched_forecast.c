@@ -119,6 +119,37 @@ static int step_snapshot(const struct sched *s, struct sched_forecast *f, bf_tim
 	return 0;
 }
 
+int sched_forecast_resume(const struct sched *s, struct sched_forecast *f)
+{
+	uint32_t i, first = NONE;
+
+	if (!f->any || next_slot(s, f, &i))
+		return 0;	/* it did not leave */
+	/* The queue behind it holds the jobs that arrived after it (a job put
+	 * first went to the front), latest last: walk them back from the tail. */
+	for (i = s->qtail; i != NONE && s->jobs[i].seq > f->last_seq; i = s->jobs[i].prev)
+		first = i;
+	if (first == NONE) {
+		/* None: the next step is at the tail, after the last job queued. */
+		if (s->qtail == NONE) {
+			f->any = false;
+			return 0;
+		}
+		first = s->qtail;
+		f->last_id = s->jobs[first].id;
+		f->last_seq = s->jobs[first].seq;
+		return 0;
+	}
+	/* Resume before `first`: as if its predecessor had been planned last. */
+	if (s->jobs[first].prev == NONE) {
+		f->any = false;	/* (from the head: every job is behind it) */
+		return 0;
+	}
+	f->last_id = s->jobs[s->jobs[first].prev].id;
+	f->last_seq = s->jobs[s->jobs[first].prev].seq;
+	return 0;
+}
+
 int sched_forecast_step(const struct sched *s, struct sched_forecast *f, bf_time now,
                         uint32_t max, void (*out)(uint64_t id, bf_time t, void *arg), void *arg)
 {

@@ -11,7 +11,7 @@
 
 void forecast_stale(struct daemon *d)
 {
-	d->fc.stale = true;
+	d->fc.changes++;
 }
 
 static void put(uint64_t id, bf_time t, void *arg)
@@ -28,8 +28,10 @@ static void put(uint64_t id, bf_time t, void *arg)
 /* A slice of the forecast being made (or of the arrivals since it was
  * whole): chunks of FORECAST_CHUNK jobs until FORECAST_TURN has passed, or
  * for the tests one chunk of a few a turn, so that a short queue takes
- * several turns (test.forecast_chunk). A forecast that cannot go on is
- * dropped. */
+ * several turns (test.forecast_chunk). The last job planned may have left
+ * the queue meanwhile: the forecast goes on after it (out of date, but
+ * whole in a bounded number of turns). A forecast that cannot go on (no
+ * memory) is dropped. */
 static void step(struct daemon *d, bf_time now)
 {
 	struct forecast *f = &d->fc;
@@ -37,64 +39,79 @@ static void step(struct daemon *d, bf_time now)
 	bf_time t0 = clock_monotonic();
 	int rc;
 
-	do
+	do {
 		rc = sched_forecast_step(d->sched, f->run, now, chunk, put, d);
-	while (rc == 0 && !d->test.forecast_chunk && clock_monotonic() - t0 < FORECAST_TURN);
+		if (rc == SCHED_E_NOJOB) {
+			sched_forecast_resume(d->sched, f->run);
+			rc = 0;
+		}
+	} while (rc == 0 && !d->test.forecast_chunk && clock_monotonic() - t0 < FORECAST_TURN);
 	f->stepped = d->turns;
 	f->complete = rc == 1;
 	if (rc == 1 && f->shown != f->round) {
 		f->shown = f->round;
+		f->shown_at = f->began;
+		f->shown_changes = f->run_changes;
 		f->done = now;	/* its age: arrivals planned later do not renew it */
+		f->took = clock_monotonic() - f->began_mono;
 	} else if (rc < 0) {
-		if (rc != SCHED_E_NOJOB)
-			log_warnx("predicting starts: %s", sched_strerror(rc));
+		log_warnx("predicting starts: %s", sched_strerror(rc));
 		sched_forecast_free(f->run);
 		f->run = NULL;
 	}
 }
 
-/* Whether the forecast shown can be answered with: it is complete and up
- * to date, or none can be made now (answers then show no predictions). */
-static bool answerable(struct daemon *d)
+/* A new forecast from now; the one shown stays shown until it is whole. */
+static void begin(struct daemon *d, bf_time now)
 {
 	struct forecast *f = &d->fc;
 
-	if (!f->run)
-		return true;
-	if (!f->complete)
-		drive_next_turn(d);
-	return !f->run || f->complete;
+	sched_forecast_free(f->run);
+	if (!(f->run = sched_forecast_new(d->sched, now))) {
+		log_warnx("predicting starts: out of memory");
+		return;
+	}
+	/* Its parity not the shown one's: that one is read until it is whole. */
+	f->round += (f->round + 1) % 2 == f->shown % 2 && f->shown ? 2 : 1;
+	f->complete = false;
+	f->run_changes = f->changes;
+	f->began = now;
+	f->began_mono = clock_monotonic();
+	step(d, now);
 }
 
-bool forecast_ready(struct daemon *d)
+bool forecast_want(struct daemon *d)
 {
 	struct forecast *f = &d->fc;
 	bf_time now = server_now(d);
 
 	if (d->o.policy == SCHED_CONSERVATIVE)
 		return true;	/* the guarantees are the plan */
-	/* A second old, it is made again; counted from when it was whole,
-	 * or a forecast that takes longer would never be. */
-	if (f->run && !f->stale && f->complete && now - f->done < BF_SEC) {
-		step(d, now);	/* the arrivals since, if any */
-		return answerable(d);
-	}
-	if (f->run && !f->stale && !f->complete) {
+	if (f->run && !f->complete) {
+		/* Finished first, changed or not (see forecast.h). */
 		if (f->stepped != d->turns)
 			step(d, now);
-		return answerable(d);
+	} else if (f->run && f->run_changes == f->changes && now - f->done < BF_SEC) {
+		/* Whole and up to date: the arrivals since, if any. A second
+		 * old, it is made again; counted from when it was whole, or a
+		 * forecast that takes longer would never be. */
+		step(d, now);
+	} else {
+		begin(d, now);
 	}
-	/* Out of date, or none: a new one. The one shown stays shown. */
-	sched_forecast_free(f->run);
-	if (!(f->run = sched_forecast_new(d->sched, now))) {
-		log_warnx("predicting starts: out of memory");
-		return true;
-	}
-	/* Its parity not the shown one's: that one is read until it is whole. */
-	f->round += (f->round + 1) % 2 == f->shown % 2 && f->shown ? 2 : 1;
-	f->complete = f->stale = false;
-	step(d, now);
-	return answerable(d);
+	if (f->run && !f->complete)
+		drive_next_turn(d);
+	return !f->run || forecast_fresh(d);
+}
+
+bool forecast_worth_waiting(const struct daemon *d, bf_time since)
+{
+	bf_time waited = clock_monotonic() - since;
+
+	/* (One begun before the last change would not be fresh when whole:
+	 * the queue is changing faster than forecasts are made.) */
+	return d->fc.run && d->fc.run_changes == d->fc.changes && waited < FORECAST_WAIT &&
+	       d->fc.took < FORECAST_WAIT - waited;
 }
 
 bf_time forecast_of(const struct daemon *d, const struct djob *j)
@@ -106,11 +123,30 @@ bf_time forecast_of(const struct daemon *d, const struct djob *j)
 	return j->pred[r & 1];
 }
 
+bf_time forecast_made(const struct daemon *d)
+{
+	if (!d->fc.shown || d->o.policy == SCHED_CONSERVATIVE)
+		return BF_NEVER;
+	return d->fc.shown_at;
+}
+
+/* Nothing changed since the one shown began, and, if it is the one made
+ * last, it has planned the arrivals since (a newer one being made after a
+ * second, for nothing but the time, leaves it fresh). */
+bool forecast_fresh(const struct daemon *d)
+{
+	const struct forecast *f = &d->fc;
+
+	if (d->o.policy == SCHED_CONSERVATIVE)
+		return true;
+	return f->shown && f->shown_changes == f->changes && (f->shown != f->round || f->complete);
+}
+
 void forecast_turn(struct daemon *d)
 {
 	struct forecast *f = &d->fc;
 
-	if (!f->run || f->complete || f->stale)
+	if (!f->run || f->complete)
 		return;
 	if (f->stepped != d->turns)
 		step(d, server_now(d));

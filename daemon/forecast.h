@@ -1,11 +1,22 @@
 /* Predicted starts of the queued jobs under EASY and FCFS, for bq and
- * bsub's answers (conservative shows its guarantees instead). A forecast
- * plans the whole queue (sched_forecast_*) a slice per loop turn, so a
- * deep queue never holds the loop; answers show the last complete one,
- * never half of one. It is made on demand, when an answer wants it and
- * the last one is out of date (the queue or the plan changed other than
- * by an arrival, or it was completed a second ago); an arrival joins the
- * forecast in place. */
+ * bsub's answers (conservative shows its guarantees, which the core keeps
+ * current, instead). A forecast plans the whole queue (sched_forecast_*)
+ * a slice per loop turn, so a deep queue never holds the loop; answers
+ * show the last complete one, never half of one, with the time it was
+ * made and whether the queue changed since (forecast_made, _fresh).
+ *
+ * A forecast is made on demand, when an answer wants one and the last is
+ * out of date (the queue or the plan changed other than by an arrival, or
+ * it was completed a second ago); an arrival joins it in place. One that
+ * is begun is finished even if the queue changes meanwhile (a job that
+ * left is passed over, one that came back is planned at the tail): were
+ * it made anew at each change, a user holding and releasing their jobs in
+ * a loop would keep every forecast from ever being whole. What changed
+ * shows in the next one. No answer waits for a forecast for long: a
+ * listing waits at most FORECAST_WAIT, and only for one that will be
+ * fresh, while forecasts are made quicker than that
+ * (forecast_worth_waiting); else it answers at once from the last
+ * complete one. */
 #ifndef BF_FORECAST_H
 #define BF_FORECAST_H
 #include <stdbool.h>
@@ -22,8 +33,13 @@ struct forecast {
 	uint64_t round;			/* the number of `run` (1, 2, ...) */
 	uint64_t shown;			/* the last complete: what answers show (0: none) */
 	bool complete;			/* run is at the queue's tail */
-	bool stale;			/* something changed since run began */
+	/* Changes to the queue or the plan (forecast_stale), counted: a
+	 * forecast is out of date when the count moved since it began. */
+	uint64_t changes, run_changes, shown_changes;
+	bf_time began;			/* when run began (server time) */
+	bf_time shown_at;		/* and the one shown */
 	bf_time done;			/* when run first reached the tail */
+	bf_time began_mono, took;	/* how long the last complete one took */
 	uint64_t stepped;		/* the loop turn it last planned in */
 };
 
@@ -31,15 +47,29 @@ struct forecast {
  * at the clock (a few hundred microseconds in a deep, tight queue). */
 #define FORECAST_TURN	((bf_time)5000 * BF_USEC)
 #define FORECAST_CHUNK	256u
+/* The longest a listing waits for a fresh forecast (from its request):
+ * enough for a queue of thousands between two of a person's commands,
+ * short enough that an answer from an older one comes at once to them. */
+#define FORECAST_WAIT	((bf_time)500 * 1000 * BF_USEC)
 
 /* The queue or the plan changed (other than by an arrival at the tail). */
 void forecast_stale(struct daemon *d);
-/* Whether the forecast shown is up to date (or none can be made); if
- * not, a slice of a new one is planned (one per loop turn), the next turn
- * is brought on, and a reader that waits asks again then (conn_wait_turn). */
-bool forecast_ready(struct daemon *d);
+/* An answer wants predictions: whether the forecast shown is up to date
+ * (or none can be made); if not, one is made, a slice per loop turn, and
+ * the next turn is brought on. Never waits. */
+bool forecast_want(struct daemon *d);
+/* Whether a reader that asked at `since` (clock_monotonic) and found the
+ * forecast not up to date should wait a turn for it: only for one that
+ * will be fresh when whole (begun after the last change), not past
+ * FORECAST_WAIT, and only if the last forecast took less than that. */
+bool forecast_worth_waiting(const struct daemon *d, bf_time since);
 /* A queued job's start in the forecast shown, BF_NEVER if it has none. */
 bf_time forecast_of(const struct daemon *d, const struct djob *j);
+/* When the forecast shown was begun: what its predictions are as of
+ * (BF_NEVER: none, or conservative); and whether the queue and the plan
+ * are still those it planned (conservative: always). */
+bf_time forecast_made(const struct daemon *d);
+bool forecast_fresh(const struct daemon *d);
 /* Once per loop turn: the next slice of a forecast being made. */
 void forecast_turn(struct daemon *d);
 void forecast_free(struct daemon *d);

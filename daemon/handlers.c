@@ -12,6 +12,7 @@
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
 #include "duration.h"
 #include "log.h"
 #include "server.h"
@@ -164,26 +165,66 @@ void handlers_wait_read(struct conn *c, void *m, int decoded, const char *err,
 	}
 }
 
+/* A listing's or an info's request, and when it came (clock_monotonic):
+ * what it waits for has a deadline from then. */
+struct read_req {
+	struct proto_list m;
+	bf_time since;
+};
+
 static void wait_read(struct conn *c, const uint8_t *frame, size_t len,
                       void (*answer)(struct conn *c))
 {
-	struct proto_list *m = malloc(sizeof *m);
+	struct read_req *r = malloc(sizeof *r);
 	char err[200] = "";
 
-	handlers_wait_read(c, m, m ? proto_dec_list(frame, len, m, err, sizeof err) : -1, err,
+	if (r)
+		r->since = clock_monotonic();
+	handlers_wait_read(c, r, r ? proto_dec_list(frame, len, &r->m, err, sizeof err) : -1, err,
 	                   answer);
+}
+
+/* Whether an answer that shows starts waits another loop turn: for the
+ * slices of a plan being settled (drive_unsettled: none shows half of
+ * one), at most UNSETTLED_WAIT; for a fresh forecast, only as long as
+ * forecast_worth_waiting says. Then it answers with what there is: the
+ * last complete forecast, with its time. */
+static bool wait_for_starts(struct conn *c, const struct read_req *r,
+                            void (*answer)(struct conn *c))
+{
+	struct daemon *d = conn_daemon(c);
+	bool fresh = forecast_want(d);
+
+	if ((drive_unsettled(d) && clock_monotonic() - r->since < UNSETTLED_WAIT) ||
+	    (!fresh && forecast_worth_waiting(d, r->since))) {
+		conn_wait_turn(c, answer);	/* the next slice, then again */
+		return true;
+	}
+	return false;
+}
+
+/* The forecast's time and freshness, for a client that reads them. */
+static void forecast_said(const struct daemon *d, const struct proto_list *m,
+                          struct proto_jobs *tail)
+{
+	tail->forecast_at = BF_NEVER;
+	tail->forecast_stale = false;
+	if (!m->forecast || d->o.policy == SCHED_CONSERVATIVE)
+		return;
+	tail->forecast_at = forecast_made(d);
+	tail->forecast_stale = !forecast_fresh(d);
 }
 
 static void answer_list(struct conn *c)
 {
 	struct daemon *d = conn_daemon(c);
-	const struct proto_list *m = conn_ctx(c);
+	const struct read_req *r = conn_ctx(c);
+	const struct proto_list *m = &r->m;
 	struct listing l = { .c = c };
+	struct proto_jobs tail = { 0 };
 
-	if (!forecast_ready(d) || drive_unsettled(d)) {
-		conn_wait_turn(c, answer_list);	/* the next slice, then again */
+	if (wait_for_starts(c, r, answer_list))
 		return;
-	}
 	l.all = m->all_users;
 	proto_buf_init(&l.b);
 	proto_jobs_begin(&l.b);
@@ -205,7 +246,10 @@ static void answer_list(struct conn *c)
 	if (store_load_final(d->store, FINAL_IN_LIST, l.all ? -1 : (int64_t)conn_uid(c), add_final,
 	                     &l) < 0)
 		log_warnx("listing ended jobs: %s", store_error(d->store));
-	if (proto_jobs_end(&l.b, l.count, l.total) < 0)
+	tail.count = l.count;
+	tail.total = l.total;
+	forecast_said(d, m, &tail);
+	if (proto_jobs_finish(&l.b, &tail) < 0)
 		conn_error(c, PE_INTERNAL, "out of memory");
 	else
 		conn_reply(c, &l.b);
@@ -222,6 +266,8 @@ struct one {
 static void reply_one(struct one *o, const struct store_job *r, bf_time predicted,
                       const char *pending)
 {
+	struct proto_jobs js = { .count = 1, .forecast_at = BF_NEVER };
+	const struct read_req *req = conn_ctx(o->c);
 	struct proto_job pj;
 	char out[PROTO_MAX_STRING];
 
@@ -235,7 +281,10 @@ static void reply_one(struct one *o, const struct store_job *r, bf_time predicte
 	pj.out = jobs_out_path(r, out, sizeof out);	/* where it really goes */
 	if (!pj.err)
 		pj.err = pj.out;
-	proto_enc_jobs(o->b, &(struct proto_jobs){ &pj, 1, 0 });
+	js.jobs = &pj;
+	if (r->state == ST_QUEUED && !r->held)
+		forecast_said(conn_daemon(o->c), &req->m, &js);
+	proto_enc_jobs(o->b, &js);
 }
 
 static int info_final(const struct store_job *r, void *arg)
@@ -252,16 +301,15 @@ static void h_list(struct conn *c, const uint8_t *frame, size_t len)
 static void answer_info(struct conn *c)
 {
 	struct daemon *d = conn_daemon(c);
-	struct proto_list m = *(const struct proto_list *)conn_ctx(c);
+	const struct read_req *r = conn_ctx(c);
+	struct proto_list m = r->m;
 	struct proto_buf b;
 	struct one o = { .c = c, .b = &b, .code = PE_OK };
 	struct djob *j;
 
 	if ((j = jobs_get(d, m.job)) && j->rec.state == ST_QUEUED &&
-	    (!forecast_ready(d) || drive_unsettled(d))) {
-		conn_wait_turn(c, answer_info);	/* the next slice, then again */
+	    wait_for_starts(c, r, answer_info))
 		return;
-	}
 	proto_buf_init(&b);
 	if (j) {
 		struct sched_job_info info;

@@ -260,6 +260,11 @@ void drive_announce_now(struct daemon *d, struct djob *j);
 /* Jobs still wait for a place (a lost node took reservations back), or
  * broken guarantees to be told: an answer that shows guarantees waits for
  * the last slice, so none shows half a plan. */
+/* The longest such an answer waits (a listing, bq -l, bsub's answer):
+ * then it shows what there is. No ordinary user unsettles the plan (an
+ * operator's move, a lost node, a switch of policy do), but an answer
+ * waits for nothing without a bound. */
+#define UNSETTLED_WAIT	((bf_time)2 * BF_SEC)
 static inline bool drive_unsettled(const struct daemon *d)
 {
 	return sched_placing(d->sched) || d->announce_head < d->nannounce;

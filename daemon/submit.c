@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include "clock.h"
 #include "duration.h"
 #include "log.h"
 #include "server.h"
@@ -111,13 +112,25 @@ static void answer_submitted(struct conn *c)
 	                             .estimate = j ? j->rec.estimate : 0 };
 	struct sched_job_info info;
 	struct proto_buf b;
+	bf_time *since = conn_ctx(c);	/* (the submission's is gone by now) */
 
 	if (drive_unsettled(d)) {
 		/* Its place, or the places of jobs before it, are still being
 		 * found, or guarantees broken still being told: the answer
-		 * names its guarantee, so it waits for the last slice. */
-		conn_wait_turn(c, answer_submitted);
-		return;
+		 * names its guarantee, so it waits for the last slice, up to
+		 * UNSETTLED_WAIT from its first wait (then it says what there
+		 * is; without memory to time the wait, at once). */
+		if (!since && (since = malloc(sizeof *since))) {
+			*since = clock_monotonic();
+			if (conn_set_ctx(c, since, free) < 0) {
+				free(since);
+				since = NULL;
+			}
+		}
+		if (since && clock_monotonic() - *since < UNSETTLED_WAIT) {
+			conn_wait_turn(c, answer_submitted);
+			return;
+		}
 	}
 	if (j && j->rec.start != BF_NEVER) {
 		m.kind = PS_ACTUAL;
@@ -126,8 +139,9 @@ static void answer_submitted(struct conn *c)
 	           info.guarantee != BF_NEVER) {
 		m.kind = PS_GUARANTEED;
 		m.start = info.guarantee;
-	} else if (j && forecast_ready(d) && (m.start = forecast_of(d, j)) != BF_NEVER) {
-		/* (A forecast that takes more than this turn is not waited for.) */
+	} else if (j && (forecast_want(d), (m.start = forecast_of(d, j)) != BF_NEVER)) {
+		/* (From the last complete forecast, if it has the job: one
+		 * being made is not waited for.) */
 		m.kind = PS_PREDICTED;
 	}
 	if (j)

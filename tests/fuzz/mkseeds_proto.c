@@ -147,6 +147,8 @@ int main(int argc, char **argv)
 	proto_enc_list(&b, PT_LIST, &(struct proto_list){ .all_users = true });
 	put_buf("ok-list-all", &b);
 	put_sel("sel-list", 1, &b);
+	proto_enc_list(&b, PT_LIST, &(struct proto_list){ .all_users = true, .forecast = true });
+	put_buf("ok-list-forecast", &b);
 	proto_enc_list(&b, PT_INFO, &(struct proto_list){ .has_job = true, .job = 42 });
 	put_buf("ok-info", &b);
 	put_sel("sel-info", 2, &b);
@@ -166,13 +168,16 @@ int main(int argc, char **argv)
 	                                                   600000000 });
 	put_buf("ok-submitted", &b);
 	put_sel("sel-submitted", 7, &b);
-	proto_enc_jobs(&b, &(struct proto_jobs){ jobs, 3, 0 });
+	proto_enc_jobs(&b, &(struct proto_jobs){ .jobs = jobs, .count = 3, .total = 0 });
 	put_buf("ok-jobs", &b);
 	put_sel("sel-jobs", 8, &b);
-	proto_enc_jobs(&b, &(struct proto_jobs){ jobs, 1, 5000 });
+	proto_enc_jobs(&b, &(struct proto_jobs){ .jobs = jobs, .count = 1, .total = 5000 });
 	put_buf("ok-jobs-cut", &b);
-	proto_enc_jobs(&b, &(struct proto_jobs){ NULL, 0, 0 });
+	proto_enc_jobs(&b, &(struct proto_jobs){ .jobs = NULL, .count = 0, .total = 0 });
 	put_buf("ok-jobs-empty", &b);
+	proto_enc_jobs(&b, &(struct proto_jobs){ .jobs = jobs, .count = 3, .forecast_at =
+	                                         1700000000000000, .forecast_stale = true });
+	put_buf("ok-jobs-forecast", &b);
 	proto_enc_cancelled(&b, &(struct proto_cancelled){ ids, codes, 3 });
 	put_buf("ok-cancelled", &b);
 	put_sel("sel-cancelled", 9, &b);

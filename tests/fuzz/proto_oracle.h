@@ -138,8 +138,11 @@ static const struct mtag m_submit_t[] = {
 	{ 9, MK_BYTES, false, true, 0, 0, STR, false, RULE_ENV, PROTO_MAX_LIST, NULL },
 	M_INT(10, false, 0, 0777),		/* the submitter's umask; absent: 022 */
 };
-static const struct mtag m_list_t[] = { M_INT(1, false, 0, 1), M_INT(2, false, ANY_LO, ANY_HI) };
-static const struct mtag m_info_t[] = { M_INT(1, false, 0, 1), M_INT(2, true, ANY_LO, ANY_HI) };
+/* Tag 3: the client reads the forecast's time (0 or 1). */
+static const struct mtag m_list_t[] = { M_INT(1, false, 0, 1), M_INT(2, false, ANY_LO, ANY_HI),
+                                        M_INT(3, false, 0, 1) };
+static const struct mtag m_info_t[] = { M_INT(1, false, 0, 1), M_INT(2, true, ANY_LO, ANY_HI),
+                                        M_INT(3, false, 0, 1) };
 static const struct mtag m_cancel_t[] = {
 	{ 1, MK_INT, true, true, ANY_LO, ANY_HI, 0, false, RULE_NONE, PROTO_MAX_LIST, NULL },
 	M_INT(2, false, 1, 64),		/* bkill -s: the signal */
@@ -184,6 +187,8 @@ static const uint8_t m_job_pairs[][2] = { { 18, 19 }, { 20, 21 } };
 static const struct mtag m_jobs_t[] = {
 	{ 1, MK_GROUP, false, true, 0, 0, 0, false, RULE_NONE, PROTO_MAX_RECORDS, &m_job },
 	M_INT(2, false, 0, UINT32_MAX),
+	M_INT(3, false, 1, BF_NEVER - 1),	/* forecast_at */
+	M_INT(4, false, 0, 1),			/* forecast_stale */
 };
 /* A result code: PE_OK to PE_LAST, "any code 0 to 9". */
 static const struct mtag m_result_t[] = { M_INT(1, true, ANY_LO, ANY_HI), M_INT(2, true, 0, PE_LAST) };
@@ -449,12 +454,13 @@ static void model_list(const struct mp *mp, const struct proto_list *m)
 	OCHECK(m->all_users == (int_or(TOP(mp, 1), 0) == 1));
 	OCHECK(m->has_job == (job != NULL));
 	OCHECK(!job || m->job == (uint64_t)job->i);
+	OCHECK(m->forecast == (int_or(TOP(mp, 3), 0) == 1));
 }
 
 static bool eq_list(const struct proto_list *x, const struct proto_list *y)
 {
 	return x->all_users == y->all_users && x->has_job == y->has_job &&
-	       (!x->has_job || x->job == y->job);
+	       (!x->has_job || x->job == y->job) && x->forecast == y->forecast;
 }
 
 static void model_cancel(const struct where *w, const struct mp *mp, const struct proto_cancel *m)
@@ -513,6 +519,8 @@ static void model_jobs(const struct where *w, const struct mp *mp, const struct 
 	uint32_t n = 0;
 
 	OCHECK(m->total == (uint64_t)int_or(TOP(mp, 2), 0));
+	OCHECK(m->forecast_at == int_or(TOP(mp, 3), BF_NEVER));
+	OCHECK(m->forecast_stale == (int_or(TOP(mp, 4), 0) == 1));
 	OCHECK(m->count == 0 || inside(w, m->jobs, m->count * sizeof *m->jobs));
 	for (size_t g = 0; g < mp->n; g++) {
 		const struct proto_job *j;
@@ -562,7 +570,8 @@ static void model_jobs(const struct where *w, const struct mp *mp, const struct 
 static bool eq_jobs(const struct proto_jobs *x, const struct proto_jobs *y)
 {
 	if (x->count != y->count ||
-	    (x->total > x->count ? x->total : 0) != (y->total > y->count ? y->total : 0))
+	    (x->total > x->count ? x->total : 0) != (y->total > y->count ? y->total : 0) ||
+	    x->forecast_at != y->forecast_at || x->forecast_stale != y->forecast_stale)
 		return false;
 	for (uint32_t k = 0; k < x->count; k++) {
 		const struct proto_job *a = &x->jobs[k], *b = &y->jobs[k];

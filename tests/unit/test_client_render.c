@@ -235,7 +235,7 @@ static size_t col(const char *line, const char *word)
 
 static void table(void)
 {
-	struct proto_jobs js = { jobs, NJOBS, 0 };
+	struct proto_jobs js = { .jobs = jobs, .count = NJOBS, .total = 0 };
 	FILE *f = mem();
 	char *lines[16], *save, *l;
 	int n = 0;
@@ -310,7 +310,7 @@ static void table(void)
 		b.broken = "at 2026-11-21 14:30:00: start moved from 2026-11-21 17:00:00 to "
 		           "2026-11-21 18:00:00 (nodes drained)";
 		f = mem();
-		render_table(f, &(struct proto_jobs){ &b, 1, 0 }, true);
+		render_table(f, &(struct proto_jobs){ .jobs = &b, .count = 1, .total = 0 }, true);
 		fclose(f);
 		ok(has("queued!") && has("! its guarantee moved later (bq -l ID says when and why)"),
 		   "a broken guarantee is marked in the listing, with a legend");
@@ -354,7 +354,7 @@ static void info(void)
 	   "an ended job's unknown usage is '-'");
 	{
 		struct proto_job u = jobs[3];
-		struct proto_jobs uj = { &u, 1, 0 };
+		struct proto_jobs uj = { .jobs = &u, .count = 1, .total = 0 };
 
 		u.cpu_us = 1500400;
 		u.cpu_src = PU_CGROUP;
@@ -402,7 +402,7 @@ static void info(void)
 		/* A guarantee between two seconds is shown at the later one:
 		 * never earlier than the truth. */
 		struct proto_job g = jobs[1];
-		struct proto_jobs one = { &g, 1, 0 };
+		struct proto_jobs one = { .jobs = &g, .count = 1, .total = 0 };
 
 		g.start = T0 + 3 * HOUR + 1;
 		g.end = g.start + 30 * 60 * BF_SEC;
@@ -425,7 +425,7 @@ static void info(void)
 
 static void json_out(void)
 {
-	struct proto_jobs js = { &jobs[3], 1, 0 };
+	struct proto_jobs js = { .jobs = &jobs[3], .count = 1, .total = 0 };
 	FILE *f = mem();
 	const char *want3 =
 		"{\"id\":3,\"uid\":1000,\"user\":\"alice\",\"name\":\"bad\\tname\",\"state\":\"killed\","
@@ -446,7 +446,7 @@ static void json_out(void)
 	if (strcmp(out, want) != 0)
 		printf("#   got  %s#   want %s", out, want);
 
-	js = (struct proto_jobs){ jobs, NJOBS, 0 };
+	js = (struct proto_jobs){ .jobs = jobs, .count = NJOBS, .total = 0 };
 	f = mem();
 	render_json(f, &js, false);
 	fclose(f);
@@ -469,7 +469,7 @@ static void json_out(void)
 		struct proto_job e = { .id = 5, .state = "done", .has_exit = true, .exit_status = 2 << 8,
 		                       .estimate = BF_SEC / 4 };
 
-		js = (struct proto_jobs){ &e, 1, 0 };
+		js = (struct proto_jobs){ .jobs = &e, .count = 1, .total = 0 };
 		f = mem();
 		render_json(f, &js, true);
 		fclose(f);

@@ -214,7 +214,7 @@ static struct proto_job jobs[] = {
 
 static const struct proto_buf *jobs_reply(uint32_t n)
 {
-	proto_enc_jobs(&reply_buf, &(struct proto_jobs){ jobs, n, 0 });
+	proto_enc_jobs(&reply_buf, &(struct proto_jobs){ .jobs = jobs, .count = n, .total = 0 });
 	return &reply_buf;
 }
 

@@ -43,7 +43,7 @@ static void round_trips(void)
 		{ .id = 8, .uid = 0, .state = "queued", .nodes = 2, .estimate = 1, .submit = 5,
 		  .start = 9, .end = 10, .start_kind = PS_PREDICTED },
 	};
-	struct proto_jobs js = { jobs, 2, 0 }, js2;
+	struct proto_jobs js = { .jobs = jobs, .count = 2 }, js2;
 	struct proto_step steps[] = { { 0, 10 }, { 100, -2 } };
 	struct proto_steps st = { 16, steps, 2 }, st2;
 	struct proto_submitted sd = { 42, 123456789, PS_GUARANTEED, 600 * BF_SEC }, sd2;
@@ -311,7 +311,7 @@ static void mutations(void)
 		if (round % 2)
 			proto_enc_submit(&b, &s);
 		else
-			proto_enc_jobs(&b, &(struct proto_jobs){ jobs, 3, 0 });
+			proto_enc_jobs(&b, &(struct proto_jobs){ .jobs = jobs, .count = 3, .total = 0 });
 		len = b.len;
 		memcpy(buf, b.p, len);
 		for (int k = 0; k < 1 + round % 4; k++) {
@@ -483,7 +483,7 @@ static void usage(void)
 {
 	struct proto_job j = { .id = 3, .state = "done", .cpu_us = 1234567, .cpu_src = PU_CGROUP,
 	                       .mem_kb = 2048, .mem_src = PU_RUSAGE };
-	struct proto_jobs js = { &j, 1, 0 }, js2;
+	struct proto_jobs js = { .jobs = &j, .count = 1 }, js2;
 	struct proto_arena a = { 0 };
 	struct proto_buf b;
 	static const int64_t cpu_only[] = { 18, 5 }, src_only[] = { 21, 1 },

@@ -19,7 +19,7 @@ ms() { echo $(($(date +%s%N) / 1000000)); }
 rss_kb() { sed -n 's/^VmRSS:[^0-9]*\([0-9]*\).*/\1/p' "/proc/$DPID/status" 2>/dev/null; }
 db_kb() { du -sk "$TMP"/state.db* | awk '{ s += $1 } END { print s }'; }
 
-printf 'nodes: 4\npolicy: easy\nkill_grace: 1s\nmax_queued_per_user: 100000\n' >p.yaml
+printf 'nodes: 4\npolicy: easy\nkill_grace: 1s\nmax_queued_per_user: 100000\nmax_stored_per_user: 1G\n' >p.yaml
 start_daemon --config "$TMP/p.yaml"
 ok $? "the daemon starts (EASY, 4 nodes, max_queued_per_user 100000)"
 mkdir u && chown nobody:nogroup u

@@ -31,6 +31,12 @@
 #define CONF_MAX_ERRORS  200		/* messages kept; the rest are counted */
 #define CONF_MAX_PER_USER 1000000u	/* max_queued/running_per_user */
 #define CONF_MAX_GRACE   ((bf_time)7 * 86400 * BF_SEC)	/* as --kill-grace */
+/* A user's budgets (ratelimit.h): changes at once, then one every
+ * interval; log lines a minute about their requests. */
+#define CONF_DEFAULT_CHANGES   20u
+#define CONF_DEFAULT_CHANGE_INTERVAL BF_SEC
+#define CONF_DEFAULT_LOG_LINES 30u
+#define CONF_MAX_CHANGE_INTERVAL ((bf_time)3600 * BF_SEC)
 #define CONF_SOCKET_MAX  107		/* bytes in a Unix socket path (sun_path - NUL) */
 
 enum conf_key {
@@ -38,7 +44,8 @@ enum conf_key {
 	CONF_K_DATABASE, CONF_K_SPOOL, CONF_K_KILL_GRACE, CONF_K_DEFAULT_LIMIT,
 	CONF_K_MAX_LIMIT, CONF_K_MAX_NODES, CONF_K_MAX_QUEUED_PER_USER,
 	CONF_K_MAX_RUNNING_PER_USER, CONF_K_ADMIN_GROUP, CONF_K_LAUNCH, CONF_K_LOG_LEVEL,
-	CONF_K_KEEP_ENDED, CONF_K_ALPHA,
+	CONF_K_KEEP_ENDED, CONF_K_ALPHA, CONF_K_MAX_CHANGES_PER_USER,
+	CONF_K_CHANGE_INTERVAL_PER_USER, CONF_K_MAX_LOG_LINES_PER_USER,
 	CONF_NKEYS
 };
 
@@ -68,6 +75,10 @@ struct conf {
 	char *launch;			/* NULL: run scripts directly */
 	enum conf_log_level log_level;	/* default info */
 	bf_time keep_ended;		/* BF_NEVER ("forever", the default) or > 0 */
+	/* A user's budgets (never unlimited): see the defaults above. */
+	uint32_t max_changes_per_user;	/* 1 .. CONF_MAX_PER_USER */
+	bf_time change_interval_per_user;	/* > 0, at most an hour */
+	uint32_t max_log_lines_per_user;	/* 1 .. CONF_MAX_PER_USER */
 };
 
 /* One message, "FILE:LINE:COLUMN: text"; line and column are 0 for an

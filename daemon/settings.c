@@ -98,6 +98,9 @@ void settings_limits(const struct conf *c, struct serve_limits *lim)
 		.max_running_per_user = c->max_running_per_user,
 		.log_level = syslog_level[c->log_level <= CONF_LOG_DEBUG ? c->log_level : CONF_LOG_INFO],
 		.keep_ended = c->keep_ended,
+		.max_changes_per_user = c->max_changes_per_user,
+		.change_interval_per_user = c->change_interval_per_user,
+		.max_log_lines_per_user = c->max_log_lines_per_user,
 	};
 	/* Checked by settings_read; a group removed since is no group. */
 	if (c->admin_group && group_gid(c->admin_group, &gid) == 0) {

@@ -31,6 +31,10 @@ struct serve_limits {
 	char admin_group[64];
 	int log_level;			/* a syslog priority: LOG_ERR .. LOG_DEBUG */
 	bf_time keep_ended;		/* ended jobs older than this leave the store; BF_NEVER: kept */
+	/* A user's budgets (ratelimit.h; 0: conf.h's default, never none). */
+	uint32_t max_changes_per_user;	/* changes to their jobs at once */
+	bf_time change_interval_per_user;	/* then one more each */
+	uint32_t max_log_lines_per_user;	/* a minute, about their requests */
 };
 
 /* Which serve options the command line gave (they win over the file). */

@@ -113,11 +113,11 @@ ok $? "root's bsub and bq kept working (bsub $bsub_ms ms, worst bq $worst_bq ms)
 ok $? "the daemon's RSS grew by $((rss1 - rss0)) KiB (< 20 MiB)"
 
 # Root (an admin) has no budget.
-"$BSTOP" "$b" >/dev/null 2>&1 || "$BRESUME" "$b" >/dev/null 2>&1	# a known state
+"$BRESUME" "$b" >/dev/null 2>&1	# queued, not held, whatever the loop left
 bad=0
 for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25; do
-	"$BF_BUILD/bctl" hold "$b" >/dev/null 2>&1 || "$BSTOP" "$b" >/dev/null 2>&1 || bad=$((bad + 1))
-	"$BRESUME" "$b" >/dev/null 2>&1 || bad=$((bad + 1))
+	"$BF_BUILD/bctl" hold "$b" >/dev/null 2>&1 || bad=$((bad + 1))
+	"$BF_BUILD/bctl" release "$b" >/dev/null 2>&1 || bad=$((bad + 1))
 done
 [ "$bad" -eq 0 ]
 ok $? "root holds and releases job $b 25 times in a row, none refused ($bad refused)"

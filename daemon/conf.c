@@ -687,6 +687,36 @@ static int set_per_user(struct loader *l, enum conf_key k, const struct val *v)
 	return 0;
 }
 
+/* A user's budget (ratelimit.h): a positive number. Neither 0 nor
+ * "unlimited": each change and each line costs the daemon disk. */
+static int set_budget(struct loader *l, enum conf_key k, const struct val *v)
+{
+	uint32_t n;
+
+	if (!want_scalar(l, k, v, "a whole number") ||
+	    want_number(l, k, v, 1, CONF_MAX_PER_USER, &n) < 0)
+		return 0;
+	*(k == CONF_K_MAX_CHANGES_PER_USER ? &l->c->max_changes_per_user
+	                                   : &l->c->max_log_lines_per_user) = n;
+	mark_set(l, k);
+	return 0;
+}
+
+static int set_change_interval(struct loader *l, enum conf_key k, const struct val *v)
+{
+	bf_time t;
+
+	if (!want_scalar(l, k, v, "a time such as 1s or 0.5s") || parse_time(l, k, v, &t) < 0)
+		return 0;
+	if (t > CONF_MAX_CHANGE_INTERVAL) {
+		report(l, v->at, "%s: %s is more than an hour", conf_key_name(k), SHOW(&v->s));
+		return 0;
+	}
+	l->c->change_interval_per_user = t;
+	mark_set(l, k);
+	return 0;
+}
+
 /* A group name as useradd/groupadd accept it; whether it exists is for
  * the daemon to check when it starts (the file may be written on another
  * machine, or before the directory service is up). */
@@ -1009,6 +1039,9 @@ static const struct {
 	[CONF_K_MAX_STORED_PER_USER] = { "max_stored_per_user", set_size },
 	[CONF_K_KEEP_ENDED_PER_USER] = { "keep_ended_per_user", set_size },
 	[CONF_K_MIN_FREE_DISK] = { "min_free_disk", set_size },
+	[CONF_K_MAX_CHANGES_PER_USER] = { "max_changes_per_user", set_budget },
+	[CONF_K_CHANGE_INTERVAL_PER_USER] = { "change_interval_per_user", set_change_interval },
+	[CONF_K_MAX_LOG_LINES_PER_USER] = { "max_log_lines_per_user", set_budget },
 };
 
 const char *conf_key_name(enum conf_key k)
@@ -1208,6 +1241,9 @@ int conf_init(struct conf *c)
 		.max_stored_per_user = CONF_DEFAULT_STORED_PER_USER,
 		.keep_ended_per_user = CONF_DEFAULT_ENDED_PER_USER,
 		.min_free_disk = CONF_DEFAULT_MIN_FREE_DISK,
+		.max_changes_per_user = CONF_DEFAULT_CHANGES,
+		.change_interval_per_user = CONF_DEFAULT_CHANGE_INTERVAL,
+		.max_log_lines_per_user = CONF_DEFAULT_LOG_LINES,
 	};
 	c->partition = strdup("batch");
 	c->nodes = strdup("16");

@@ -38,6 +38,12 @@
 #define CONF_DEFAULT_ENDED_PER_USER  ((uint64_t)16 << 20)
 #define CONF_DEFAULT_MIN_FREE_DISK   ((uint64_t)64 << 20)
 #define CONF_MAX_GRACE   ((bf_time)7 * 86400 * BF_SEC)	/* as --kill-grace */
+/* A user's budgets (ratelimit.h): changes at once, then one every
+ * interval; log lines a minute about their requests. */
+#define CONF_DEFAULT_CHANGES   20u
+#define CONF_DEFAULT_CHANGE_INTERVAL BF_SEC
+#define CONF_DEFAULT_LOG_LINES 30u
+#define CONF_MAX_CHANGE_INTERVAL ((bf_time)3600 * BF_SEC)
 #define CONF_SOCKET_MAX  107		/* bytes in a Unix socket path (sun_path - NUL) */
 
 enum conf_key {
@@ -46,7 +52,8 @@ enum conf_key {
 	CONF_K_MAX_LIMIT, CONF_K_MAX_NODES, CONF_K_MAX_QUEUED_PER_USER,
 	CONF_K_MAX_RUNNING_PER_USER, CONF_K_ADMIN_GROUP, CONF_K_LAUNCH, CONF_K_LOG_LEVEL,
 	CONF_K_KEEP_ENDED, CONF_K_ALPHA, CONF_K_MAX_STORED_PER_USER,
-	CONF_K_KEEP_ENDED_PER_USER, CONF_K_MIN_FREE_DISK,
+	CONF_K_KEEP_ENDED_PER_USER, CONF_K_MIN_FREE_DISK, CONF_K_MAX_CHANGES_PER_USER,
+	CONF_K_CHANGE_INTERVAL_PER_USER, CONF_K_MAX_LOG_LINES_PER_USER,
 	CONF_NKEYS
 };
 
@@ -83,6 +90,10 @@ struct conf {
 	 * take in the store before the oldest go; the free space below which
 	 * users other than root may not submit. */
 	uint64_t max_stored_per_user, keep_ended_per_user, min_free_disk;
+	/* A user's budgets (never unlimited): see the defaults above. */
+	uint32_t max_changes_per_user;	/* 1 .. CONF_MAX_PER_USER */
+	bf_time change_interval_per_user;	/* > 0, at most an hour */
+	uint32_t max_log_lines_per_user;	/* 1 .. CONF_MAX_PER_USER */
 };
 
 /* One message, "FILE:LINE:COLUMN: text"; line and column are 0 for an

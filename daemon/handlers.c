@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "duration.h"
 #include "log.h"
+#include "ratelimit.h"
 #include "server.h"
 
 #define FINAL_IN_LIST 100	/* recently ended jobs bq shows */
@@ -358,6 +359,7 @@ struct cancel_result {
 	bool started;		/* a first slice was taken */
 	char by[300];		/* who: "alice (uid 1000)" */
 	int signal;		/* bkill -s: 0, or the signal to pass on */
+	bool admin;		/* bkill -s: no budget (ratelimit.h) */
 	uint32_t next;		/* ids looked at so far */
 	uint32_t logged;	/* ids whose cancel was logged (durable) */
 	bool changed;		/* the ids since the last commit changed something */
@@ -409,20 +411,23 @@ int handlers_final_owner(const struct store_job *r, void *arg)
 }
 
 /* bkill -s: pass a signal on to a running job (nothing to store: the job
- * goes on, or ends as any job does). */
-static enum proto_err signal_one(struct conn *c, struct djob *j, int sig, const char *by)
+ * goes on, or ends as any job does). A user can ask for it again and
+ * again: it is charged to their budget of changes, its line to their
+ * budget of log lines (ratelimit.h). */
+static enum proto_err signal_one(struct conn *c, struct djob *j, int sig, const char *by,
+                                 bool admin)
 {
 	if (j->rec.state != ST_RUNNING || j->rec.kill_why || j->sup.pidfd < 0)
 		return PE_INVALID;	/* queued, or being killed already */
 	if (runner_signal(&j->sup, sig) < 0)
 		return PE_INVALID;
-	(void)c;
-	log_job(LOG_NOTICE, j->rec.id, j->rec.user, "signal %d sent by %s", sig, by);
+	if (ratelimit_log_ok(c, admin))
+		log_job(LOG_NOTICE, j->rec.id, j->rec.user, "signal %d sent by %s", sig, by);
 	return PE_OK;
 }
 
 static enum proto_err cancel_one(struct conn *c, uint64_t id, int sig, const char *by,
-                                 bool *changed)
+                                 bool admin, bool *changed)
 {
 	struct daemon *d = conn_daemon(c);
 	struct djob *j = jobs_get(d, id);
@@ -441,7 +446,7 @@ static enum proto_err cancel_one(struct conn *c, uint64_t id, int sig, const cha
 		return PE_DONE;
 	drive_announce_now(d, j);	/* what the job was told comes first */
 	if (sig)
-		return signal_one(c, j, sig, by);
+		return signal_one(c, j, sig, by, admin);
 	snprintf(detail, sizeof detail, "cancelled by uid %u", (unsigned)conn_uid(c));
 	forecast_stale(d);
 	if (j->rec.state == ST_QUEUED) {
@@ -474,7 +479,7 @@ static void cancel_more(struct conn *c)
 	struct daemon *d = conn_daemon(c);
 	uint32_t room = d->turn_cancels + CANCEL_EACH_TURN < CANCEL_PER_TURN ?
 	                CANCEL_PER_TURN - d->turn_cancels : CANCEL_EACH_TURN;
-	uint32_t end = r->n - r->next > room ? r->next + room : r->n;
+	uint32_t end = r->n - r->next > room ? r->next + room : r->n, signals = 0;
 	bool first = !r->started;
 
 	log_cancelled(c, r);	/* (called after a commit, but the first time) */
@@ -482,10 +487,13 @@ static void cancel_more(struct conn *c)
 	for (uint32_t k = r->next; k < end; k++) {
 		bool this_one = false;
 
-		r->codes[k] = cancel_one(c, r->ids[k], r->signal, r->by, &this_one);
+		r->codes[k] = cancel_one(c, r->ids[k], r->signal, r->by, r->admin, &this_one);
 		r->done[k] = this_one;
 		r->changed |= this_one;
+		signals += r->signal && r->codes[k] == PE_OK;
 	}
+	if (r->signal)	/* a request costs one change at least */
+		ratelimit_charge(c, r->admin, first && !signals ? 1 : signals);
 	d->turn_cancels += end - r->next;
 	r->next = end;
 	r->started = true;
@@ -506,11 +514,17 @@ static void h_cancel(struct conn *c, const uint8_t *frame, size_t len)
 	struct proto_arena a = { 0 };
 	struct cancel_result *r;
 	char err[200];
+	bool admin;
 
 	if (proto_dec_cancel(frame, len, &m, &a, err, sizeof err) < 0) {
 		conn_error(c, PE_MALFORMED, "%s", err);
 		goto out;
 	}
+	/* bkill -s is charged; a cancel is not (once a job, which submitting
+	 * it paid for). */
+	admin = m.signal && handlers_is_admin(c);
+	if (m.signal && !ratelimit_may_change(c, admin))
+		goto out;	/* refused, saying when to try again */
 	r = calloc(1, sizeof *r);
 	if (!r || !(r->ids = calloc(m.count, sizeof *r->ids)) ||
 	    !(r->codes = calloc(m.count, sizeof *r->codes)) ||
@@ -526,6 +540,7 @@ static void h_cancel(struct conn *c, const uint8_t *frame, size_t len)
 	}
 	r->n = m.count;
 	r->signal = m.signal;
+	r->admin = admin;
 	memcpy(r->ids, m.ids, m.count * sizeof *r->ids);
 	handlers_who(c, r->by, sizeof r->by);
 	cancel_more(c);

@@ -8,7 +8,12 @@
  * jobs waiting then, with a new guarantee: it gave up its place, and no
  * other job's promise moves for it. A running job is not held.
  * Also a new time limit (bctl limit), first in the queue (bctl top) and a
- * running job queued again (bctl requeue). */
+ * running job queued again (bctl requeue).
+ *
+ * What an ordinary user asks for here costs a row in the store and a line
+ * in the log per job, and can be asked for again at once (bstop, bresume,
+ * bstop ...): it is charged to their budget of changes, and its lines to
+ * their budget of log lines (ratelimit.h). Root and the admins have none. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +21,7 @@
 #include <syslog.h>
 #include "duration.h"
 #include "log.h"
+#include "ratelimit.h"
 #include "server.h"
 
 struct jobctl_result {
@@ -24,6 +30,7 @@ struct jobctl_result {
 	uint32_t n;
 	uint64_t *ids;
 	enum proto_err *codes;
+	bool admin;		/* no budgets */
 	char by[300];
 };
 
@@ -46,8 +53,9 @@ static void answer(struct conn *c)
 	for (uint32_t k = 0; k < r->n; k++) {
 		struct djob *j;
 
-		if (r->codes[k] != PE_OK || !(j = jobs_get(d, r->ids[k])))
-			continue;
+		if (r->codes[k] != PE_OK || !(j = jobs_get(d, r->ids[k])) ||
+		    !ratelimit_log_ok(c, r->admin))
+			continue;	/* (past the budget: counted, summarised) */
 		if (r->op == PJ_LIMIT) {
 			char t[64];
 
@@ -209,7 +217,8 @@ void jobctl_request(struct conn *c, const uint8_t *frame, size_t len)
 	struct proto_jobctl m;
 	struct proto_arena a = { 0 };
 	struct jobctl_result *r;
-	bool admin, changed = false;
+	bool admin;
+	uint32_t changed = 0;
 	char err[200];
 
 	if (proto_dec_jobctl(frame, len, &m, &a, err, sizeof err) < 0) {
@@ -222,6 +231,8 @@ void jobctl_request(struct conn *c, const uint8_t *frame, size_t len)
 		           "you may hold and release with bstop and bresume");
 		goto out;
 	}
+	if (!ratelimit_may_change(c, admin))
+		goto out;	/* refused, saying when to try again */
 	if (!(r = calloc(1, sizeof *r)) || !(r->ids = calloc(m.count, sizeof *r->ids)) ||
 	    !(r->codes = calloc(m.count, sizeof *r->codes)) || conn_set_ctx(c, r, result_free) < 0) {
 		if (r)
@@ -232,12 +243,16 @@ void jobctl_request(struct conn *c, const uint8_t *frame, size_t len)
 	r->op = m.op;
 	r->limit = m.limit;
 	r->n = m.count;
+	r->admin = admin;
 	handlers_who(c, r->by, sizeof r->by);
 	for (uint32_t k = 0; k < m.count; k++) {
 		r->ids[k] = m.ids[k];
 		r->codes[k] = one(c, r, m.ids[k], admin);
-		changed |= r->codes[k] == PE_OK;
+		changed += r->codes[k] == PE_OK;
 	}
+	/* Every job it changed, and one at least: a request that changed
+	 * nothing (held already, not the user's) still had the daemon look. */
+	ratelimit_charge(c, admin, changed ? changed : 1);
 	if (changed) {
 		conn_wait_commit(c, answer, 0);
 		drive_want_commit(d);

@@ -23,7 +23,9 @@ bool journal_wanted(void);
 
 /* One entry's fields: MESSAGE, PRIORITY, SYSLOG_IDENTIFIER=backfilld and,
  * for a line about a job, JOB_ID and JOB_USER (user may be NULL). Each
- * field is bounded: a message or user name longer than its buffer is cut. */
+ * field is bounded: a message or user name longer than its buffer is cut.
+ * The text is sent as given: log.c hands it over escaped (log_escape), so
+ * MESSAGE and JOB_USER hold no control character a user put there. */
 #define JOURNAL_FIELDS 5
 struct journal_entry {
 	char message[1100], priority[16], job_id[32], job_user[300];

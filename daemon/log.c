@@ -33,14 +33,101 @@ bool log_to_journal(void)
 
 void log_start_error(const char *fmt, ...)
 {
-	char msg[1100];
+	char msg[1100], line[4 * sizeof msg + 1];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	if (!use_journal || journal_send(LOG_ERR, msg, false, 0, NULL) < 0)
-		fprintf(stderr, "backfilld: %s\n", msg);
+	log_escape(msg, line, sizeof line);	/* a path from the command line, say */
+	if (!use_journal || journal_send(LOG_ERR, line, false, 0, NULL) < 0)
+		fprintf(stderr, "backfilld: %s\n", line);
+}
+
+/* ---- escaping ---- */
+
+/* The code point of the valid UTF-8 sequence at p (NUL-terminated) and
+ * its length (2 to 4), or 0 if the bytes there are not one (overlong,
+ * a surrogate, past U+10FFFF, cut short). p[0] >= 0x80. */
+static size_t utf8_decode(const unsigned char *p, uint32_t *cp)
+{
+	unsigned char c = p[0], lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, *cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, *cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, *cp = c & 0x07;
+	else
+		return 0;
+	if (c == 0xe0)
+		lo = 0xa0;		/* no overlong forms */
+	else if (c == 0xed)
+		hi = 0x9f;		/* no surrogates */
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;		/* nothing past U+10FFFF */
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t k = 1; k < n; k++) {
+		if (p[k] < 0x80 || p[k] > 0xbf)
+			return 0;	/* also a NUL: the sequence is cut */
+		*cp = *cp << 6 | (p[k] & 0x3f);
+	}
+	return n;
+}
+
+/* Characters that change what a line looks like without being seen: C1
+ * controls (U+009B is a CSI to a terminal that takes 8-bit controls),
+ * the bidirectional marks, embeddings, overrides and isolates, and the
+ * line and paragraph separators. */
+static bool invisible(uint32_t cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x61c || cp == 0x200e || cp == 0x200f ||
+	       (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+size_t log_escape(const char *in, char *out, size_t outlen)
+{
+	const unsigned char *p = (const unsigned char *)(in ? in : "");
+	size_t len = 0;
+
+	if (outlen == 0)
+		return 0;
+	while (*p) {
+		char esc[8];
+		const char *piece = esc;
+		size_t n = 1, w;
+		uint32_t cp;
+
+		if (*p >= 0x20 && *p < 0x7f && *p != '\\') {
+			piece = (const char *)p;
+			w = 1;
+		} else if (*p == '\\' || *p == '\n' || *p == '\r' || *p == '\t' || *p == 0x1b) {
+			esc[0] = '\\';
+			esc[1] = *p == '\\' ? '\\' : *p == '\n' ? 'n' : *p == '\r' ? 'r' :
+			         *p == '\t' ? 't' : 'e';
+			w = 2;
+		} else if (*p < 0x80 || !(n = utf8_decode(p, &cp))) {
+			n = 1;
+			w = (size_t)snprintf(esc, sizeof esc, "\\x%02x", *p);
+		} else if (invisible(cp)) {
+			w = (size_t)snprintf(esc, sizeof esc, "\\u%04x", (unsigned)cp);
+		} else {
+			piece = (const char *)p;
+			w = n;
+		}
+		if (len + w >= outlen)
+			break;		/* cut whole: never half an escape or a character */
+		memcpy(out + len, piece, w);
+		len += w;
+		p += n;
+	}
+	out[len] = 0;
+	return len;
 }
 
 /* stderr has no priorities: the line says its own, as the clients do. */
@@ -50,11 +137,17 @@ static const char *level_word(int pri)
 	       pri >= LOG_DEBUG ? "debug: " : "";
 }
 
-/* One finished line to wherever the log goes. A line the journal refuses
- * (its socket's buffer full) goes through stderr, its stream, instead. */
-static void emit(int pri, const char *line, bool has_job, uint64_t job, const char *user)
+/* One finished line to wherever the log goes, escaped here, in the one
+ * place every line passes (log_escape). A line the journal refuses (its
+ * socket's buffer full) goes through stderr, its stream, instead. */
+static void emit(int pri, const char *raw, bool has_job, uint64_t job, const char *raw_user)
 {
-	if (use_journal && journal_send(pri, line, has_job, job, user) == 0)
+	char line[4 * 1100 + 1], user[4 * 300 + 1];
+
+	log_escape(raw, line, sizeof line);
+	if (raw_user)
+		log_escape(raw_user, user, sizeof user);
+	if (use_journal && journal_send(pri, line, has_job, job, raw_user ? user : NULL) == 0)
 		return;
 	if (use_syslog)
 		syslog(pri, "%s", line);

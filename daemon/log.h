@@ -39,6 +39,27 @@ void log_job(int priority, uint64_t job, const char *user, const char *fmt, ...)
  * LOG_INFO). */
 void log_set_level(int max_priority);
 
+/* Text for one line of the log, whatever it holds (a user's -o path, a
+ * job name, a reason from a supervisor): every byte that could move a
+ * terminal's cursor, end the line or start an escape sequence is written
+ * as an escape, so that nobody can forge a line or paint over one. Every
+ * line the functions above log goes through it (the journal's fields
+ * too); it is public for its unit test.
+ *
+ *   \\  a backslash (so that an escape is never ambiguous)
+ *   \n \r \t \e  newline, carriage return, tab, ESC
+ *   \xHH  any other C0 control, DEL, and each byte that is not part of
+ *         valid UTF-8 (an overlong form, a surrogate, a cut sequence)
+ *   \uHHHH  a C1 control (U+0080..U+009F: 8-bit CSI is one), and the
+ *         invisible characters that reorder or break a line on screen
+ *         (U+061C, U+200E, U+200F, U+2028..U+202E, U+2066..U+2069)
+ *
+ * Everything else, valid UTF-8 included, is kept as it is. The result is
+ * cut, at an escape's or a character's boundary, to fit outlen (always
+ * NUL-terminated when outlen > 0); returns its length. Four times the
+ * input's length plus one is always enough. */
+size_t log_escape(const char *in, char *out, size_t outlen);
+
 /* A budget of log lines for one kind of event that a client can cause at
  * will (a refused connection, a timeout): at most `burst` lines per
  * `window`, then the rest are only counted, and one line reports how many

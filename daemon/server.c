@@ -13,6 +13,7 @@
 #include "clock.h"
 #include "log.h"
 #include "nodelist.h"
+#include "ratelimit.h"
 #include "sd.h"
 #include "server.h"
 #include "reserve.h"
@@ -372,6 +373,7 @@ void server_free(struct daemon *d)
 {
 	cg_close(&d->cg);
 	conn_close_all(d);
+	ratelimit_free(d);	/* its summaries still due are logged */
 	syncer_free(d->syncer);	/* (the stop waited for its last flush) */
 	store_ckpt_close(d->store, d->ckpt);
 	submit_drop(d->syncing);	/* (a store that failed: never admitted) */

@@ -76,6 +76,7 @@ struct node_admin {
 
 struct conn;
 struct conn_limits;
+struct ratelimit;
 
 struct daemon {
 	struct serve_opts o;
@@ -113,6 +114,9 @@ struct daemon {
 	 * rate-limited logs of refusals and timeouts: a struct of conn.c's,
 	 * made by conn_listen, freed by conn_close_all. */
 	struct conn_limits *limits;
+	/* ratelimit.h: each user's budgets of changes and of log lines;
+	 * made at the first request that needs it, freed by server_free. */
+	struct ratelimit *ratelimit;
 	bf_time last_now;
 	struct forecast fc;		/* predicted starts (EASY/FCFS) */
 	uint64_t turns;			/* loop turns that committed (drive_commit) */

@@ -101,6 +101,9 @@ void settings_limits(const struct conf *c, struct serve_limits *lim)
 		.max_stored_per_user = c->max_stored_per_user,
 		.keep_ended_per_user = c->keep_ended_per_user,
 		.min_free_disk = c->min_free_disk,
+		.max_changes_per_user = c->max_changes_per_user,
+		.change_interval_per_user = c->change_interval_per_user,
+		.max_log_lines_per_user = c->max_log_lines_per_user,
 	};
 	/* Checked by settings_read; a group removed since is no group. */
 	if (c->admin_group && group_gid(c->admin_group, &gid) == 0) {

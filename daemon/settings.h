@@ -34,6 +34,10 @@ struct serve_limits {
 	/* Bytes, each > 0 (struct conf): a user's live jobs; a user's ended
 	 * jobs kept in the store; free disk below which only root submits. */
 	uint64_t max_stored_per_user, keep_ended_per_user, min_free_disk;
+	/* A user's budgets (ratelimit.h; 0: conf.h's default, never none). */
+	uint32_t max_changes_per_user;	/* changes to their jobs at once */
+	bf_time change_interval_per_user;	/* then one more each */
+	uint32_t max_log_lines_per_user;	/* a minute, about their requests */
 };
 
 /* Which serve options the command line gave (they win over the file). */

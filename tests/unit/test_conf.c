@@ -218,7 +218,9 @@ static bool defaults(const struct conf *c)
 	       c->log_level == CONF_LOG_INFO && c->keep_ended == BF_NEVER &&
 	       c->max_stored_per_user == CONF_DEFAULT_STORED_PER_USER &&
 	       c->keep_ended_per_user == CONF_DEFAULT_ENDED_PER_USER &&
-	       c->min_free_disk == CONF_DEFAULT_MIN_FREE_DISK;
+	       c->min_free_disk == CONF_DEFAULT_MIN_FREE_DISK &&
+	       c->max_changes_per_user == 20 && c->change_interval_per_user == BF_SEC &&
+	       c->max_log_lines_per_user == 30;
 }
 
 static void empty_files(void)
@@ -316,6 +318,12 @@ static void valid_scalars(void)
 	VALID("keep_ended: forever\n", c->keep_ended == BF_NEVER && c->set[CONF_K_KEEP_ENDED],
 	      "keep_ended: forever");
 	VALID("keep_ended: 30d\n", c->keep_ended == 30 * D, "keep_ended: 30d");
+	VALID("max_changes_per_user: 1\nchange_interval_per_user: 0.5s\n"
+	      "max_log_lines_per_user: 1000000\n",
+	      c->max_changes_per_user == 1 && c->change_interval_per_user == BF_SEC / 2 &&
+	      c->max_log_lines_per_user == 1000000, "a user's budgets: the smallest and largest");
+	VALID("change_interval_per_user: 1h\n", c->change_interval_per_user == H,
+	      "change_interval_per_user: an hour at most");
 	VALID("keep_ended: 12:00\n", c->keep_ended == 12 * H, "keep_ended: 12:00");
 	VALID("policy: fcfs   # a comment after the value\n", c->policy == SCHED_FCFS,
 	      "a comment after a value");
@@ -416,6 +424,14 @@ static void type_errors(void)
 
 static void value_errors(void)
 {
+	errors("max_changes_per_user: 0\n", "max_changes_per_user: 0",
+	       "1:23: max_changes_per_user: expected a whole number from 1 to 1000000, not '0'",
+	       NULL);
+	errors("max_log_lines_per_user: unlimited\n", "max_log_lines_per_user: never unlimited",
+	       "1:25: max_log_lines_per_user: expected a whole number from 1 to 1000000, not "
+	       "'unlimited'", NULL);
+	errors("change_interval_per_user: 61m\n", "change_interval_per_user: over an hour",
+	       "1:27: change_interval_per_user: '61m' is more than an hour", NULL);
 	errors("partition: 1st\n", "partition: starts with a digit",
 	       "1:12: partition: '1st' is not a name: 1 to 63 letters, digits, '.', '_' or '-', "
 	       "starting with a letter", NULL);

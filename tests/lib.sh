@@ -151,6 +151,20 @@ cleanup_daemon() {
 	fi
 	rm -rf "$TMP"
 }
+# wait_file F [SECONDS]: until F exists and is not empty (10 s at most).
+wait_file() {
+	i=0
+	while [ $i -lt $((${2:-10} * 10)) ] && [ ! -s "$1" ]; do sleep 0.1; i=$((i + 1)); done
+	[ -s "$1" ]
+}
+# big_env CMD...: CMD with 24 more environment entries of 4000 bytes each
+# (96 KB: a job that costs the daemon memory and disk).
+big_env() {
+	_b=$(head -c 4000 /dev/zero | tr '\0' x)
+	env E1=$_b E2=$_b E3=$_b E4=$_b E5=$_b E6=$_b E7=$_b E8=$_b E9=$_b E10=$_b E11=$_b \
+	    E12=$_b E13=$_b E14=$_b E15=$_b E16=$_b E17=$_b E18=$_b E19=$_b E20=$_b E21=$_b \
+	    E22=$_b E23=$_b E24=$_b "$@"
+}
 # cancel_all: every job the daemon lists, until each has ended (running
 # jobs outlive a daemon that stops: a test stops its own first).
 cancel_all() {

@@ -16,12 +16,6 @@ jfield() {
 	"$BQ" -l "$1" --json 2>/dev/null | tr ',' '\n' |
 		sed -n "s/^ *\"$2\": *\([-0-9a-z\"]*\).*/\1/p" | head -1
 }
-# wait_file FILE: until it exists and is not empty (at most 10 s).
-wait_file() {
-	i=0
-	while [ $i -lt 100 ] && [ ! -s "$1" ]; do sleep 0.1; i=$((i + 1)); done
-	[ -s "$1" ]
-}
 # gone PID: the process no longer exists (a zombie counts as gone: it
 # runs nothing and holds nothing but its pid); waits at most 5 s.
 gone() {

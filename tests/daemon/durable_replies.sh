@@ -20,12 +20,6 @@ shown() {
 }
 # earlier A B: the time A is before B (as bq prints them).
 earlier() { [ "$(date -d "$1" +%s)" -lt "$(date -d "$2" +%s)" ]; }
-# wait_file F [SECONDS]: until F has content.
-wait_file() {
-	i=0
-	while [ $i -lt $((${2:-5} * 10)) ] && ! [ -s "$1" ]; do sleep 0.1; i=$((i + 1)); done
-	[ -s "$1" ]
-}
 
 # Two nodes. Job 1 runs on one; 2 and 3 need both, 3 planned after 2.
 start_daemon --nodes 2 --policy conservative --kill-grace 5

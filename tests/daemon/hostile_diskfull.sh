@@ -49,12 +49,6 @@ mkdir "$TMP/u" && chown nobody:nogroup "$TMP/u"
 printf '#!/bin/sh\nsleep 300\n' >"$TMP/u/j.sh"
 chmod 755 "$TMP/u/j.sh"
 cd "$TMP/u" || exit 1
-BIG=$(head -c 4000 /dev/zero | tr '\0' x)
-bigenv() {
-	env E1=$BIG E2=$BIG E3=$BIG E4=$BIG E5=$BIG E6=$BIG E7=$BIG E8=$BIG E9=$BIG E10=$BIG \
-	    E11=$BIG E12=$BIG E13=$BIG E14=$BIG E15=$BIG E16=$BIG E17=$BIG E18=$BIG E19=$BIG \
-	    E20=$BIG E21=$BIG E22=$BIG E23=$BIG E24=$BIG "$@"
-}
 
 # ---- A: the commit fails; no watch in the way ----
 BACKFILLD_TEST_RESERVE_WATCH_S=3600 start
@@ -65,7 +59,7 @@ k=0
 # (More than the write-ahead log has room for: the hold's commit must
 # grow it, on a disk with no block left.)
 while [ $k -lt 60 ]; do
-	ids="$ids $(bigenv "$BSUB" -n 2 -t 1:00 ./j.sh | id_of)"
+	ids="$ids $(big_env "$BSUB" -n 2 -t 1:00 ./j.sh | id_of)"
 	k=$((k + 1))
 done
 fill

@@ -38,12 +38,6 @@ gone() {
 	done
 	return 1
 }
-# wait_file F: until F has content, 10 s at most.
-wait_file() {
-	i=0
-	while [ $i -lt 100 ] && ! [ -s "$1" ]; do sleep 0.1; i=$((i + 1)); done
-	[ -s "$1" ]
-}
 # Any process the test's jobs may have left: killed by pid on exit.
 LEFT=
 trap 'for p in $LEFT; do alive "$p" && kill -9 "$p"; done; cleanup_daemon' EXIT

@@ -21,12 +21,6 @@ gone() {
 	done
 	return 1
 }
-# wait_file F: until F has content (within 5 s).
-wait_file() {
-	i=0
-	while [ $i -lt 50 ] && ! [ -s "$1" ]; do sleep 0.1; i=$((i + 1)); done
-	[ -s "$1" ]
-}
 
 start_daemon --nodes 2 --kill-grace 1
 "$BSUB" -n 1 -t 1:00 two.sh "$TMP/a" >/dev/null	# job 1

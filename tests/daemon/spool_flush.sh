@@ -17,12 +17,6 @@ script_of() {
 	while [ $i -lt 100 ] && ! [ -f "$TMP/spool/jobs/$1/script" ]; do sleep 0.1; i=$((i + 1)); done
 	[ -f "$TMP/spool/jobs/$1/script" ]
 }
-# wait_file F: until F has content, 10 s at most.
-wait_file() {
-	i=0
-	while [ $i -lt 100 ] && ! [ -s "$1" ]; do sleep 0.1; i=$((i + 1)); done
-	[ -s "$1" ]
-}
 ids() { "$BQ" -a --json | tr ',' '\n' | sed -n 's/.*"id":\([0-9]*\).*/\1/p' | tr '\n' ' '; }
 
 start_daemon --nodes 2 --policy conservative

@@ -97,6 +97,8 @@ ok $? "another user's -s: refused, the job runs on"
 "$BKILL" 0 >out
 [ $? -eq 0 ] && grep -q "^Job 4: cancelled" out && grep -q "^Job 5: cancelled" out && ! grep -q "Job 6" out
 ok $? "bkill 0: every unfinished job of mine, not nobody's"
+# (A running job cancelled is unfinished until its processes are gone.)
+wait_state 4 cancelled && wait_state 5 cancelled
 "$BKILL" 0 >out
 [ $? -eq 0 ] && grep -q "^No unfinished jobs of yours to cancel" out
 ok $? "bkill 0 again: nothing left, said so"

@@ -144,8 +144,10 @@ pred=$(grep -c '"start_kind":"predicted"' la.json)
 ! grep -q '"prediction_fresh":false' la.json && [ "$pred" -ge "$N" ]
 ok $? "after the loop a fresh forecast predicts every queued job ($pred)"
 
-# Queued jobs hold no process: job 1's end is enough before the stop.
-"$BKILL" 1 >/dev/null && wait_state 1 "done\|killed\|cancelled\|failed" 10
-ok $? "root's running job is cancelled"
+# Every job at once: cancelling job 1 alone would start the next ones,
+# which would outlive the daemon's stop.
+"$BKILL" -u all 0 >/dev/null && wait_state 1 "done\|killed\|cancelled\|failed" 10 &&
+	[ "$("$BQ" -a --json | grep -c '"state":"\(queued\|running\)"')" -eq 0 ]
+ok $? "every job is cancelled, none left running"
 stop_daemon
 done_testing

@@ -180,10 +180,10 @@ int main(void)
 	syncer_free(s);
 	ok(ckpt_runs == 3, "freeing finishes the checkpoint asked (%d runs)", ckpt_runs);
 
-	close(fd);
 	unlinkat(fd, "7/script", 0);
 	unlinkat(fd, "7", AT_REMOVEDIR);
-	rmdir(dir);
+	close(fd);
+	ok(rmdir(dir) == 0, "the temporary directory is removed");
 	event_base_free(t.base);
 	return tap_done();
 }

@@ -775,13 +775,34 @@ static void requeue(struct daemon *d, struct djob *j, bf_time now, enum sched_en
 	drive_want_commit(d);
 }
 
+/* Its supervisor found no room in the spool and never forked it: not
+ * lost, but queued again, held until the disk has room (reserve.c then
+ * releases it), so that the next pass does not start it into the same
+ * full disk. (After a restart meanwhile it stays held: bresume.) */
+static void not_started(struct daemon *d, struct djob *j, bf_time now)
+{
+	const char *why = "not started: no room in the spool; held until space returns, then "
+	                  "queued again";
+	int rc;
+
+	if ((rc = sched_end(d->sched, now, j->rec.id, END_EXITED)) < 0)
+		log_job(LOG_WARNING, j->rec.id, j->rec.user, "end: %s", sched_strerror(rc));
+	jobs_requeue_reset(d, j, now);
+	j->rec.held = true;
+	j->disk_held = true;
+	reserve_release(d, "a job's supervisor found no room in the spool");
+	log_job(LOG_WARNING, j->rec.id, j->rec.user, "%s", why);
+	drive_store(d, j, why);
+	drive_want_commit(d);
+}
+
 /* The supervisor ended: the job is over. */
 static void sup_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct djob *j = arg;
 	struct daemon *d = j->daemon;
 	char reason[512] = "", detail[600];
-	int wstatus = 0, rc;
+	int wstatus = 0, rc, sup_status;
 	bf_time end = BF_NEVER, now;
 	enum sched_end_how how = END_EXITED;
 	bool recorded;
@@ -796,8 +817,14 @@ static void sup_cb(evutil_socket_t fd, short what, void *arg)
 	recorded = rc == 1;
 	if (rc != 1)	/* before the reap: the zombie keeps its pid ours */
 		drive_kill_orphans(d, j, j->sup.pid, j->sup.start_ticks);
-	runner_reap(&j->sup);
+	sup_status = runner_reap(&j->sup);
 	now = server_now(d);
+	if (rc == 0 && !j->rec.kill_why && sup_status >= 0 && WIFEXITED(sup_status) &&
+	    WEXITSTATUS(sup_status) == RUNNER_EXIT_UNSTARTED) {
+		forecast_stale(d);
+		not_started(d, j, now);
+		return;
+	}
 	switch (j->rec.kill_why) {
 	case 1 + KILL_OVERRUN: how = END_KILLED; j->rec.state = ST_KILLED; break;
 	case 1 + KILL_CANCELLED: how = END_CANCELLED; j->rec.state = ST_CANCELLED; break;

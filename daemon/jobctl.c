@@ -119,6 +119,21 @@ static enum proto_err release(struct daemon *d, struct djob *j, const char *by)
 	return PE_OK;
 }
 
+void jobctl_release_disk_held(struct daemon *d)
+{
+	for (uint32_t k = 0; k < d->njobs; k++) {
+		struct djob *j = d->jobs[k];
+
+		if (!j->disk_held)
+			continue;
+		j->disk_held = false;
+		if (release(d, j, "the daemon (space is free again)") == PE_OK)
+			log_job(LOG_NOTICE, j->rec.id, j->rec.user, "released by the daemon: space "
+			        "is free again");
+	}
+	drive_want_commit(d);
+}
+
 /* A new time limit: an admin any, an owner shorter only. */
 static enum proto_err limit(struct daemon *d, struct djob *j, bf_time est, bool admin,
                             const char *by)

@@ -26,34 +26,55 @@ static int open_reserve(int dirfd, const char *path)
 	struct stat st;
 
 	/* (In the operator's directory or the spool's root, which only root
-	 * writes; a link is refused by O_NOFOLLOW, anything but a plain file
-	 * here.) */
-	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || fchmod(fd, 0600) < 0)) {
+	 * writes; a symbolic link is refused by O_NOFOLLOW, and here anything
+	 * but a plain file of ours with one name: a hard link planted there
+	 * would be truncated.) */
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+	                st.st_uid != geteuid() || fchmod(fd, 0600) < 0)) {
 		close(fd);
 		fd = -1;
 	}
 	return fd;
 }
 
-/* What root may still write on the file system of fd. */
-static bool root_free(int fd, unsigned long long *bytes)
+/* What root (or an ordinary user) may still write on the store's (k 0)
+ * or the spool's (k 1) file system: asked of the paths themselves, so
+ * that a daemon without a reserve file still knows. */
+static bool fs_free(const struct daemon *d, int k, bool root, unsigned long long *bytes)
 {
 	struct statvfs v;
 
-	if (fstatvfs(fd, &v) < 0)
+	if ((k == 0 ? statvfs(d->o.db, &v) : fstatvfs(d->spool.top_fd, &v)) < 0)
 		return false;
-	*bytes = (unsigned long long)v.f_bfree * v.f_frsize;
+	*bytes = (unsigned long long)(root ? v.f_bfree : v.f_bavail) * v.f_frsize;
 	return true;
 }
 
-static bool user_free(int fd, unsigned long long *bytes)
+/* Room held past the end of the database and of its write-ahead log
+ * (fallocate with FALLOC_FL_KEEP_SIZE: the blocks are the file's, its size
+ * unchanged), so that SQLite's next writes land in blocks the daemon has
+ * already: whatever fills the file system meanwhile, and however fast,
+ * cannot take them. Topped up at every look while there is room; SQLite
+ * never shortens either file while it runs (no VACUUM, PASSIVE
+ * checkpoints), so the room stays until it is written into. */
+static void hold_tail(const char *db, const char *suffix)
 {
-	struct statvfs v;
+	char path[4200];
+	struct stat st;
+	int fd;
 
-	if (fstatvfs(fd, &v) < 0)
-		return false;
-	*bytes = (unsigned long long)v.f_bavail * v.f_frsize;
-	return true;
+	snprintf(path, sizeof path, "%s%s", db, suffix);
+	if ((fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		fallocate(fd, FALLOC_FL_KEEP_SIZE, st.st_size, TAIL_BYTES);	/* (or as before) */
+	close(fd);
+}
+
+static void hold_tails(const struct daemon *d)
+{
+	hold_tail(d->o.db, "");
+	hold_tail(d->o.db, "-wal");
 }
 
 static void give_back(struct daemon *d)
@@ -86,9 +107,9 @@ static void watch_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	hold_tails(d);
 	for (int k = 0; k < 2 && !d->disk_full; k++) {
-		if (d->reserve_fd[k] >= 0 && root_free(d->reserve_fd[k], &room) &&
-		    room < RESERVE_LOW) {
+		if (fs_free(d, k, true, &room) && room < RESERVE_LOW) {
 			snprintf(why, sizeof why, "%llu KiB left for root on the %s's file system",
 			         room >> 10, k == 0 ? "store" : "spool");
 			reserve_release(d, why);
@@ -98,9 +119,8 @@ static void watch_cb(evutil_socket_t fd, short what, void *arg)
 		bool roomy = true;
 
 		for (int k = 0; k < 2; k++)
-			if (d->reserve_fd[k] >= 0 &&
-			    (!user_free(d->reserve_fd[k], &room) ||
-			     room < (unsigned long long)RESERVE_BYTES + d->o.lim.min_free_disk))
+			if (!fs_free(d, k, false, &room) ||
+			    room < (unsigned long long)RESERVE_BYTES + d->o.lim.min_free_disk)
 				roomy = false;
 		if (roomy) {
 			for (int k = 0; k < 2; k++)
@@ -111,6 +131,7 @@ static void watch_cb(evutil_socket_t fd, short what, void *arg)
 				d->disk_full = false;
 				log_info("space is free again: the disk reserve is back and submissions "
 				         "are taken");
+				jobctl_release_disk_held(d);
 			} else {
 				give_back(d);
 			}
@@ -139,6 +160,7 @@ void reserve_open(struct daemon *d)
 			d->reserve_fd[k] = -1;
 		}
 	}
+	hold_tails(d);
 	if ((d->reserve_ev = event_new(d->base, -1, EV_PERSIST, watch_cb, d)))
 		event_add(d->reserve_ev, &every);
 }

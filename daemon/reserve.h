@@ -1,9 +1,11 @@
 /* The disk reserve: room held back on the store's and the spool's file
  * systems, so that a full disk does not stop the daemon (SECURITY.md).
  *
- * At the start the daemon allocates RESERVE_BYTES in a file beside its
- * database (DB.reserve) and, when the spool is on another file system, in
- * the spool (spool/reserve). A watch every 2 s compares what root may still
+ * The store's own writes have room held for them past the ends of the
+ * database and of its write-ahead log (TAIL_BYTES each, topped up every
+ * 2 s), which nothing else can take. For the rest, at the start the daemon
+ * allocates RESERVE_BYTES in a file beside its database (DB.reserve) and,
+ * when the spool is on another file system, in the spool (spool/reserve). A watch every 2 s compares what root may still
  * write there with RESERVE_LOW; below it, or as soon as a write of the
  * store failed for want of space, the reserve files are emptied: the
  * daemon's own writes (the turn's commit, written again; the supervisors'
@@ -18,6 +20,7 @@
 #include <stddef.h>
 
 #define RESERVE_BYTES ((long long)16 << 20)
+#define TAIL_BYTES    ((long long)8 << 20)	/* past the database's and its log's ends */
 #define RESERVE_LOW   ((unsigned long long)4 << 20)
 
 struct daemon;

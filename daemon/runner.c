@@ -39,10 +39,11 @@ static int pidfd_signal(int pidfd, int sig)
 /* A process's session and start time (clock ticks since boot) from
  * /proc/PID/stat: 0, or -1 if it is gone, a zombie or unreadable. Our own
  * zombie child still counts where the caller says so (zombie_ok). */
-static int proc_stat_z(pid_t pid, pid_t *session, int64_t *start, bool zombie_ok)
+static int proc_stat_pg(pid_t pid, pid_t *session, int64_t *start, bool zombie_ok,
+                        pid_t *pgrp)
 {
 	char path[64], buf[1024], *p;
-	long long ticks = -1, sid = -1;
+	long long ticks = -1, sid = -1, pg = -1;
 	ssize_t n;
 	int fd;
 
@@ -64,6 +65,8 @@ static int proc_stat_z(pid_t pid, pid_t *session, int64_t *start, bool zombie_ok
 		p += strspn(p, " ");
 		if (field == 3 && !zombie_ok && (*p == 'Z' || *p == 'X'))
 			return -1;
+		if (field == 5 && sscanf(p, "%lld", &pg) != 1)
+			return -1;
 		if (field == 6 && sscanf(p, "%lld", &sid) != 1)
 			return -1;
 		if (field == 22 && sscanf(p, "%lld", &ticks) != 1)
@@ -73,8 +76,15 @@ static int proc_stat_z(pid_t pid, pid_t *session, int64_t *start, bool zombie_ok
 	if (ticks < 0 || sid < 0)
 		return -1;
 	*session = (pid_t)sid;
+	if (pgrp)
+		*pgrp = (pid_t)pg;
 	*start = ticks;
 	return 0;
+}
+
+static int proc_stat_z(pid_t pid, pid_t *session, int64_t *start, bool zombie_ok)
+{
+	return proc_stat_pg(pid, session, start, zombie_ok, NULL);
 }
 
 static int proc_stat(pid_t pid, pid_t *session, int64_t *start)
@@ -166,18 +176,20 @@ struct sweep_rule {
 	const char *const *marker;
 	int nmarker;
 	enum sweep_match match;
+	pid_t skip_pgrp;	/* > 0: not this process group (signalled already) */
 };
 
 static bool sweep_takes(const struct sweep_rule *r, pid_t pid)
 {
 	char path[64];
 	struct stat st;
-	pid_t s;
+	pid_t s, pg;
 	int64_t t;
 
 	snprintf(path, sizeof path, "/proc/%d", (int)pid);
 	if (pid == r->sid || stat(path, &st) < 0 || st.st_uid != r->uid ||
-	    proc_stat_z(pid, &s, &t, false) < 0 || t < r->since)
+	    proc_stat_pg(pid, &s, &t, false, &pg) < 0 || t < r->since ||
+	    (r->skip_pgrp > 0 && pg == r->skip_pgrp))
 		return false;
 	if (r->match == SWEEP_EITHER && s == r->sid)
 		return true;
@@ -259,7 +271,7 @@ int runner_kill_orphans(pid_t sup_pid, int64_t sup_start, uid_t uid, uint64_t jo
 	struct killed_set k = { .n = 0, .total = 0 };
 	char marker[48];
 	const char *const markers[] = { marker };
-	struct sweep_rule r = { sup_pid, sup_start, uid, markers, 1, SWEEP_BOTH };
+	struct sweep_rule r = { sup_pid, sup_start, uid, markers, 1, SWEEP_BOTH, 0 };
 	pid_t s;
 	int64_t t;
 
@@ -657,6 +669,18 @@ static void record(const char *dir, uint64_t id, int wstatus, bf_time end, const
 		sleep(1);
 }
 
+/* A job not started after all: its identity and end's room go (the start
+ * lock stays the supervisor's until it exits). */
+static void unstarted(const char *dir, uint64_t id)
+{
+	char path[4096];
+
+	snprintf(path, sizeof path, "%s/%" PRIu64 ".sup", dir, id);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/%" PRIu64 ".tmp", dir, id);
+	unlink(path);
+}
+
 /* The supervisor's identity, synced before the job is forked: after a
  * crash, a job with no such record provably never started. A supervisor
  * that cannot write it does not start the job. */
@@ -738,21 +762,25 @@ static void sup_sweep_init(struct sup_sweep *w, const struct runner_job *j)
 	w->markers[0] = w->id;
 	w->markers[1] = w->hostfile;
 	w->rule = (struct sweep_rule){ getpid(), runner_start_ticks(getpid()),
-	                               j->as_owner ? j->uid : getuid(), w->markers, 2, SWEEP_EITHER };
+	                               j->as_owner ? j->uid : getuid(), w->markers, 2, SWEEP_EITHER, 0 };
 }
 
 /* The signals the handlers sent to the job's process group, passed on to
- * the rest of the job, in their order. */
+ * the rest of the job, in their order: its group has had each once
+ * already (a second SIGTERM or USR1 would be a second request). */
 static void sup_sweep_queued(const struct sup_sweep *w)
 {
 	struct killed_set k = { .n = 0, .total = 0 };
+	struct sweep_rule rule = w->rule;
 	int fresh;
+
+	rule.skip_pgrp = sup_job;
 
 	while (sweep_tail != sweep_head) {
 		int sig = sweep_sig[sweep_tail % SWEEP_QUEUE];
 
 		sweep_tail++;
-		sweep_procs(&w->rule, sig, &k, &fresh);
+		sweep_procs(&rule, sig, &k, &fresh);
 	}
 }
 
@@ -842,7 +870,7 @@ static void supervise(const struct runner_job *j, int intent)
 	struct sigaction sa = { .sa_handler = sup_forward };
 	struct sup_sweep sweep;
 	sigset_t none, fwd, old;
-	int devnull, wstatus = 0, why[2], cgd = -1, cgp = -1;
+	int devnull, wstatus = 0, why[2], cgd = -1, cgp = -1, hostfile;
 	struct runner_usage usage;
 	char reason[512] = "";
 	ssize_t n, got = 0;
@@ -897,9 +925,17 @@ static void supervise(const struct runner_job *j, int intent)
 	syscall(SYS_close_range, j->cgroup ? 6U : 4U, ~0U, 0U);
 	test_failpoint_delay("BACKFILLD_TEST_SUP_DELAY_MS");
 	record_room(j->status_dir, j->id);
-	if (record_sup(j->status_dir, j->id) < 0)
-		_exit(1);	/* no record, no job: the daemon says it was lost */
-	if (write_hostfile(j) < 0) {
+	hostfile = -1;
+	if (record_sup(j->status_dir, j->id) < 0 ||
+	    ((hostfile = write_hostfile(j)) < 0 && (errno == ENOSPC || errno == EDQUOT))) {
+		/* No room in the spool: the job is not started, and no record
+		 * says otherwise (a restart finds no identity and the lock
+		 * free: never forked). The daemon queues it again. */
+		sup_cgroup_end(j, NULL);
+		unstarted(j->status_dir, j->id);
+		_exit(RUNNER_EXIT_UNSTARTED);
+	}
+	if (hostfile < 0) {
 		sup_cgroup_end(j, NULL);
 		record(j->status_dir, j->id, 127 << 8, clock_realtime(), "cannot write the host file",
 		       NULL);
@@ -1086,13 +1122,17 @@ int runner_signal(const struct runner_proc *p, int sig)
 	return (int)syscall(SYS_pidfd_send_signal, p->pidfd, SIGUSR2, &si, 0);
 }
 
-void runner_reap(struct runner_proc *p)
+int runner_reap(struct runner_proc *p)
 {
-	while (waitpid(p->pid, NULL, WNOHANG) < 0 && errno == EINTR)
+	int st = -1;
+	pid_t r;
+
+	while ((r = waitpid(p->pid, &st, WNOHANG)) < 0 && errno == EINTR)
 		;
 	if (p->pidfd >= 0)
 		close(p->pidfd);
 	p->pidfd = -1;
+	return r == p->pid ? st : -1;
 }
 
 /* A small record the supervisor wrote: 1 read (NUL-terminated in buf),

@@ -81,6 +81,12 @@ struct runner_job {
 
 /* A supervisor's identity: pid and start time (clock ticks since boot, as
  * in /proc/PID/stat), so a recycled pid is not mistaken for it. */
+/* A supervisor's exit status when it never forked the job for want of
+ * room in the spool (its identity or the host file could not be written):
+ * no record, and the daemon queues the job again instead of calling it
+ * lost (drive.c). */
+#define RUNNER_EXIT_UNSTARTED 3
+
 struct runner_proc {
 	pid_t pid;
 	int64_t start_ticks;
@@ -104,7 +110,9 @@ int  runner_kill(const struct runner_proc *p);
 int  runner_signal(const struct runner_proc *p, int sig);
 /* After the pidfd turned readable: reap the supervisor if it is our child
  * and close the pidfd. */
-void runner_reap(struct runner_proc *p);
+/* Collect the exited supervisor: its wait status, or -1 if unknown (not
+ * our child: adopted after a restart). */
+int  runner_reap(struct runner_proc *p);
 /* What the supervisor recorded: 1 (wait status, end time and, if the job
  * could not start, why: reason is "" otherwise), 0 (no record: the
  * supervisor died without one), -1 (unreadable record). */

@@ -58,6 +58,7 @@ struct djob {
 					 * in d->announce, or 0 (drive.c) */
 	bool dirty;			/* row to write at the next commit */
 	bool ended_counted;		/* its end is in its user's ended bytes (usage.c) */
+	bool disk_held;			/* held for want of room in the spool (drive.c) */
 	uint64_t cost;			/* usage.c: its bytes while live */
 	/* Its predicted start in the forecasts of each parity (forecast.c). */
 	bf_time pred[2];
@@ -374,6 +375,8 @@ const char *pending_reason(struct daemon *d, const struct djob *j, bf_time guara
 
 /* ---- jobctl.c: hold and release (PT_JOBCTL) ---- */
 void jobctl_request(struct conn *c, const uint8_t *frame, size_t len);
+/* Space is free again: release the jobs held for want of it. */
+void jobctl_release_disk_held(struct daemon *d);
 
 /* ---- history.c: ended jobs from the store (PT_HISTORY) ---- */
 void history_request(struct conn *c, const uint8_t *frame, size_t len);

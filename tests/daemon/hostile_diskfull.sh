@@ -18,8 +18,8 @@ NB="setpriv --reuid=nobody --regid=nogroup --clear-groups"
 FS="$TMP/fs"
 
 if [ "${BF_FULL_NS:-}" != 1 ]; then
-	for t in commit-again logged kept refused end-recorded runs-on watch refused-b listings \
-		recovered submits-again; do
+	for t in commit-again logged kept refused end-recorded runs-on watch not-lost refused-b \
+		listings recovered released submits-again; do
 		skip_check "full disk: $t" "needs root and a private mount namespace (unshare -m)"
 	done
 	done_testing
@@ -29,7 +29,7 @@ mkdir "$FS" && mount -t tmpfs -o size=48m,mode=0755 tmpfs "$FS" || exit 1
 chmod 755 "$TMP"
 trap 'cleanup_full' EXIT
 cleanup_full() {
-	rm -f "$FS/filler"
+	rm -f "$FS/filler" "$FS/filler2"
 	[ -n "$DPID" ] && cancel_all
 	stop_daemon
 	umount "$FS" 2>/dev/null || umount -l "$FS"
@@ -94,17 +94,34 @@ stop_daemon
 
 # ---- B: the watch, and the way back ----
 start
+# nobody's job q waits, held, with the nodes free: root's job b held
+# them while q was submitted and held.
+b=$("$BSUB" -n 2 -t 1:00 ./j.sh | id_of)
+wait_state "$b" running 10
+q=$($NB "$BSUB" -n 2 -t 1:00 ./j.sh | id_of)
+$NB "$BF_BUILD/bstop" "$q" >/dev/null
+"$BKILL" "$b" >/dev/null && wait_state "$b" cancelled 10
+wait_state "$q" held 5
 fill
 wait_log "the disk is full (.* KiB left for root on the store's file system)" 5
 ok $? "the disk fills: within the watch's 2 s the reserve is given back"
+# What the reserve gave back is taken too: q starts into a spool with no
+# room for its supervisor's records.
+dd if=/dev/zero of="$FS/filler2" bs=4k 2>/dev/null
+$NB "$BF_BUILD/bresume" "$q" >/dev/null
+wait_log "job $q: not started: no room in the spool; held until space returns" 10 &&
+	wait_state "$q" held 5
+ok $? "  job $q, started into a full spool, is not lost: held until space returns"
 $NB "$BSUB" -n 1 -t 1:00 ./j.sh >/dev/null 2>"$TMP/err"
 [ $? -ne 0 ] && grep -q "disk is" "$TMP/err"
 ok $? "  nobody is refused: $(cat "$TMP/err")"
 "$BQ" -a >/dev/null
 ok $? "  listings still answer"
-rm -f "$FS/filler"
+rm -f "$FS/filler" "$FS/filler2"
 wait_log "space is free again: the disk reserve is back" 6
 ok $? "space freed: the reserve is taken back by itself"
+wait_log "job $q: released by the daemon: space is free again" 5 && wait_state "$q" running 10
+ok $? "  and job $q is released and runs"
 $NB "$BSUB" -n 1 -t 1:00 ./j.sh >/dev/null && "$BSUB" -n 1 -t 1:00 ./j.sh >/dev/null
 ok $? "  and nobody and root submit again, nothing restarted"
 done_testing

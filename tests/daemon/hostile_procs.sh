@@ -139,6 +139,23 @@ ok $? "then it runs and ends"
 "$BQ" -a >/dev/null
 ok $? "the daemon keeps answering (RSS $(rss_kb) KiB)"
 
+# Without a cgroup a signal is passed on to the job's processes that left
+# its process group; its own group gets it once, not twice.
+stop_daemon
+start_daemon --nodes 2 --policy conservative --cgroup none
+printf '#!/bin/sh\ntrap "echo usr1 >>usr1.log" USR1\necho up >usr1.up\nwhile :; do sleep 0.1; done\n' >u/usr1.sh
+chmod 755 u/usr1.sh
+cd u
+out=$($NB "$BSUB" -n 1 -t 1:00 ./usr1.sh) && f=$(echo "$out" | id_of)
+cd "$TMP"
+wait_state "$f" running 10 && wait_file u/usr1.up
+$NB "$BKILL" -s USR1 "$f" >/dev/null
+sleep 1
+"$BKILL" "$f" >/dev/null
+wait_state "$f" cancelled 15
+[ "$(grep -c usr1 u/usr1.log 2>/dev/null)" = 1 ]
+ok $? "bkill -s USR1 reaches the job's trap once ($(grep -c usr1 u/usr1.log 2>/dev/null) times)"
+
 # Item 11: the job runs with its submitter's umask, which bsub sends: a
 # user whose umask is 077 gets output, and files, only they can read.
 printf '#!/bin/sh

@@ -75,6 +75,8 @@ static int write_again(struct daemon *d)
 		                                                    a->since, a->reason, a->by }) :
 		     store_del_node(d->store, d->node_names[k]);
 	}
+	if (rc == 0 && d->partition)
+		rc = store_meta_set(d->store, "partition", d->partition);
 	snprintf(grace, sizeof grace, "%lld", (long long)d->o.kill_grace);
 	if (rc == 0 && !d->grace_changed)
 		rc = store_meta_set(d->store, "kill_grace_us", grace);

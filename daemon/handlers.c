@@ -462,8 +462,9 @@ static enum proto_err cancel_one(struct conn *c, uint64_t id, int sig, const cha
 		/* Running: the pass turns the core's kill into signals. */
 		if (sched_cancel(d->sched, now, id) < 0)
 			return PE_INTERNAL;
-		store_begin(d->store);
-		store_log(d->store, id, now, j->rec.state, detail);
+		/* (A full disk here is handled as anywhere: drive_store_failed.) */
+		if (store_begin(d->store) < 0 || store_log(d->store, id, now, j->rec.state, detail) < 0)
+			drive_store_failed(d);
 	} else {
 		return PE_OK;	/* signalled already: nothing to store or wait for */
 	}

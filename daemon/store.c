@@ -148,6 +148,10 @@ static int fail(struct store *s, const char *what)
 {
 	snprintf(s->err, sizeof s->err, "%s: %s", what, sqlite3_errmsg(s->db));
 	s->full = (sqlite3_extended_errcode(s->db) & 0xff) == SQLITE_FULL;
+	/* SQLite may have rolled the whole transaction back (a full disk):
+	 * then it is gone, and the next write must not run on its own. */
+	if (s->in_txn && sqlite3_get_autocommit(s->db))
+		s->in_txn = false;
 	return -1;
 }
 

@@ -66,6 +66,9 @@ static int write_again(struct daemon *d)
 
 		if (j)
 			rc = store_put_job(d->store, &j->rec);
+		if (j && rc == 0 && j->args_unstored && store_state_live(j->rec.state))
+			rc = store_put_args(d->store, j->rec.id, j->rec.argv, j->rec.argv_len,
+			                    j->rec.env, j->rec.env_len);
 	}
 	for (uint32_t k = 0; k < d->nnodes && rc == 0; k++) {
 		const struct node_admin *a = d->nadmin ? &d->nadmin[k] : NULL;
@@ -153,6 +156,7 @@ int drive_store(struct daemon *d, struct djob *j, const char *detail)
 	}
 	usage_ended(d, j);	/* (once, at its end) */
 	if (store_begin(d->store) < 0 || store_put_job(d->store, &j->rec) < 0 ||
+	    (!store_state_live(j->rec.state) && store_del_args(d->store, j->rec.id) < 0) ||
 	    (detail && store_log(d->store, j->rec.id, server_now(d), j->rec.state, detail) < 0))
 		drive_store_failed(d);
 	j->dirty = false;
@@ -1141,6 +1145,12 @@ void drive_commit(struct daemon *d)
 		while (store_commit(d->store) < 0)
 			drive_store_failed(d);
 		d->commits++;
+		for (uint32_t k = 0; k < d->ntouched; k++) {
+			struct djob *j = jobs_get(d, d->touched[k]);
+
+			if (j)
+				j->args_unstored = false;	/* (durable now) */
+		}
 	}
 	d->turn_cancels = 0;	/* (handlers.c: the next slices go in the next commit) */
 	/* Durable now: answer, start what the pass chose, forget the ended.

@@ -73,6 +73,8 @@ static void hold_tail(const char *db, const char *suffix)
 
 static void hold_tails(const struct daemon *d)
 {
+	if (d->test.no_tails)
+		return;
 	hold_tail(d->o.db, "");
 	hold_tail(d->o.db, "-wal");
 }

@@ -311,6 +311,9 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 	/* (A long one lets a test fill the disk before a commit, not before
 	 * the watch: BACKFILLD_TEST_RESERVE_WATCH_S.) */
 	d->test.reserve_watch_s = test_knob("BACKFILLD_TEST_RESERVE_WATCH_S", 3600);
+	/* (And without the room past the store's ends, a commit can fail for
+	 * want of space: BACKFILLD_TEST_NO_TAILS, for write_again's test.) */
+	d->test.no_tails = test_knob("BACKFILLD_TEST_NO_TAILS", 1);
 	d->turn_calls = d->test.place_slice ? 1 : SCHED_LIVE_CALLS;
 	if (d->test.place_slice)
 		prm.place_slice = d->test.place_slice;

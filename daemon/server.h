@@ -59,6 +59,7 @@ struct djob {
 	bool dirty;			/* row to write at the next commit */
 	bool ended_counted;		/* its end is in its user's ended bytes (usage.c) */
 	bool disk_held;			/* held for want of room in the spool (drive.c) */
+	bool args_unstored;		/* its job_args row is not committed yet (submit.c) */
 	uint64_t cost;			/* usage.c: its bytes while live */
 	/* Its predicted start in the forecasts of each parity (forecast.c). */
 	bf_time pred[2];
@@ -135,6 +136,7 @@ struct daemon {
 		uint32_t turn_gap_ms;	/* between the turns of sliced work */
 		uint32_t checkpoint_pages;	/* a shorter log between checkpoints */
 		uint32_t reserve_watch_s;	/* the disk reserve's watch, seconds */
+		uint32_t no_tails;	/* no room held past the store's ends */
 	} test;
 	/* Broken guarantees still to announce, a slice a turn from
 	 * announce[announce_head] on (drive.c, announce_some): a switch of

@@ -21,9 +21,12 @@
  * submission: released, requeued; CREASY counts its wait from there);
  * NULL, at its submission, in an older database.
  * 6: jobs.umask (the submitter's, which the job runs with; NULL in an
- * older database: 022), the index of a user's ended jobs, and ended jobs
- * keep no argv or env (only a start needs them; an older database's are
- * dropped at the upgrade). */
+ * older database: 022), the index of a user's ended jobs, and a job's
+ * argv and env in a table of their own, job_args, written once at its
+ * submission and removed at its end (only a start needs them): a row
+ * rewritten when a guarantee moves no longer rewrites up to 4 MiB with it.
+ * jobs.argv and jobs.env stay NULL (an older database's move at the
+ * upgrade; an ended job's are dropped). */
 #define SCHEMA_VERSION "6"
 
 static const char *const state_names[ST_NSTATES] = {
@@ -50,7 +53,8 @@ const char *store_state_name(enum store_state s)
 enum stmt {
 	S_BEGIN, S_COMMIT, S_ROLLBACK, S_META_SET, S_META_GET, S_PUT, S_LOG, S_LIVE, S_ONE,
 	S_FINAL, S_LOG_COUNT, S_PRUNE_LOG, S_PRUNE_JOBS, S_NODE_PUT, S_NODE_DEL, S_NODE_ALL,
-	S_HISTORY, S_USAGE, S_USAGE_ONE, S_OLDEST, S_DEL_LOG, S_DEL_JOB, S_NSTMTS
+	S_HISTORY, S_USAGE, S_USAGE_ONE, S_OLDEST, S_DEL_LOG, S_DEL_JOB, S_ARGS_PUT,
+	S_ARGS_DEL, S_NSTMTS
 };
 
 /* Column order of the jobs table, shared by S_PUT and the loaders. */
@@ -58,6 +62,11 @@ enum stmt {
 	"guarantee, first_guarantee, start, end_time, exit_status, node_list, cwd, out, err, " \
 	"argv, env, sup_pid, sup_start, kill_why, reason, hold_end, cpu_us, mem_kb, cpu_src, mem_src, " \
 	"broken, held, requeue, queued, umask"
+/* The live jobs, with their arguments and environments from job_args. */
+#define LIVE_COLUMNS "id, seq, uid, gid, user, name, nodes, estimate, submit, state, " \
+	"guarantee, first_guarantee, start, end_time, exit_status, node_list, cwd, out, err, " \
+	"job_args.argv, job_args.env, sup_pid, sup_start, kill_why, reason, hold_end, cpu_us, " \
+	"mem_kb, cpu_src, mem_src, broken, held, requeue, queued, umask"
 /* The same for listings: argv and env (up to 4 MiB a job) are never sent
  * to a client, so a listing never reads them. */
 #define LIST_COLUMNS "id, seq, uid, gid, user, name, nodes, estimate, submit, state, " \
@@ -79,7 +88,10 @@ static const char *const sql[S_NSTMTS] = {
 	 * grow the store without bound. */
 	[S_LOG] = "INSERT INTO job_log (job, t, state, detail) SELECT ?1, ?2, ?3, ?4 WHERE ?3 > 1 "
 	          "OR (SELECT count(*) FROM job_log WHERE job = ?1) < " STR(STORE_LOG_MAX),
-	[S_LIVE] = "SELECT " JOB_COLUMNS " FROM jobs WHERE state <= 1 ORDER BY seq",
+	[S_LIVE] = "SELECT " LIVE_COLUMNS " FROM jobs LEFT JOIN job_args ON job_args.job = jobs.id "
+	           "WHERE state <= 1 ORDER BY seq",
+	[S_ARGS_PUT] = "INSERT OR REPLACE INTO job_args (job, argv, env) VALUES (?1, ?2, ?3)",
+	[S_ARGS_DEL] = "DELETE FROM job_args WHERE job = ?1",
 	[S_ONE] = "SELECT " LIST_COLUMNS " FROM jobs WHERE id = ?1",
 	[S_FINAL] = "SELECT " LIST_COLUMNS " FROM jobs WHERE state > 1 AND (?2 < 0 OR uid = ?2) "
 	            "ORDER BY end_time DESC, id DESC LIMIT ?1",
@@ -132,6 +144,7 @@ static const char schema[] =
 	/* A user's ended jobs, oldest first: those that go when the user's
 	 * history is over keep_ended_per_user. */
 	"CREATE INDEX IF NOT EXISTS jobs_ended_uid ON jobs (uid, end_time, id) WHERE state > 1;"
+	"CREATE TABLE IF NOT EXISTS job_args (job INTEGER PRIMARY KEY, argv BLOB, env BLOB);"
 	"CREATE TABLE IF NOT EXISTS node_admin ("
 	"  name TEXT PRIMARY KEY, state INTEGER NOT NULL, since INTEGER NOT NULL,"
 	"  reason TEXT, by TEXT);";
@@ -204,8 +217,10 @@ static int migrate(struct store *s)
 		"ALTER TABLE jobs ADD COLUMN requeue INTEGER NOT NULL DEFAULT 0; ";
 	static const char v5[] = "ALTER TABLE jobs ADD COLUMN queued INTEGER; ";
 	static const char v6[] = "ALTER TABLE jobs ADD COLUMN umask INTEGER; "
-		"UPDATE jobs SET argv = NULL, env = NULL WHERE state > 1; ";
-	char q[800], what[64];
+		"INSERT OR REPLACE INTO job_args (job, argv, env) SELECT id, argv, env FROM jobs "
+		"WHERE state <= 1; "
+		"UPDATE jobs SET argv = NULL, env = NULL; ";
+	char q[1200], what[64];
 	sqlite3_stmt *st;
 	int from = 0;
 
@@ -578,8 +593,7 @@ int store_put_job(struct store *s, const struct store_job *j)
 	bind_str(st, 17, j->cwd);
 	bind_str(st, 18, j->out);
 	bind_str(st, 19, j->err);
-	sqlite3_bind_blob(st, 20, j->argv ? j->argv : "", (int)j->argv_len, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 21, j->env ? j->env : "", (int)j->env_len, SQLITE_STATIC);
+	/* (20, 21: argv and env are in job_args: store_put_args.) */
 	sqlite3_bind_int64(st, 22, j->sup_pid);
 	sqlite3_bind_int64(st, 23, j->sup_start);
 	sqlite3_bind_int(st, 24, j->kill_why);
@@ -601,6 +615,27 @@ int store_put_job(struct store *s, const struct store_job *j)
 	if (j->has_umask)
 		sqlite3_bind_int(st, 35, j->umask & 0777);
 	return step_done(s, S_PUT, "storing a job");
+}
+
+int store_put_args(struct store *s, uint64_t id, const char *argv, size_t argv_len,
+                   const char *env, size_t env_len)
+{
+	sqlite3_stmt *st = s->st[S_ARGS_PUT];
+
+	if (need_txn(s) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
+	sqlite3_bind_blob(st, 2, argv ? argv : "", (int)argv_len, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 3, env ? env : "", (int)env_len, SQLITE_STATIC);
+	return step_done(s, S_ARGS_PUT, "storing a job's arguments");
+}
+
+int store_del_args(struct store *s, uint64_t id)
+{
+	if (need_txn(s) < 0)
+		return -1;
+	sqlite3_bind_int64(s->st[S_ARGS_DEL], 1, (sqlite3_int64)id);
+	return step_done(s, S_ARGS_DEL, "removing a job's arguments");
 }
 
 int store_log(struct store *s, uint64_t id, bf_time t, enum store_state state, const char *detail)

@@ -115,8 +115,13 @@ int  store_next_id(struct store *st, uint64_t *id);
 int  store_raise_last_id(struct store *st, uint64_t id);
 /* The last id handed out, as committed (0: none yet). */
 int  store_last_id(struct store *st, uint64_t *id);
-/* Insert or replace a job's whole row. */
+/* Insert or replace a job's whole row, but for its argv and env: those
+ * are stored once, with store_put_args (at its submission), and removed
+ * with store_del_args (at its end); store_load_live gives them back. */
 int  store_put_job(struct store *st, const struct store_job *j);
+int  store_put_args(struct store *st, uint64_t id, const char *argv, size_t argv_len,
+                    const char *env, size_t env_len);
+int  store_del_args(struct store *st, uint64_t id);
 /* Record a state change (the jobs row holds only the latest). A job keeps
  * at most STORE_LOG_MAX of them, and its end whatever came before. */
 #define STORE_LOG_MAX 64

@@ -337,6 +337,11 @@ static void admit_one(struct daemon *d, struct pending_sub *p, bf_time now, cons
 	if (sched_job_info(d->sched, p->id, &info) == SCHED_OK)
 		j->rec.guarantee = j->rec.first_guarantee = info.guarantee;
 	drive_store(d, j, "submitted");
+	/* Its arguments and environment, once (write_again writes them again
+	 * while args_unstored). */
+	j->args_unstored = true;
+	if (store_put_args(d->store, p->id, p->argv, p->argv_len, p->env, p->env_len) < 0)
+		drive_store_failed(d);
 	return;
 refused:
 	spool_job_remove(&d->spool, p->id);

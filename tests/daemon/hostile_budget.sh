@@ -59,8 +59,9 @@ printf '#!/bin/sh\nsleep 300\n' >"$TMP/u/j.sh"
 chmod 755 "$TMP/u/j.sh"
 cd "$TMP/u" || exit 1
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$DPID/status"; }
-# (Less the disk reserve, which the daemon keeps whatever users do.)
-used_kb() { du -sk --exclude='*reserve' "$FS" | cut -f1; }
+# (The files' sizes, less the disk reserve: the daemon holds that, and room
+# past the database's end, whatever users do.)
+used_kb() { du -sk --apparent-size --exclude='*reserve' "$FS" | cut -f1; }
 # ms CMD...: how long CMD takes, in milliseconds.
 ms() {
 	t0=$(date +%s%N)

@@ -246,8 +246,9 @@ int main(void)
 	j = job(id2, 2);
 	j.name = NULL;
 	j.queued = 4000;	/* released at 4000 */
-	ok(store_put_job(st, &j) == 0 && store_log(st, id2, 1000, ST_QUEUED, "submitted") == 0,
-	   "job 2 stored, its arrival logged");
+	ok(store_put_job(st, &j) == 0 && store_log(st, id2, 1000, ST_QUEUED, "submitted") == 0 &&
+	   store_put_args(st, id2, j.argv, j.argv_len, "A=1", 4) == 0,
+	   "job 2 stored, its arrival logged, its arguments stored once");
 	ok_eq(store_commit(st), 0, "commit");
 	ok(store_load_live(st, collect, &s) == 0 && s.n == 2 && s.ids[0] == 1 && s.ids[1] == 2,
 	   "live jobs load in arrival order");
@@ -298,8 +299,12 @@ int main(void)
 	ok(s.argv_len == 0, "a listing reads no arguments (job 1 by id)");
 	s = (struct seen){ 0 };
 	ok(store_load_live(st, collect, &s) == 0 && s.n == 1 && s.argv_len == 14 &&
-	   memcmp(s.argv, "one\0two words\0", 14) == 0,
-	   "a live job's arguments, with their NUL separators, kept for its start");
+	   memcmp(s.argv, "one\0two words\0", 14) == 0 && s.last.env_len == 4,
+	   "a live job's arguments, with their NUL separators, kept for its start, however "
+	   "often its row is written again");
+	ok(store_begin(st) == 0 && store_del_args(st, id2) == 0 && store_commit(st) == 0 &&
+	   (s = (struct seen){ 0 }, store_load_live(st, collect, &s)) == 0 && s.n == 1 &&
+	   s.argv_len == 0, "removed at its end, they are gone");
 	ok_eq(store_log_count(st, id1), 2, "job 1's state changes are logged");
 	s = (struct seen){ 0 };
 	ok(store_load_final(st, 10, -1, collect, &s) == 0 && s.n == 1 && s.ids[0] == 1,

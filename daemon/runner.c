@@ -941,6 +941,11 @@ static void supervise(const struct runner_job *j, int intent)
 		       NULL);
 		_exit(1);
 	}
+	/* The signals passed on are blocked across the fork: the child gets
+	 * them pending, not run by the supervisor's handlers it inherits
+	 * (which would swallow a cancel that comes at once), and takes them
+	 * with their default action once default_signals unblocks them. */
+	sigprocmask(SIG_BLOCK, &fwd, &old);
 	if (pipe2(why, O_CLOEXEC) < 0 || (job = fork()) < 0) {
 		n = errno;
 		sup_cgroup_end(j, NULL);
@@ -958,7 +963,6 @@ static void supervise(const struct runner_job *j, int intent)
 	setpgid(job, job);	/* as the child does: whoever runs first */
 	if (sup_cg >= 0)
 		cg_join(sup_cg, job);	/* likewise: in it before any signal goes */
-	sigprocmask(SIG_BLOCK, &fwd, &old);
 	sup_job = job;
 	if (sup_pending)
 		sup_signal_job(sup_pending);

@@ -92,6 +92,12 @@ kept=$("$BQ" -d -a -u nobody --json 2>/dev/null | tr '{' '\n' | grep -c '"id"')
 ok $? "  nobody's ended jobs stay within keep_ended_per_user 64K: $kept of 300 kept"
 grep -q "uid 65534: removed .* bytes of its oldest ended jobs" "$TMP/daemon.log"
 ok $? "  and the log says the oldest went"
+# Each was cancelled as soon as it started: none may live on (a cancel that
+# came while the job's child was being forked was once swallowed).
+i=0
+while pgrep -u nobody -f "^sleep 300$" >/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+! pgrep -u nobody -f "^sleep 300$" >/dev/null
+ok $? "  no job of the 300 cycles is left running"
 
 # ---- 4: queued jobs with large environments ----
 acc=0

@@ -142,11 +142,11 @@ ok $? "root's bq answers while nobody lists in 32 parallel loops ($t ms)"
 # ---- min_free_disk: only root submits on a nearly full disk ----
 "$BKILL" -u all 0 >/dev/null 2>&1
 avail=$(df -k --output=avail "$FS" | tail -1)
-fallocate -l $(((avail - 4096) * 1024)) "$FS/filler" 2>/dev/null ||
-	dd if=/dev/zero of="$FS/filler" bs=1024 count=$((avail - 4096)) 2>/dev/null
+fallocate -l $(((avail - 6144) * 1024)) "$FS/filler" 2>/dev/null ||
+	dd if=/dev/zero of="$FS/filler" bs=1024 count=$((avail - 6144)) 2>/dev/null
 $NB "$BSUB" -n 1 -t 1:00 ./j.sh >/dev/null 2>"$TMP/err"
 [ $? -ne 0 ] && grep -q "disk is nearly full: .* under min_free_disk 8.0 MiB" "$TMP/err"
-ok $? "4 MB free, under min_free_disk 8M: nobody is refused: $(cat "$TMP/err")"
+ok $? "6 MB free, under min_free_disk 8M (and over the 4 MB at which the reserve is given back): nobody is refused: $(cat "$TMP/err")"
 "$BSUB" -n 1 -t 1:00 ./j.sh >/dev/null 2>&1
 ok $? "  root still submits"
 rm -f "$FS/filler"

@@ -220,19 +220,13 @@ static void log_cb(evutil_socket_t fd, short what, void *arg);
 static void arm_log(struct daemon *d)
 {
 	struct conn_limits *L = d->limits;
-	bf_time due = log_rate_due(&L->refused), now = clock_monotonic();
-	struct timeval tv;
+	bf_time due = log_rate_due(&L->refused);
 
 	if (log_rate_due(&L->timeouts) < due)
 		due = log_rate_due(&L->timeouts);
 	if (log_rate_due(&L->accept_err) < due)
 		due = log_rate_due(&L->accept_err);
-	if (due == BF_NEVER || evtimer_pending(L->log_ev, NULL))
-		return;
-	due = due > now ? due - now : 0;
-	tv = (struct timeval){ (time_t)(due / BF_SEC), (suseconds_t)(due % BF_SEC) };
-	if (evtimer_add(L->log_ev, &tv) < 0)
-		log_warnx("cannot arm a timer: the count of unlogged refusals is kept for later");
+	drive_timer_at(L->log_ev, due, "refusals");
 }
 
 static void log_cb(evutil_socket_t fd, short what, void *arg)

@@ -25,6 +25,18 @@ static struct timeval tv_of(bf_time us)
 	return (struct timeval){ .tv_sec = us / BF_SEC, .tv_usec = us % BF_SEC };
 }
 
+void drive_timer_at(struct event *ev, bf_time due, const char *what)
+{
+	bf_time now = clock_monotonic();
+	struct timeval tv;
+
+	if (due == BF_NEVER || evtimer_pending(ev, NULL))
+		return;
+	tv = tv_of(due > now ? due - now : 0);
+	if (evtimer_add(ev, &tv) < 0)
+		log_warnx("cannot arm a timer: the count of unlogged %s is kept for later", what);
+}
+
 /* The submissions for the next flush, taken (submit.c). */
 static struct pending_sub *take_unsynced(struct daemon *d)
 {

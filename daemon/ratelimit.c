@@ -199,17 +199,11 @@ static struct ratelimit *get(struct daemon *d)
 static void arm(struct daemon *d)
 {
 	struct ratelimit *R = d->ratelimit;
-	bf_time due = userrate_due(&R->t), now = clock_monotonic();
-	struct timeval tv;
+	bf_time due = userrate_due(&R->t);
 
 	if (log_rate_due(&R->full) < due)
 		due = log_rate_due(&R->full);
-	if (due == BF_NEVER || evtimer_pending(R->ev, NULL))
-		return;
-	due = due > now ? due - now : 0;
-	tv = (struct timeval){ (time_t)(due / BF_SEC), (suseconds_t)(due % BF_SEC) };
-	if (evtimer_add(R->ev, &tv) < 0)
-		log_warnx("cannot arm a timer: the count of unlogged lines is kept for later");
+	drive_timer_at(R->ev, due, "lines");
 }
 
 static void sweep_cb(evutil_socket_t fd, short what, void *arg)

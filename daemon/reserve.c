@@ -37,10 +37,9 @@ static int open_reserve(int dirfd, const char *path)
 	return fd;
 }
 
-/* What root (or an ordinary user) may still write on the store's (k 0)
- * or the spool's (k 1) file system: asked of the paths themselves, so
- * that a daemon without a reserve file still knows. */
-static bool fs_free(const struct daemon *d, int k, bool root, unsigned long long *bytes)
+/* (Asked of the paths themselves, so that a daemon without a reserve
+ * file still knows.) */
+bool reserve_free(const struct daemon *d, int k, bool root, unsigned long long *bytes)
 {
 	struct statvfs v;
 
@@ -84,7 +83,6 @@ static void give_back(struct daemon *d)
 	for (int k = 0; k < 2; k++)
 		if (d->reserve_fd[k] >= 0)
 			ftruncate(d->reserve_fd[k], 0);
-	d->reserve_held = false;
 }
 
 void reserve_release(struct daemon *d, const char *why)
@@ -111,7 +109,7 @@ static void watch_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	hold_tails(d);
 	for (int k = 0; k < 2 && !d->disk_full; k++) {
-		if (fs_free(d, k, true, &room) && room < RESERVE_LOW) {
+		if (reserve_free(d, k, true, &room) && room < RESERVE_LOW) {
 			snprintf(why, sizeof why, "%llu KiB left for root on the %s's file system",
 			         room >> 10, k == 0 ? "store" : "spool");
 			reserve_release(d, why);
@@ -121,7 +119,7 @@ static void watch_cb(evutil_socket_t fd, short what, void *arg)
 		bool roomy = true;
 
 		for (int k = 0; k < 2; k++)
-			if (!fs_free(d, k, false, &room) ||
+			if (!reserve_free(d, k, false, &room) ||
 			    room < (unsigned long long)RESERVE_BYTES + d->o.lim.min_free_disk)
 				roomy = false;
 		if (roomy) {
@@ -129,7 +127,6 @@ static void watch_cb(evutil_socket_t fd, short what, void *arg)
 				if (d->reserve_fd[k] >= 0 && take(d->reserve_fd[k]) < 0)
 					roomy = false;
 			if (roomy) {
-				d->reserve_held = true;
 				d->disk_full = false;
 				log_info("space is free again: the disk reserve is back and submissions "
 				         "are taken");
@@ -153,7 +150,6 @@ void reserve_open(struct daemon *d)
 	/* The spool needs one of its own only on another file system. */
 	if (stat(d->o.db, &db) < 0 || fstat(d->spool.top_fd, &sp) < 0 || db.st_dev != sp.st_dev)
 		d->reserve_fd[1] = open_reserve(d->spool.top_fd, "reserve");
-	d->reserve_held = true;
 	for (int k = 0; k < 2; k++) {
 		if (d->reserve_fd[k] >= 0 && take(d->reserve_fd[k]) < 0) {
 			log_warn("no disk reserve on the %s's file system: a full disk there may stop "

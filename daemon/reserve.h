@@ -33,6 +33,9 @@ void reserve_close(struct daemon *d);
 /* A write failed for want of space (why: the store's error): give the
  * reserve back and refuse submissions until space returns. */
 void reserve_release(struct daemon *d, const char *why);
+/* What root (root) or an ordinary user may still write on the store's
+ * (k 0) or the spool's (k 1) file system; false if it cannot be told. */
+bool reserve_free(const struct daemon *d, int k, bool root, unsigned long long *bytes);
 /* Full: no submission is taken; 0, or -1 with the client's message. */
 int  reserve_refuse(const struct daemon *d, char *err, size_t errlen);
 

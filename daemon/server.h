@@ -194,10 +194,10 @@ struct daemon {
 	struct ended_use { uint32_t uid; uint64_t bytes; } *ended;
 	uint32_t nended, ended_cap;
 	bool over_budget;
-	/* reserve.c: the disk reserve's files (store's, spool's; -1 none),
-	 * held or given back; full: no submission until space returns. */
+	/* reserve.c: the disk reserve's files (store's, spool's; -1 none);
+	 * full: given back, and no submission until space returns. */
 	int reserve_fd[2];
-	bool reserve_held, disk_full;
+	bool disk_full;
 	struct event *reserve_ev;
 	int writes_again;		/* drive.c: a turn written again after a full disk */
 };
@@ -289,6 +289,10 @@ void drive_kill_orphans(struct daemon *d, struct djob *j, pid_t sup_pid, int64_t
 int  drive_watch(struct daemon *d, struct djob *j);
 /* Is the spool still there? Logs once when it is found gone. */
 bool drive_spool_ok(struct daemon *d);
+/* Arm ev for the monotonic time `due` (now, if past), unless nothing is
+ * due or it is armed already; `what` names, in the warning if it cannot
+ * be, the unlogged lines that wait (conn.c, ratelimit.c). */
+void drive_timer_at(struct event *ev, bf_time due, const char *what);
 /* The store failed while serving: refuse the waiting clients and exit 75
  * (a restart reloads what was committed). Returns only after a full disk,
  * once a turn: the reserve given back, the turn's rows written again in a

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <syslog.h>
 #include "log.h"
 #include "reserve.h"
@@ -43,36 +42,23 @@ static void mib(uint64_t bytes, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu64 " bytes", bytes);
 }
 
-/* The free space a user may still use on the file system of fd (or of
- * path): what statvfs gives unprivileged processes. false if it cannot
- * be told (then nothing is refused for it). */
-static bool free_space(int fd, const char *path, uint64_t *avail)
-{
-	struct statvfs v;
-
-	if ((fd >= 0 ? fstatvfs(fd, &v) : statvfs(path, &v)) < 0)
-		return false;
-	*avail = (uint64_t)v.f_bavail * v.f_frsize;
-	return true;
-}
-
 /* Below min_free_disk on the store's or the spool's file system. */
 static int disk_low(const struct daemon *d, char *err, size_t errlen)
 {
-	const struct { int fd; const char *path, *what; } fs[] = {
-		{ -1, d->o.db, "store" }, { d->spool.top_fd, d->spool.dir, "spool" },
-	};
-	uint64_t avail, min = d->o.lim.min_free_disk;
+	const char *path[2] = { d->o.db, d->spool.dir }, *what[2] = { "store", "spool" };
+	unsigned long long avail;
+	uint64_t min = d->o.lim.min_free_disk;
 	char a[32], b[32];
 
-	for (size_t k = 0; k < sizeof fs / sizeof *fs; k++) {
-		if (!min || !free_space(fs[k].fd, fs[k].path, &avail) || avail >= min)
+	/* (A file system whose free space cannot be told refuses nothing.) */
+	for (int k = 0; k < 2; k++) {
+		if (!min || !reserve_free(d, k, false, &avail) || avail >= min)
 			continue;
 		mib(avail, a, sizeof a);
 		mib(min, b, sizeof b);
 		snprintf(err, errlen, "the daemon's disk is nearly full: %s free for its %s (%s), "
 		         "under min_free_disk %s; only root may submit until space is freed", a,
-		         fs[k].what, fs[k].path, b);
+		         what[k], path[k], b);
 		return -1;
 	}
 	return 0;

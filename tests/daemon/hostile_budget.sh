@@ -117,8 +117,15 @@ ok $? "queued jobs of 96 KB each stop at max_stored_per_user 2M: $acc taken, the
 ok $? "  about 2 MiB of them ($acc jobs)"
 rss1=$(rss)
 echo "# daemon RSS: $rss0 KB before, $rss1 KB with nobody at the cap"
-[ "$rss1" -lt $((rss0 + 16384)) ]
-ok $? "  the daemon's memory grew by under 16 MB ($rss0 KB to $rss1 KB)"
+if [ -n "${BACKFILLD_TEST_QUICK:-}" ]; then
+	# AddressSanitizer keeps freed memory in its quarantine (up to 256 MB):
+	# there the RSS measures the sanitizer, not the daemon.
+	skip_check "  the daemon's memory grew by under 16 MB ($rss0 KB to $rss1 KB)" \
+		"quick run (sanitizers): RSS counts AddressSanitizer's quarantine"
+else
+	[ "$rss1" -lt $((rss0 + 16384)) ]
+	ok $? "  the daemon's memory grew by under 16 MB ($rss0 KB to $rss1 KB)"
+fi
 t=$(ms "$BSUB" -n 1 -t 1:00 ./j.sh)
 "$BSUB" -n 1 -t 1:00 ./j.sh >/dev/null 2>&1
 ok $? "  root still submits ($t ms)"

@@ -12,7 +12,7 @@ WARN     := -std=c11 -Wall -Wextra -Wshadow -Wmissing-prototypes \
 # Libraries in use so far (found with pkg-config): zlib reads .gz traces;
 # sqlite3 is the daemon's store; libevent its event loop; yaml-0.1 (libyaml)
 # reads its configuration file; libsystemd tells systemd the daemon's state
-# and takes its socket (daemon/sd.c) and writes the journal (daemon/journal.c).
+# and takes its socket (daemon/serve/sd.c) and writes the journal (daemon/sys/journal.c).
 PKGS     := zlib sqlite3 libevent yaml-0.1 libsystemd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -21,12 +21,12 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CPPFLAGS += -D_GNU_SOURCE -iquote common -iquote daemon -iquote client -iquote tests $(PKG_CFLAGS)
 CFLAGS   := $(OPT) $(SAN) $(WARN) -pthread $(EXTRA_CFLAGS)
 # The daemon flushes its spool and checkpoints its store on a thread
-# (daemon/syncer.c).
+# (daemon/sys/syncer.c).
 LDFLAGS  += $(SAN) -pthread
 LDLIBS   := $(PKG_LIBS) -lm
 
 COMMON_SRC := $(wildcard common/*.c)
-DAEMON_SRC := $(wildcard daemon/*.c)
+DAEMON_SRC := $(wildcard daemon/*.c daemon/*/*.c)
 CLIENTS    := $(filter bsub bq bkill bctl bstop bresume,$(basename $(notdir $(wildcard client/*.c))))
 # Shared client code: every client/*.c that is not one of the programs.
 CLIENT_LIB_SRC := $(filter-out $(CLIENTS:%=client/%.c),$(wildcard client/*.c))
@@ -73,7 +73,7 @@ $(LIBDAEMON): $(DAEMON_LIB_OBJ)
 
 # The clients read the socket key of the configuration file with the
 # daemon's own reader (client/where.c), so both agree on what it says.
-$(LIBCLIENT): $(CLIENT_LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/daemon/conf.o
+$(LIBCLIENT): $(CLIENT_LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/daemon/sys/conf.o
 	@rm -f $@
 	$(AR) rcs $@ $^
 

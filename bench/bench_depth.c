@@ -7,7 +7,7 @@
  * core runs as the live daemon drives it: one slice of a compression pass
  * (or of placing again) per sched_run (compress_passes = 1,
  * compress_slice = SCHED_LIVE_SLICE, place_slice = SCHED_LIVE_PLACES, as
- * daemon/server.c), the next asked for at once by sched_next_wakeup, and
+ * daemon/serve/server.c), the next asked for at once by sched_next_wakeup, and
  * the calls grouped into turns of the daemon's loop as drive.c does (up to
  * SCHED_LIVE_CALLS calls, or SCHED_LIVE_TURN): the longest turn is the
  * longest the loop is held by the core ("per slice"), and the sum is the

@@ -6,7 +6,7 @@
 #include "bctl_jobs.h"
 #include "client.h"
 #include "duration.h"
-#include "jobctl.h"
+#include "jobop.h"
 
 const char bctl_jobs_usage[] =
 "  hold ID...                    the queued jobs leave the queue, kept\n"
@@ -31,26 +31,26 @@ static int limit(const char *socket_opt, int argc, char **argv)
 		        t <= 0 ? "it must be more than 0" : why);
 		return CLIENT_EXIT_USAGE;
 	}
-	return jobctl_run("bctl", socket_opt, PJ_LIMIT, false, t, 1, argv + 1);
+	return jobop_run("bctl", socket_opt, PJ_LIMIT, false, t, 1, argv + 1);
 }
 
 int bctl_jobs(const char *socket_opt, int argc, char **argv)
 {
 	if (strcmp(argv[0], "hold") == 0)
-		return jobctl_run("bctl", socket_opt, PJ_HOLD, true, 0, argc - 1, argv + 1);
+		return jobop_run("bctl", socket_opt, PJ_HOLD, true, 0, argc - 1, argv + 1);
 	if (strcmp(argv[0], "release") == 0)
-		return jobctl_run("bctl", socket_opt, PJ_RELEASE, true, 0, argc - 1, argv + 1);
+		return jobop_run("bctl", socket_opt, PJ_RELEASE, true, 0, argc - 1, argv + 1);
 	if (strcmp(argv[0], "limit") == 0)
 		return limit(socket_opt, argc, argv);
 	if (strcmp(argv[0], "requeue") == 0)
-		return jobctl_run("bctl", socket_opt, PJ_REQUEUE, true, 0, argc - 1, argv + 1);
+		return jobop_run("bctl", socket_opt, PJ_REQUEUE, true, 0, argc - 1, argv + 1);
 	if (strcmp(argv[0], "top") == 0) {
 		if (argc != 2) {
 			fprintf(stderr, "bctl: top takes one job ID, as in bctl top 12\n"
 			        "Try 'bctl --help' for more information.\n");
 			return CLIENT_EXIT_USAGE;
 		}
-		return jobctl_run("bctl", socket_opt, PJ_TOP, true, 0, 1, argv + 1);
+		return jobop_run("bctl", socket_opt, PJ_TOP, true, 0, 1, argv + 1);
 	}
 	return -1;
 }

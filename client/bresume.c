@@ -1,7 +1,7 @@
 /* bresume: release your held jobs. See bstop(1). */
-#include "jobctl.h"
+#include "jobop.h"
 
 int main(int argc, char **argv)
 {
-	return jobctl_main("bresume", PJ_RELEASE, argc, argv);
+	return jobop_main("bresume", PJ_RELEASE, argc, argv);
 }

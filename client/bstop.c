@@ -1,7 +1,7 @@
 /* bstop: hold your queued jobs. See bstop(1). */
-#include "jobctl.h"
+#include "jobop.h"
 
 int main(int argc, char **argv)
 {
-	return jobctl_main("bstop", PJ_HOLD, argc, argv);
+	return jobop_main("bstop", PJ_HOLD, argc, argv);
 }

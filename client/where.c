@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "conf.h"
+#include "sys/conf.h"
 #include "errf.h"
 #include "where.h"
 

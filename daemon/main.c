@@ -8,17 +8,17 @@
 #include <string.h>
 #include <unistd.h>
 #include <event2/event.h>
-#include "proctitle.h"
+#include "sys/proctitle.h"
 #include "decimal.h"
 #include "duration.h"
-#include "log.h"
+#include "sys/log.h"
 #include "nodelist.h"
 #include "paths.h"
-#include "replay.h"
-#include "site.h"
-#include "sd.h"
-#include "server.h"
-#include "settings.h"
+#include "whatif/replay.h"
+#include "whatif/site.h"
+#include "serve/sd.h"
+#include "serve/server.h"
+#include "sys/settings.h"
 
 #ifndef BACKFILLD_VERSION
 #define BACKFILLD_VERSION "0.1"

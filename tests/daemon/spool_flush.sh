@@ -1,5 +1,5 @@
 # The flush of the spool that makes new scripts durable, and the store's
-# checkpoints, run on a thread of their own (daemon/syncer.c, submit.c):
+# checkpoints, run on a thread of their own (daemon/sys/syncer.c, submit.c):
 # while a flush is under way the loop answers everyone else; the
 # submissions it covers are answered after it, show nowhere before, and a
 # crash before it forgets them (never acknowledged). The failpoint

@@ -70,7 +70,7 @@
 #include "bf_time.h"
 #include "nodelist.h"
 #include "proto.h"
-#include "store.h"
+#include "sys/store.h"
 
 #define MAX_SLOTS	16
 #define GRACE		BF_SEC			/* --kill-grace 1 */

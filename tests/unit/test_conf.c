@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "conf.h"
+#include "sys/conf.h"
 #include "tap.h"
 
 #define S   ((bf_time)BF_SEC)

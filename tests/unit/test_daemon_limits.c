@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "bf_time.h"
-#include "log.h"
+#include "sys/log.h"
 #include "proto.h"
 #include "tap.h"
 

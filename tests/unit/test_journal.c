@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "journal.h"
+#include "sys/journal.h"
 #include "tap.h"
 
 /* Field k of the entry, as the text it holds (iov_len bytes). */

@@ -2,7 +2,7 @@
  * put into a line of the daemon's log. No byte that a terminal acts on
  * gets through raw; valid UTF-8 text stays readable. */
 #include <string.h>
-#include "log.h"
+#include "sys/log.h"
 #include "tap.h"
 
 /* The escaped form of in, compared with want. */

@@ -1,12 +1,12 @@
 /* Metrics (common/metrics.c) against hand-computed values, and the replay
- * report (daemon/report.c): JSON keys, order and escaping; the text rules. */
+ * report (daemon/whatif/report.c): JSON keys, order and escaping; the text rules. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../tap.h"
 #include "metrics.h"
 /* The build puts only common/ on the include path. */
-#include "../../daemon/replay.h"
+#include "../../daemon/whatif/replay.h"
 
 #ifdef TEST_STANDALONE
 /* Stand-in for common/sched.c, for building this test on its own. */

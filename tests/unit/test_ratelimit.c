@@ -1,8 +1,8 @@
-/* The per-user budgets (daemon/ratelimit.c's table): a burst of changes
+/* The per-user budgets (daemon/serve/ratelimit.c's table): a burst of changes
  * then one per interval, a request for many jobs let in whole and paid
  * for after, log lines per minute with a summary, and a table that stays
  * bounded by dropping idle users and refusing one too many. */
-#include "ratelimit.h"
+#include "serve/ratelimit.h"
 #include "tap.h"
 
 static const struct user_budget B = { .burst = 20, .interval = BF_SEC, .lines = 5 };

@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "proto.h"
-#include "runner.h"
+#include "sys/runner.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/test_runner.XXXXXX";

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "store.h"
+#include "sys/store.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/test_store.XXXXXX";

@@ -1,4 +1,4 @@
-/* SVG charts (daemon/svg.c): each document checked by a small XML
+/* SVG charts (daemon/whatif/svg.c): each document checked by a small XML
  * well-formedness checker, each series found by its data-name with its
  * points' raw values, escaping, refused input, degenerate data. */
 #include <float.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include "../tap.h"
 /* The build puts only common/ on the include path. */
-#include "../../daemon/svg.h"
+#include "../../daemon/whatif/svg.h"
 
 #include "../xml_check.h"
 

@@ -1,4 +1,4 @@
-/* The syncer (daemon/syncer.c) on its own: a flush asked is told once in
+/* The syncer (daemon/sys/syncer.c) on its own: a flush asked is told once in
  * the loop, a second is refused while one is under way, a wait in the
  * loop tells it at once (and not again), checkpoints run on the thread,
  * asked twice while under way run once more at most, a failing flush is
@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <event2/event.h>
 #include "tap.h"
-#include "syncer.h"
+#include "sys/syncer.h"
 
 struct told {
 	int spool, ckpt, spool_err, ckpt_err;

@@ -1,16 +1,16 @@
 /* The what-if replay's pure modules against hand-computed values:
- * runtime estimate models (daemon/estimates.c), workload shaping
- * (daemon/shaping.c) and breakdowns, percentiles, batch means and the
- * timeline (daemon/breakdown.c). SCHEDULING.md, "Runtime estimates for
+ * runtime estimate models (common/estimates.c), workload shaping
+ * (common/shaping.c) and breakdowns, percentiles, batch means and the
+ * timeline (common/breakdown.c). SCHEDULING.md, "Runtime estimates for
  * what-if studies" and "Metrics", says what they must do. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../tap.h"
-#include "../../daemon/breakdown.h"
-#include "../../daemon/estimates.h"
-#include "../../daemon/shaping.h"
+#include "../../common/breakdown.h"
+#include "../../common/estimates.h"
+#include "../../common/shaping.h"
 
 #define S(x) ((bf_time)((x) * (double)BF_SEC))
 #define DAY 86400

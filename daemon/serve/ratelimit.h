@@ -30,7 +30,7 @@
 #include <sys/types.h>
 #include "bf_time.h"
 #include "idmap.h"
-#include "log.h"
+#include "sys/log.h"
 
 #define USERRATE_MAX    4096		/* uids tracked at once */
 #define USERRATE_WINDOW (60 * BF_SEC)	/* of the log-line budget */

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "clock.h"
+#include "sys/clock.h"
 #include "replay.h"
 #include "swf.h"
 #include "tq.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 #include "duration.h"
 #include "forecast.h"
-#include "log.h"
+#include "sys/log.h"
 #include "server.h"
 
 /* A start-only string setting that the file now gives another value. */

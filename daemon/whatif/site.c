@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "clock.h"
+#include "sys/clock.h"
 #include "jsonw.h"
 #include "site.h"
 #include "tq.h"

@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <event2/event.h>
 #include <systemd/sd-daemon.h>
-#include "log.h"
+#include "sys/log.h"
 #include "sched.h"
 #include "sd.h"
 #include "server.h"

@@ -4,9 +4,9 @@
  * last complete forecast), so switching to a new one is a number. */
 #include <stdlib.h>
 #include <event2/event.h>
-#include "clock.h"
+#include "sys/clock.h"
 #include "forecast.h"
-#include "log.h"
+#include "sys/log.h"
 #include "server.h"
 
 void forecast_stale(struct daemon *d)

@@ -8,7 +8,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 #include <event2/event.h>
-#include "log.h"
+#include "sys/log.h"
 #include "reserve.h"
 #include "server.h"
 

@@ -10,15 +10,15 @@
 #include <time.h>
 #include <unistd.h>
 #include <event2/event.h>
-#include "clock.h"
-#include "log.h"
+#include "sys/clock.h"
+#include "sys/log.h"
 #include "nodelist.h"
 #include "ratelimit.h"
 #include "sd.h"
 #include "server.h"
 #include "reserve.h"
 #include "usage.h"
-#include "syncer.h"
+#include "sys/syncer.h"
 
 bf_time server_now(struct daemon *d)
 {

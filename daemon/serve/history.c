@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "log.h"
+#include "sys/log.h"
 #include "server.h"
 
 /* A page, encoded as the store's rows are visited (their strings live

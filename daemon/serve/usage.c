@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <syslog.h>
-#include "log.h"
+#include "sys/log.h"
 #include "reserve.h"
 #include "server.h"
 #include "usage.h"

@@ -4,7 +4,7 @@
 #include <syslog.h>
 #include <inttypes.h>
 #include <string.h>
-#include "log.h"
+#include "sys/log.h"
 #include "server.h"
 
 void contain_init(struct daemon *d)

@@ -1,10 +1,10 @@
-/* See jobctl.h. */
+/* See jobop.h. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "client.h"
-#include "jobctl.h"
+#include "jobop.h"
 
 static const char *result(enum proto_jobop op, enum proto_err code)
 {
@@ -43,7 +43,7 @@ static const char *result(enum proto_jobop op, enum proto_err code)
 	}
 }
 
-int jobctl_run(const char *prog, const char *socket, enum proto_jobop op, bool admin,
+int jobop_run(const char *prog, const char *socket, enum proto_jobop op, bool admin,
                bf_time limit, int nargs, char **args)
 {
 	uint64_t *ids = calloc((size_t)nargs + 1, sizeof *ids);
@@ -137,7 +137,7 @@ static void usage(FILE *f, const char *prog, enum proto_jobop op)
 "usage error, 3 the daemon could not be reached. See bstop(1).\n");
 }
 
-int jobctl_main(const char *prog, enum proto_jobop op, int argc, char **argv)
+int jobop_main(const char *prog, enum proto_jobop op, int argc, char **argv)
 {
 	const char *socket = NULL;
 	int i = 1;
@@ -167,5 +167,5 @@ int jobctl_main(const char *prog, enum proto_jobop op, int argc, char **argv)
 			return CLIENT_EXIT_USAGE;
 		}
 	}
-	return jobctl_run(prog, socket, op, false, 0, argc - i, argv + i);
+	return jobop_run(prog, socket, op, false, 0, argc - i, argv + i);
 }

@@ -31,8 +31,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "clock.h"
-#include "log.h"
+#include "sys/clock.h"
+#include "sys/log.h"
 #include "nodelist.h"
 #include "server.h"
 #include "usage.h"

@@ -64,7 +64,7 @@ size_t log_escape(const char *in, char *out, size_t outlen);
  * will (a refused connection, a timeout): at most `burst` lines per
  * `window`, then the rest are only counted, and one line reports how many
  * were left out. The caller passes the time (monotonic), since only
- * daemon/clock.c reads the clock. Initialise with LOG_RATE_INIT. */
+ * daemon/sys/clock.c reads the clock. Initialise with LOG_RATE_INIT. */
 struct log_rate {
 	const char *what;	/* names the lines in the summary ("refused connections") */
 	unsigned burst;		/* lines per window */

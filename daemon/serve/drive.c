@@ -9,12 +9,12 @@
 #include <syslog.h>
 #include <unistd.h>
 #include <event2/event.h>
-#include "clock.h"
+#include "sys/clock.h"
 #include "duration.h"
-#include "log.h"
+#include "sys/log.h"
 #include "sd.h"
 #include "server.h"
-#include "syncer.h"
+#include "sys/syncer.h"
 #include "reserve.h"
 #include "usage.h"
 

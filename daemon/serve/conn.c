@@ -24,9 +24,9 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
-#include "clock.h"
+#include "sys/clock.h"
 #include "idmap.h"
-#include "log.h"
+#include "sys/log.h"
 #include "sd.h"
 #include "server.h"
 

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <event2/event.h>
-#include "clock.h"
+#include "sys/clock.h"
 #include "ratelimit.h"
 #include "server.h"
 

@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
-#include "clock.h"
+#include "sys/clock.h"
 #include "duration.h"
-#include "log.h"
+#include "sys/log.h"
 #include "server.h"
 #include "usage.h"
 

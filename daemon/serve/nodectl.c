@@ -15,7 +15,7 @@
 #include <string.h>
 #include <syslog.h>
 #include "duration.h"
-#include "log.h"
+#include "sys/log.h"
 #include "nodelist.h"
 #include "server.h"
 

@@ -12,9 +12,9 @@
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
-#include "clock.h"
+#include "sys/clock.h"
 #include "duration.h"
-#include "log.h"
+#include "sys/log.h"
 #include "ratelimit.h"
 #include "server.h"
 

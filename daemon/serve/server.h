@@ -13,15 +13,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "cgroup.h"
+#include "sys/cgroup.h"
 #include "forecast.h"
 #include "idmap.h"
 #include "proto.h"
-#include "runner.h"
+#include "sys/runner.h"
 #include "sched.h"
-#include "settings.h"
-#include "spool.h"
-#include "store.h"
+#include "sys/settings.h"
+#include "sys/spool.h"
+#include "sys/store.h"
 
 struct event_base;
 struct event;

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <syslog.h>
 #include "duration.h"
-#include "log.h"
+#include "sys/log.h"
 #include "ratelimit.h"
 #include "server.h"
 

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "log.h"
+#include "sys/log.h"
 #include "nodelist.h"
 #include "server.h"
 

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "store.h"
+#include "sys/store.h"
 
 struct daemon;
 struct djob;

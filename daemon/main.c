@@ -17,6 +17,7 @@
 #include "whatif/replay.h"
 #include "whatif/site.h"
 #include "serve/sd.h"
+#include "serve/daemon.h"
 #include "serve/server.h"
 #include "sys/settings.h"
 

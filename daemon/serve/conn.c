@@ -28,7 +28,9 @@
 #include "idmap.h"
 #include "sys/log.h"
 #include "sd.h"
-#include "server.h"
+#include "drive.h"
+#include "daemon.h"
+#include "conn.h"
 
 /* Connections. 1024 is what the daemon held before; a uid other than root
  * gets 64 of them (bsub in a tight shell loop of a few dozen background
@@ -518,7 +520,7 @@ static void read_cb(struct bufferevent *bev, void *arg)
 		conn_error(c, PE_DENIED, "this backfilld runs as uid %u and serves only that user",
 		           (unsigned)geteuid());
 	else
-		handle_request(c, type, p, len);
+		c->d->hooks.dispatch(c, type, p, len);
 	c->in_handler = false;
 	/* The handler replied, or the connection waits for the commit; the
 	 * request's bytes are not needed after the handler returns. */
@@ -947,4 +949,22 @@ void conn_close_all(struct daemon *d)
 		d->listen_fd = -1;
 	}
 	limits_free(d);
+}
+
+/* A read (list, info) waits for the pass's commit with its request kept
+ * here: see conn_wait_durable. */
+void conn_wait_read(struct conn *c, void *m, int decoded, const char *err,
+                        void (*answer)(struct conn *c))
+{
+	if (!m) {
+		conn_error(c, PE_INTERNAL, "out of memory");
+	} else if (decoded < 0) {
+		free(m);
+		conn_error(c, PE_MALFORMED, "%s", err);
+	} else if (conn_set_ctx(c, m, free) < 0) {
+		free(m);
+		conn_error(c, PE_INTERNAL, "a second request on one connection");
+	} else {
+		conn_wait_durable(c, answer);
+	}
 }

@@ -5,7 +5,9 @@
 #include <inttypes.h>
 #include <string.h>
 #include "sys/log.h"
-#include "server.h"
+#include "jobs.h"
+#include "daemon.h"
+#include "contain.h"
 
 void contain_init(struct daemon *d)
 {

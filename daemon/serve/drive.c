@@ -13,7 +13,11 @@
 #include "duration.h"
 #include "sys/log.h"
 #include "sd.h"
-#include "server.h"
+#include "contain.h"
+#include "daemon.h"
+#include "forecast.h"
+#include "jobs.h"
+#include "drive.h"
 #include "sys/syncer.h"
 #include "reserve.h"
 #include "usage.h"
@@ -131,10 +135,10 @@ static void store_stop(struct daemon *d)
 	          store_error(d->store));
 	/* Submissions still waiting for a flush of the spool: refused too,
 	 * their scripts removed (none of them is in the store). */
-	submit_admit(d, take_syncing(d), "the daemon could not store the change");
-	submit_admit(d, take_unsynced(d), "the daemon could not store the change");
-	conn_answer_waiting(d, false);
-	conn_flush_all(d, 1000);	/* the refusals reach their clients */
+	d->hooks.admit(d, take_syncing(d), "the daemon could not store the change");
+	d->hooks.admit(d, take_unsynced(d), "the daemon could not store the change");
+	d->hooks.answer_waiting(d, false);
+	d->hooks.flush_replies(d, 1000);	/* the refusals reach their clients */
 	exit(75);
 }
 
@@ -169,7 +173,7 @@ int drive_store(struct daemon *d, struct djob *j, const char *detail)
 	usage_ended(d, j);	/* (once, at its end) */
 	if (store_begin(d->store) < 0 || store_put_job(d->store, &j->rec) < 0 ||
 	    (!store_state_live(j->rec.state) && store_del_args(d->store, j->rec.id) < 0) ||
-	    (detail && store_log(d->store, j->rec.id, server_now(d), j->rec.state, detail) < 0))
+	    (detail && store_log(d->store, j->rec.id, daemon_now(d), j->rec.state, detail) < 0))
 		drive_store_failed(d);
 	j->dirty = false;
 	return 0;
@@ -229,7 +233,7 @@ static void prune_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (d->o.lim.keep_ended != BF_NEVER) {
 		tv = tv_of(prune_every(d));
-		if (server_now(d) >= d->pruned_at + prune_every(d))
+		if (daemon_now(d) >= d->pruned_at + prune_every(d))
 			drive_want_commit(d);
 	}
 	event_add(d->prune_ev, &tv);
@@ -279,6 +283,15 @@ void drive_next_turn(struct daemon *d)
 		evtimer_add(d->next_ev, &gap);
 }
 
+bool drive_want_forecast(struct daemon *d)
+{
+	bool fresh = forecast_want(d);
+
+	if (forecast_busy(d))
+		drive_next_turn(d);	/* the rest of it, a slice a turn */
+	return fresh;
+}
+
 int drive_init(struct daemon *d)
 {
 	struct timeval second = { 1, 0 };
@@ -320,7 +333,7 @@ void drive_arm_tick(struct daemon *d)
 	d->tick_at = t;
 	if (t == BF_NEVER)
 		return;
-	now = server_now(d);
+	now = daemon_now(d);
 	tv = tv_of(t - now);
 	evtimer_add(d->tick_ev, &tv);
 }
@@ -348,7 +361,7 @@ static bf_time exit_allowance(bf_time grace)
  * a limit signalled late keeps the end the plan gave it). */
 void drive_kill(struct daemon *d, struct djob *j, bf_time gone_by)
 {
-	bf_time now = server_now(d), at = now + d->o.kill_grace;
+	bf_time now = daemon_now(d), at = now + d->o.kill_grace;
 	struct timeval tv;
 
 	if (gone_by < at)
@@ -403,10 +416,10 @@ static void broken_words_for_bq(struct djob *j, const struct sched_action *a, bf
 	bool out = a->why == BROKEN_NODE_LOST || a->why == BROKEN_NODE_DRAINED;
 
 	snprintf(words, sizeof words, "at %s: start moved from %s to %s (%s)",
-	         handlers_human_time(t - t % BF_SEC, at, sizeof at),
+	         jobs_local_time(t - t % BF_SEC, at, sizeof at),
 	         j->rec.guarantee == BF_NEVER ? "none" :
-	         handlers_human_time(j->rec.guarantee, from, sizeof from),
-	         a->t != BF_NEVER ? handlers_human_time(a->t, to, sizeof to) :
+	         jobs_local_time(j->rec.guarantee, from, sizeof from),
+	         a->t != BF_NEVER ? jobs_local_time(a->t, to, sizeof to) :
 	         out ? "none until nodes return" : "none", cause);
 	if (jobs_set_str(j, JS_BROKEN, words, strlen(words)) < 0)
 		log_job(LOG_WARNING, j->rec.id, j->rec.user,
@@ -718,7 +731,7 @@ out:
 /* A job that will not run after all: end it in the core and the store. */
 static void job_failed(struct daemon *d, struct djob *j, const char *why)
 {
-	bf_time now = server_now(d);
+	bf_time now = daemon_now(d);
 
 	log_job(LOG_WARNING, j->rec.id, j->rec.user, "failed: %s", why);
 	forecast_stale(d);
@@ -836,7 +849,7 @@ static void sup_cb(evutil_socket_t fd, short what, void *arg)
 	if (rc != 1)	/* before the reap: the zombie keeps its pid ours */
 		drive_kill_orphans(d, j, j->sup.pid, j->sup.start_ticks);
 	sup_status = runner_reap(&j->sup);
-	now = server_now(d);
+	now = daemon_now(d);
 	if (rc == 0 && !j->rec.kill_why && sup_status >= 0 && WIFEXITED(sup_status) &&
 	    WEXITSTATUS(sup_status) == RUNNER_EXIT_UNSTARTED) {
 		forecast_stale(d);
@@ -1008,13 +1021,13 @@ static void flushed(struct daemon *d, struct pending_sub *batch, int err)
 	char why[300];
 
 	if (!err) {
-		submit_admit(d, batch, NULL);	/* (and asks for a commit) */
+		d->hooks.admit(d, batch, NULL);	/* (and asks for a commit) */
 		return;
 	}
 	log_err("syncing the spool: %s; the submissions it held are refused", strerror(err));
 	snprintf(why, sizeof why, "the daemon could not make the script durable (syncing its "
 	         "spool: %s); submit again", strerror(err));
-	submit_admit(d, batch, why);
+	d->hooks.admit(d, batch, why);
 }
 
 static void synced(void *arg, unsigned what, int err)
@@ -1079,7 +1092,7 @@ static void flush_spool(struct daemon *d)
 	if (!d->stopping && (s = syncer_of(d))) {
 		if (!d->spool_dirty)
 			return;
-		if (!(ids = submit_ids(d->unsynced, &n))) {
+		if (!(ids = d->hooks.submission_ids(d->unsynced, &n))) {
 			flushed(d, take_unsynced(d), ENOMEM);
 			return;
 		}
@@ -1093,7 +1106,7 @@ static void flush_spool(struct daemon *d)
 		syncer_spool_wait(d->syncer);	/* admits the flush under way's */
 	if (!d->spool_dirty)
 		return;
-	ids = submit_ids(d->unsynced, &n);
+	ids = d->hooks.submission_ids(d->unsynced, &n);
 	batch = take_unsynced(d);
 	e = ids ? spool_jobs_sync(d->spool.jobs_fd, ids, n) : ENOMEM;
 	free(ids);
@@ -1102,7 +1115,7 @@ static void flush_spool(struct daemon *d)
 
 void drive_commit(struct daemon *d)
 {
-	bf_time now = server_now(d);
+	bf_time now = daemon_now(d);
 	int rc;
 
 	d->turns++;
@@ -1144,7 +1157,8 @@ void drive_commit(struct daemon *d)
 	prune_ended(d, now);
 	if (d->over_budget && (store_begin(d->store) < 0 || usage_prune(d) < 0))
 		drive_store_failed(d);
-	forecast_turn(d);
+	if (forecast_turn(d))
+		drive_next_turn(d);
 	if (store_in_txn(d->store)) {
 		for (uint32_t k = 0; k < d->ntouched; k++) {
 			struct djob *j = jobs_get(d, d->touched[k]);
@@ -1168,7 +1182,7 @@ void drive_commit(struct daemon *d)
 	/* Durable now: answer, start what the pass chose, forget the ended.
 	 * Only the jobs this pass touched can need the last two. (Answers
 	 * first: a submission's log line comes before its start's.) */
-	conn_answer_waiting(d, true);
+	d->hooks.answer_waiting(d, true);
 	for (uint32_t k = 0; k < d->ntouched; k++) {
 		struct djob *j = jobs_get(d, d->touched[k]);
 

@@ -7,7 +7,8 @@
 #include "sys/clock.h"
 #include "forecast.h"
 #include "sys/log.h"
-#include "server.h"
+#include "daemon.h"
+#include "jobs.h"
 
 void forecast_stale(struct daemon *d)
 {
@@ -83,7 +84,7 @@ static void begin(struct daemon *d, bf_time now)
 bool forecast_want(struct daemon *d)
 {
 	struct forecast *f = &d->fc;
-	bf_time now = server_now(d);
+	bf_time now = daemon_now(d);
 
 	if (d->o.policy == SCHED_CONSERVATIVE)
 		return true;	/* the guarantees are the plan */
@@ -99,8 +100,6 @@ bool forecast_want(struct daemon *d)
 	} else {
 		begin(d, now);
 	}
-	if (f->run && !f->complete)
-		drive_next_turn(d);
 	return !f->run || forecast_fresh(d);
 }
 
@@ -142,16 +141,20 @@ bool forecast_fresh(const struct daemon *d)
 	return f->shown && f->shown_changes == f->changes && (f->shown != f->round || f->complete);
 }
 
-void forecast_turn(struct daemon *d)
+bool forecast_busy(const struct daemon *d)
+{
+	return d->fc.run && !d->fc.complete;
+}
+
+bool forecast_turn(struct daemon *d)
 {
 	struct forecast *f = &d->fc;
 
 	if (!f->run || f->complete)
-		return;
+		return false;
 	if (f->stepped != d->turns)
-		step(d, server_now(d));
-	if (f->run && !f->complete)
-		drive_next_turn(d);
+		step(d, daemon_now(d));
+	return forecast_busy(d);
 }
 
 void forecast_free(struct daemon *d)

@@ -23,25 +23,10 @@
 #include <stdint.h>
 #include "bf_time.h"
 
-
 struct daemon;
 struct djob;
 struct sched_forecast;
 
-struct forecast {
-	struct sched_forecast *run;	/* being made, or the last made (for arrivals) */
-	uint64_t round;			/* the number of `run` (1, 2, ...) */
-	uint64_t shown;			/* the last complete: what answers show (0: none) */
-	bool complete;			/* run is at the queue's tail */
-	/* Changes to the queue or the plan (forecast_stale), counted: a
-	 * forecast is out of date when the count moved since it began. */
-	uint64_t changes, run_changes, shown_changes;
-	bf_time began;			/* when run began (server time) */
-	bf_time shown_at;		/* and the one shown */
-	bf_time done;			/* when run first reached the tail */
-	bf_time began_mono, took;	/* how long the last complete one took */
-	uint64_t stepped;		/* the loop turn it last planned in */
-};
 
 /* A forecast's share of a loop turn, and the jobs planned between looks
  * at the clock (a few hundred microseconds in a deep, tight queue). */
@@ -55,8 +40,8 @@ struct forecast {
 /* The queue or the plan changed (other than by an arrival at the tail). */
 void forecast_stale(struct daemon *d);
 /* An answer wants predictions: whether the forecast shown is up to date
- * (or none can be made); if not, one is made, a slice per loop turn, and
- * the next turn is brought on. Never waits. */
+ * (or none can be made); if not, one is begun or taken a slice further
+ * (the drive brings the next turns: drive_want_forecast). Never waits. */
 bool forecast_want(struct daemon *d);
 /* Whether a reader that asked at `since` (clock_monotonic) and found the
  * forecast not up to date should wait a turn for it: only for one that
@@ -70,8 +55,12 @@ bf_time forecast_of(const struct daemon *d, const struct djob *j);
  * are still those it planned (conservative: always). */
 bf_time forecast_made(const struct daemon *d);
 bool forecast_fresh(const struct daemon *d);
-/* Once per loop turn: the next slice of a forecast being made. */
-void forecast_turn(struct daemon *d);
+/* Once per loop turn: the next slice of a forecast being made. Returns
+ * whether more is to do (forecast_busy): the drive then brings another
+ * turn. */
+bool forecast_turn(struct daemon *d);
+/* A forecast is being made and not yet at the queue's tail. */
+bool forecast_busy(const struct daemon *d);
 void forecast_free(struct daemon *d);
 
 #endif

@@ -16,62 +16,25 @@
 #include "duration.h"
 #include "sys/log.h"
 #include "ratelimit.h"
-#include "server.h"
+#include "conn.h"
+#include "daemon.h"
+#include "drive.h"
+#include "forecast.h"
+#include "history.h"
+#include "jobctl.h"
+#include "jobs.h"
+#include "nodectl.h"
+#include "nodes.h"
+#include "peer.h"
+#include "pending.h"
+#include "submit.h"
+#include "handlers.h"
 
 #define FINAL_IN_LIST 100	/* recently ended jobs bq shows */
 
-/* Root, or a member of admin_group (backfilld.yaml(5)): the primary group
- * the socket reports, or a supplementary one of the user's. A daemon a
- * user runs (make run) serves that user alone, who is its operator. */
-bool handlers_is_admin(const struct conn *c)
-{
-	const struct daemon *d = conn_daemon(c);
-	const struct serve_limits *L = &d->o.lim;
-	struct passwd pw, *pwp = NULL;
-	char buf[4096];
-	gid_t groups[256];
-	int n = 256;
-
-	if (conn_uid(c) == 0 || (!d->root && conn_uid(c) == geteuid()))
-		return true;
-	if (!L->has_admin)
-		return false;
-	if (conn_gid(c) == L->admin_gid)
-		return true;
-	if (getpwuid_r(conn_uid(c), &pw, buf, sizeof buf, &pwp) != 0 || !pwp ||
-	    getgrouplist(pw.pw_name, pw.pw_gid, groups, &n) < 0)
-		return false;	/* more than 256 groups: only the first count */
-	for (int k = 0; k < n; k++)
-		if (groups[k] == L->admin_gid)
-			return true;
-	return false;
-}
-
 static bool may_see(const struct conn *c, uint32_t owner)
 {
-	return conn_uid(c) == owner || handlers_is_admin(c);
-}
-
-/* Who is on the other end, for the log: "alice (uid 1000)". */
-void handlers_who(const struct conn *c, char *buf, size_t len)
-{
-	struct passwd pw, *pwp = NULL;
-	char pwbuf[1024];
-
-	getpwuid_r(conn_uid(c), &pw, pwbuf, sizeof pwbuf, &pwp);
-	snprintf(buf, len, "%s (uid %u)", pwp ? pwp->pw_name : "?", (unsigned)conn_uid(c));
-}
-
-/* A local time for the log, as bq prints it (a guarantee rounded up, as
- * clients round it: never earlier than the truth). */
-const char *handlers_human_time(bf_time t, char *buf, size_t len)
-{
-	time_t secs = (time_t)((t + BF_SEC - 1) / BF_SEC);
-	struct tm tm;
-
-	if (!localtime_r(&secs, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm))
-		snprintf(buf, len, "%lld", (long long)secs);
-	return buf;
+	return conn_uid(c) == owner || peer_is_admin(c);
 }
 
 /* ---- listing ---- */
@@ -148,24 +111,6 @@ static int add_final(const struct store_job *r, void *arg)
 	return 0;
 }
 
-/* A read (list, info) waits for the pass's commit with its request kept
- * here: see conn_wait_durable. */
-void handlers_wait_read(struct conn *c, void *m, int decoded, const char *err,
-                        void (*answer)(struct conn *c))
-{
-	if (!m) {
-		conn_error(c, PE_INTERNAL, "out of memory");
-	} else if (decoded < 0) {
-		free(m);
-		conn_error(c, PE_MALFORMED, "%s", err);
-	} else if (conn_set_ctx(c, m, free) < 0) {
-		free(m);
-		conn_error(c, PE_INTERNAL, "a second request on one connection");
-	} else {
-		conn_wait_durable(c, answer);
-	}
-}
-
 /* A listing's or an info's request, and when it came (clock_monotonic):
  * what it waits for has a deadline from then. */
 struct read_req {
@@ -181,7 +126,7 @@ static void wait_read(struct conn *c, const uint8_t *frame, size_t len,
 
 	if (r)
 		r->since = clock_monotonic();
-	handlers_wait_read(c, r, r ? proto_dec_list(frame, len, &r->m, err, sizeof err) : -1, err,
+	conn_wait_read(c, r, r ? proto_dec_list(frame, len, &r->m, err, sizeof err) : -1, err,
 	                   answer);
 }
 
@@ -194,7 +139,7 @@ static bool wait_for_starts(struct conn *c, const struct read_req *r,
                             void (*answer)(struct conn *c))
 {
 	struct daemon *d = conn_daemon(c);
-	bool fresh = forecast_want(d);
+	bool fresh = drive_want_forecast(d);
 
 	if ((drive_unsettled(d) && clock_monotonic() - r->since < UNSETTLED_WAIT) ||
 	    (!fresh && forecast_worth_waiting(d, r->since))) {
@@ -404,12 +349,6 @@ static void answer_cancelled(struct conn *c)
 	proto_buf_free(&b);
 }
 
-int handlers_final_owner(const struct store_job *r, void *arg)
-{
-	*(int64_t *)arg = r->uid;
-	return 1;
-}
-
 /* bkill -s: pass a signal on to a running job (nothing to store: the job
  * goes on, or ends as any job does). A user can ask for it again and
  * again: it is charged to their budget of changes, its line to their
@@ -431,12 +370,12 @@ static enum proto_err cancel_one(struct conn *c, uint64_t id, int sig, const cha
 {
 	struct daemon *d = conn_daemon(c);
 	struct djob *j = jobs_get(d, id);
-	bf_time now = server_now(d);
+	bf_time now = daemon_now(d);
 	int64_t owner = -1;
 	char detail[64];
 
 	if (!j) {
-		if (store_get_job(d->store, id, handlers_final_owner, &owner) < 0 || owner < 0)
+		if (store_get_job(d->store, id, store_job_owner, &owner) < 0 || owner < 0)
 			return PE_NOJOB;
 		return may_see(c, (uint32_t)owner) ? PE_DONE : PE_DENIED;
 	}
@@ -523,7 +462,7 @@ static void h_cancel(struct conn *c, const uint8_t *frame, size_t len)
 	}
 	/* bkill -s is charged; a cancel is not (once a job, which submitting
 	 * it paid for). */
-	admin = m.signal && handlers_is_admin(c);
+	admin = m.signal && peer_is_admin(c);
 	if (m.signal && !ratelimit_may_change(c, admin))
 		goto out;	/* refused, saying when to try again */
 	r = calloc(1, sizeof *r);
@@ -543,7 +482,7 @@ static void h_cancel(struct conn *c, const uint8_t *frame, size_t len)
 	r->signal = m.signal;
 	r->admin = admin;
 	memcpy(r->ids, m.ids, m.count * sizeof *r->ids);
-	handlers_who(c, r->by, sizeof r->by);
+	peer_who(c, r->by, sizeof r->by);
 	cancel_more(c);
 out:
 	proto_arena_free(&a);
@@ -561,7 +500,7 @@ static void answer_profile(struct conn *c)
 	struct proto_buf b;
 	size_t n;
 
-	n = sched_profile_steps(d->sched, server_now(d), t, f, STEPS);
+	n = sched_profile_steps(d->sched, daemon_now(d), t, f, STEPS);
 	for (size_t k = 0; k < n; k++)
 		steps[k] = (struct proto_step){ t[k], f[k] };
 	proto_buf_init(&b);

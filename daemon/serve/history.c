@@ -8,7 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sys/log.h"
-#include "server.h"
+#include "conn.h"
+#include "jobs.h"
+#include "peer.h"
+#include "daemon.h"
+#include "history.h"
 
 /* A page, encoded as the store's rows are visited (their strings live
  * only during the visit): up to the request's count, or what fits one
@@ -45,7 +49,7 @@ static void answer_history(struct conn *c)
 {
 	struct daemon *d = conn_daemon(c);
 	const struct proto_history *m = conn_ctx(c);
-	struct page p = { .c = c, .admin = handlers_is_admin(c) };
+	struct page p = { .c = c, .admin = peer_is_admin(c) };
 
 	proto_buf_init(&p.b);
 	proto_jobs_begin(&p.b);
@@ -66,6 +70,6 @@ void history_request(struct conn *c, const uint8_t *frame, size_t len)
 	struct proto_history *m = malloc(sizeof *m);
 	char err[200] = "";
 
-	handlers_wait_read(c, m, m ? proto_dec_history(frame, len, m, err, sizeof err) : -1, err,
+	conn_wait_read(c, m, m ? proto_dec_history(frame, len, m, err, sizeof err) : -1, err,
 	                   answer_history);
 }

@@ -22,7 +22,13 @@
 #include "duration.h"
 #include "sys/log.h"
 #include "ratelimit.h"
-#include "server.h"
+#include "conn.h"
+#include "daemon.h"
+#include "drive.h"
+#include "forecast.h"
+#include "jobs.h"
+#include "peer.h"
+#include "jobctl.h"
 
 struct jobctl_result {
 	enum proto_jobop op;
@@ -85,7 +91,7 @@ static enum proto_err hold(struct daemon *d, struct djob *j, const char *by)
 
 	if (j->rec.state != ST_QUEUED || j->rec.held)
 		return PE_INVALID;	/* running (not held), or held already */
-	if (sched_cancel(d->sched, server_now(d), j->rec.id) != SCHED_OK)
+	if (sched_cancel(d->sched, daemon_now(d), j->rec.id) != SCHED_OK)
 		return PE_INTERNAL;
 	j->rec.held = true;
 	j->rec.guarantee = BF_NEVER;
@@ -98,7 +104,7 @@ static enum proto_err hold(struct daemon *d, struct djob *j, const char *by)
 static enum proto_err release(struct daemon *d, struct djob *j, const char *by)
 {
 	struct sched_job_info info;
-	bf_time now = server_now(d);
+	bf_time now = daemon_now(d);
 	char detail[400];
 	int rc;
 
@@ -146,7 +152,7 @@ static enum proto_err limit(struct daemon *d, struct djob *j, bf_time est, bool 
 		return PE_DENIED;
 	if (!store_state_live(j->rec.state))
 		return PE_DONE;
-	if (!j->rec.held && (rc = sched_set_limit(d->sched, server_now(d), j->rec.id, est)) < 0)
+	if (!j->rec.held && (rc = sched_set_limit(d->sched, daemon_now(d), j->rec.id, est)) < 0)
 		return rc == SCHED_E_INVAL ? PE_INVALID : PE_INTERNAL;
 	duration_format(j->rec.estimate, was, sizeof was);
 	duration_format(est, now, sizeof now);
@@ -173,7 +179,7 @@ static enum proto_err requeue(struct daemon *d, struct djob *j, bool admin, cons
 		return PE_DENIED;
 	if (j->rec.state != ST_RUNNING || j->rec.kill_why || j->rec.requeue)
 		return PE_INVALID;	/* queued, or on its way out already */
-	if (sched_cancel(d->sched, server_now(d), j->rec.id) < 0)
+	if (sched_cancel(d->sched, daemon_now(d), j->rec.id) < 0)
 		return PE_INTERNAL;
 	j->rec.requeue = true;
 	snprintf(detail, sizeof detail, "requeue asked by %s: terminating it", by);
@@ -192,7 +198,7 @@ static enum proto_err top(struct daemon *d, struct djob *j, bool admin, const ch
 		return PE_DENIED;
 	if (j->rec.state != ST_QUEUED || j->rec.held)
 		return PE_INVALID;
-	if ((rc = sched_top(d->sched, server_now(d), j->rec.id)) < 0)
+	if ((rc = sched_top(d->sched, daemon_now(d), j->rec.id)) < 0)
 		return rc == SCHED_E_NOJOB ? PE_INVALID : PE_INTERNAL;
 	if (sched_job_info(d->sched, j->rec.id, &info) == SCHED_OK && info.guarantee != BF_NEVER)
 		j->rec.guarantee = info.guarantee;
@@ -210,7 +216,7 @@ static enum proto_err one(struct conn *c, struct jobctl_result *r, uint64_t id, 
 	int64_t owner = -1;
 
 	if (!j) {
-		if (store_get_job(d->store, id, handlers_final_owner, &owner) < 0 || owner < 0)
+		if (store_get_job(d->store, id, store_job_owner, &owner) < 0 || owner < 0)
 			return PE_NOJOB;
 		return admin || owner == conn_uid(c) ? PE_DONE : PE_DENIED;
 	}
@@ -240,7 +246,7 @@ void jobctl_request(struct conn *c, const uint8_t *frame, size_t len)
 		conn_error(c, PE_MALFORMED, "%s", err);
 		goto out;
 	}
-	admin = handlers_is_admin(c);
+	admin = peer_is_admin(c);
 	if (m.admin && !admin) {
 		conn_error(c, PE_DENIED, "bctl is for root and the admin group; your own queued jobs "
 		           "you may hold and release with bstop and bresume");
@@ -259,7 +265,7 @@ void jobctl_request(struct conn *c, const uint8_t *frame, size_t len)
 	r->limit = m.limit;
 	r->n = m.count;
 	r->admin = admin;
-	handlers_who(c, r->by, sizeof r->by);
+	peer_who(c, r->by, sizeof r->by);
 	for (uint32_t k = 0; k < m.count; k++) {
 		r->ids[k] = m.ids[k];
 		r->codes[k] = one(c, r, m.ids[k], admin);

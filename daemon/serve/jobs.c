@@ -5,7 +5,8 @@
 #include <string.h>
 #include <event2/event.h>
 #include "nodelist.h"
-#include "server.h"
+#include "daemon.h"
+#include "jobs.h"
 
 struct djob *jobs_get(struct daemon *d, uint64_t id)
 {
@@ -231,4 +232,16 @@ void jobs_to_proto(const struct store_job *r, bool detail, bf_time predicted,
 		o->mem_kb = r->mem_kb;
 		o->mem_src = (enum proto_usage_src)r->mem_src;
 	}
+}
+
+/* A local time for the log, as bq prints it (a guarantee rounded up, as
+ * clients round it: never earlier than the truth). */
+const char *jobs_local_time(bf_time t, char *buf, size_t len)
+{
+	time_t secs = (time_t)((t + BF_SEC - 1) / BF_SEC);
+	struct tm tm;
+
+	if (!localtime_r(&secs, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm))
+		snprintf(buf, len, "%lld", (long long)secs);
+	return buf;
 }

@@ -17,7 +17,14 @@
 #include "duration.h"
 #include "sys/log.h"
 #include "nodelist.h"
-#include "server.h"
+#include "conn.h"
+#include "daemon.h"
+#include "drive.h"
+#include "forecast.h"
+#include "jobs.h"
+#include "nodes.h"
+#include "peer.h"
+#include "nodectl.h"
 
 static const char *const op_words[] = {
 	[PN_DRAIN] = "drained", [PN_RESUME] = "resumed", [PN_DOWN] = "marked down",
@@ -63,7 +70,7 @@ static int restore_one(const struct store_node *n, void *arg)
 {
 	struct restoring *r = arg;
 	struct daemon *d = r->d;
-	int64_t k = server_node_index(d, n->name);
+	int64_t k = nodes_index(d, n->name);
 	struct node_admin *a;
 	int rc;
 
@@ -103,7 +110,7 @@ static bool refused(struct conn *c)
 {
 	const struct serve_limits *L = &conn_daemon(c)->o.lim;
 
-	if (handlers_is_admin(c))
+	if (peer_is_admin(c))
 		return false;
 	if (L->has_admin)
 		conn_error(c, PE_DENIED, "bctl is for root and the members of the group %s "
@@ -302,7 +309,7 @@ static uint32_t *indices(struct daemon *d, const char *list, uint32_t *n, char *
 	v = calloc(nl.count ? nl.count : 1, sizeof *v);
 	seen = calloc(d->nnodes ? d->nnodes : 1, 1);
 	for (uint32_t i = 0; v && seen && i < nl.count; i++) {
-		int64_t k = server_node_index(d, nl.names[i]);
+		int64_t k = nodes_index(d, nl.names[i]);
 
 		if (k < 0) {
 			snprintf(err, errlen, "no node %s in the partition %s", nl.names[i],
@@ -365,9 +372,9 @@ void nodectl_request(struct conn *c, const uint8_t *frame, size_t len)
 		conn_error(c, PE_INTERNAL, "out of memory");
 		goto out;
 	}
-	handlers_who(c, r->by, sizeof r->by);
+	peer_who(c, r->by, sizeof r->by);
 	for (uint32_t i = 0; i < r->n; i++) {
-		int rc = apply(d, r, i, server_now(d));
+		int rc = apply(d, r, i, daemon_now(d));
 
 		if (rc < 0) {
 			/* What changed so far stays, and is answered; the rest

@@ -9,7 +9,8 @@
 #include <string.h>
 #include "sys/log.h"
 #include "nodelist.h"
-#include "server.h"
+#include "daemon.h"
+#include "nodes.h"
 
 /* "N" names node001..nodeN, numbered with at least 3 digits (node999,
  * node1000): the names of N are the first names of any larger count, so
@@ -79,7 +80,7 @@ static void free_names(char **names, uint32_t n)
 	free(names);
 }
 
-/* The sort behind server_node_index (qsort has no context argument; the
+/* The sort behind nodes_index (qsort has no context argument; the
  * names are passed through this pointer during the sort only). */
 static char **sort_names;
 
@@ -88,7 +89,7 @@ static int by_name(const void *a, const void *b)
 	return strcmp(sort_names[*(const uint32_t *)a], sort_names[*(const uint32_t *)b]);
 }
 
-int64_t server_node_index(const struct daemon *d, const char *name)
+int64_t nodes_index(const struct daemon *d, const char *name)
 {
 	uint32_t lo = 0, hi = d->nnodes;
 
@@ -216,7 +217,7 @@ static int added_names(const struct daemon *d, const char *what, struct nodelist
 		return -1;
 	}
 	for (uint32_t k = 0; k < nl->count; k++) {
-		if (server_node_index(d, nl->names[k]) >= 0) {
+		if (nodes_index(d, nl->names[k]) >= 0) {
 			kept++;
 			free(nl->names[k]);
 		} else {
@@ -283,7 +284,7 @@ int nodes_check_stored(struct daemon *d, char *err, size_t errlen)
 		return -1;
 	}
 	for (uint32_t k = 0; k < stored_nl.count; k++)
-		if (server_node_index(d, stored_nl.names[k]) < 0 && missing++ == 0)
+		if (nodes_index(d, stored_nl.names[k]) < 0 && missing++ == 0)
 			first_missing = stored_nl.names[k];
 	/* A count, and a database an older backfilld named with more digits:
 	 * the same count names the same nodes as then. */

@@ -1,7 +1,8 @@
 /* Why a queued job is not running yet, for bq -l (issue: LSF's pending
  * reasons). The first that applies, most specific first. */
 #include <stdio.h>
-#include "server.h"
+#include "daemon.h"
+#include "pending.h"
 
 const char *pending_reason(struct daemon *d, const struct djob *j, bf_time guarantee, char *buf,
                            size_t len)

@@ -4,7 +4,10 @@
 #include <event2/event.h>
 #include "sys/clock.h"
 #include "ratelimit.h"
-#include "server.h"
+#include "conn.h"
+#include "drive.h"
+#include "peer.h"
+#include "daemon.h"
 
 /* ---- the table ---- */
 
@@ -261,7 +264,7 @@ bool ratelimit_may_change(struct conn *c, bool admin)
 	seconds(b.interval, each, sizeof each);
 	seconds(retry, wait, sizeof wait);
 	if (userrate_newly_refused(&R->t, conn_uid(c)) && ratelimit_log_ok(c, false)) {
-		handlers_who(c, who, sizeof who);
+		peer_who(c, who, sizeof who);
 		log_info("%s is over the budget of %u changes at once, then one every %s: its "
 		         "changes are refused for %s", who, b.burst, each, wait);
 	}

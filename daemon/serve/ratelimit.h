@@ -84,7 +84,7 @@ void userrate_sweep(struct user_rates *t, bf_time now);
 /* ---- the daemon's table (server.h) ---- */
 struct conn;
 struct daemon;
-/* `admin`: the caller's handlers_is_admin(c), asked once per request
+/* `admin`: the caller's peer_is_admin(c), asked once per request
  * (it may look the user's groups up). */
 /* May the connection's user ask for a change now? Root and the admins
  * always may. false: the request was answered already (PE_BUSY, saying

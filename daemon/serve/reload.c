@@ -13,7 +13,10 @@
 #include "duration.h"
 #include "forecast.h"
 #include "sys/log.h"
-#include "server.h"
+#include "daemon.h"
+#include "drive.h"
+#include "nodes.h"
+#include "reload.h"
 
 /* A start-only string setting that the file now gives another value. */
 static void restart_only(const char *key, const char *running, const char *in_file)
@@ -64,7 +67,7 @@ static uint32_t apply_user_cap(struct daemon *d, uint32_t cap)
 
 	if (cap == d->o.lim.max_running_per_user)
 		return cap;
-	if ((rc = sched_set_user_cap(d->sched, server_now(d), cap)) < 0) {
+	if ((rc = sched_set_user_cap(d->sched, daemon_now(d), cap)) < 0) {
 		log_warnx("reload: max_running_per_user: %s; it stays %u", sched_strerror(rc),
 		          d->o.lim.max_running_per_user);
 		return d->o.lim.max_running_per_user;
@@ -80,7 +83,7 @@ static void apply_nodes(struct daemon *d, const char *spec)
 {
 	char err[512];
 	uint32_t before = d->nnodes;
-	int added = nodes_grow(d, spec, server_now(d), err, sizeof err);
+	int added = nodes_grow(d, spec, daemon_now(d), err, sizeof err);
 
 	if (added < 0) {
 		log_warnx("reload: nodes: %s; the partition stays %s", err, d->partition);
@@ -132,7 +135,7 @@ void reload_config(struct daemon *d)
 		drive_want_commit(d);
 	}
 	if (!(d->o.flags & SF_ALPHA) && c.set[CONF_K_ALPHA] && c.alpha != d->o.alpha) {
-		if (sched_set_alpha(d->sched, server_now(d), c.alpha) == SCHED_OK) {
+		if (sched_set_alpha(d->sched, daemon_now(d), c.alpha) == SCHED_OK) {
 			log_info("reload: alpha %g -> %g from the next pass", d->o.alpha, c.alpha);
 			d->o.alpha = c.alpha;
 			forecast_stale(d);	/* the order of the predictions changes */

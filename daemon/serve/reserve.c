@@ -10,7 +10,7 @@
 #include <event2/event.h>
 #include "sys/log.h"
 #include "reserve.h"
-#include "server.h"
+#include "daemon.h"
 
 /* Allocate the reserve in fd: 0, or -1 (errno). posix_fallocate would
  * write zeros where the file system cannot allocate; fallocate(2) either
@@ -130,7 +130,7 @@ static void watch_cb(evutil_socket_t fd, short what, void *arg)
 				d->disk_full = false;
 				log_info("space is free again: the disk reserve is back and submissions "
 				         "are taken");
-				jobctl_release_disk_held(d);
+				d->hooks.space_back(d);
 			} else {
 				give_back(d);
 			}

@@ -34,7 +34,13 @@
 #include "sys/clock.h"
 #include "sys/log.h"
 #include "nodelist.h"
-#include "server.h"
+#include "contain.h"
+#include "daemon.h"
+#include "drive.h"
+#include "jobs.h"
+#include "nodectl.h"
+#include "nodes.h"
+#include "restore.h"
 #include "usage.h"
 
 struct loading {
@@ -68,7 +74,7 @@ static uint32_t *node_indices(struct daemon *d, const char *list, uint32_t *coun
 		return NULL;
 	idx = malloc((nl.count ? nl.count : 1) * sizeof *idx);
 	for (uint32_t k = 0; idx && k < nl.count; k++) {
-		int64_t i = server_node_index(d, nl.names[k]);
+		int64_t i = nodes_index(d, nl.names[k]);
 
 		if (i < 0) {
 			free(idx);
@@ -86,7 +92,7 @@ static uint32_t *node_indices(struct daemon *d, const char *list, uint32_t *coun
  * first compression looks at (see sched_restore_freed). */
 static void plan_freed(struct daemon *d, const struct djob *j)
 {
-	bf_time now = server_now(d), from = BF_NEVER, to = BF_NEVER;
+	bf_time now = daemon_now(d), from = BF_NEVER, to = BF_NEVER;
 	bf_time hold = j->rec.estimate + d->o.kill_grace;
 
 	if (j->rec.state == ST_RUNNING) {
@@ -106,7 +112,7 @@ static void finish(struct daemon *d, struct djob *j, enum store_state st, const 
 	plan_freed(d, j);
 	j->rec.state = st;
 	if (j->rec.end == BF_NEVER)
-		j->rec.end = server_now(d);
+		j->rec.end = daemon_now(d);
 	j->rec.sup_pid = j->rec.sup_start = 0;
 	if (why && st == ST_FAILED)
 		jobs_set_str(j, JS_REASON, why, strlen(why));
@@ -132,7 +138,7 @@ static bool collect_end(struct daemon *d, struct djob *j)
 		/* bctl requeue: it ended while the daemon was down; it joins
 		 * the queue with the queued jobs below. */
 		plan_freed(d, j);
-		jobs_requeue_reset(d, j, server_now(d));
+		jobs_requeue_reset(d, j, daemon_now(d));
 		drive_store(d, j, "ended while the daemon was down; queued again (requeued)");
 		return true;
 	}
@@ -321,7 +327,7 @@ static int by_seq(const void *a, const void *b)
 
 int restore_state(struct daemon *d, char *err, size_t errlen)
 {
-	bf_time now = server_now(d);
+	bf_time now = daemon_now(d);
 	uint32_t running = 0, queued = 0, held = 0, total, nq = 0;
 	struct djob **order;
 	bool replaced;

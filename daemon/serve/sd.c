@@ -12,7 +12,7 @@
 #include "sys/log.h"
 #include "sched.h"
 #include "sd.h"
-#include "server.h"
+#include "daemon.h"
 
 struct sysd {
 	struct event *watchdog_ev;

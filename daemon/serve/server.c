@@ -15,22 +15,23 @@
 #include "nodelist.h"
 #include "ratelimit.h"
 #include "sd.h"
+#include "conn.h"
+#include "contain.h"
+#include "drive.h"
+#include "forecast.h"
+#include "handlers.h"
+#include "jobctl.h"
+#include "jobs.h"
+#include "nodectl.h"
+#include "nodes.h"
+#include "reload.h"
+#include "restore.h"
+#include "submit.h"
+#include "daemon.h"
 #include "server.h"
 #include "reserve.h"
 #include "usage.h"
 #include "sys/syncer.h"
-
-bf_time server_now(struct daemon *d)
-{
-	bf_time t = clock_realtime();
-
-	/* The core refuses time going backwards; a wall clock stepped back
-	 * (NTP) waits here until it catches up. */
-	if (t < d->last_now)
-		t = d->last_now;
-	d->last_now = t;
-	return t;
-}
 
 static int split_launch(struct daemon *d, const char *s)
 {
@@ -262,6 +263,15 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 	memset(d, 0, sizeof *d);
 	d->unsynced_tail = &d->unsynced;
 	d->o = *o;
+	/* The calls up the floors, the only ones (daemon.h). */
+	d->hooks = (struct daemon_hooks){
+		.dispatch = handle_request,
+		.answer_waiting = conn_answer_waiting,
+		.flush_replies = conn_flush_all,
+		.admit = submit_admit,
+		.submission_ids = submit_ids,
+		.space_back = jobctl_release_disk_held,
+	};
 	d->spool.top_fd = d->spool.status_fd = d->spool.jobs_fd = -1;
 	d->lock_fd[0] = d->lock_fd[1] = -1;
 	d->reserve_fd[0] = d->reserve_fd[1] = -1;

@@ -22,7 +22,12 @@
 #include "sys/clock.h"
 #include "duration.h"
 #include "sys/log.h"
-#include "server.h"
+#include "conn.h"
+#include "daemon.h"
+#include "drive.h"
+#include "forecast.h"
+#include "jobs.h"
+#include "submit.h"
 #include "usage.h"
 
 struct pending_sub {
@@ -94,7 +99,7 @@ static void log_submitted(const struct djob *j, const struct proto_submitted *m)
 	duration_format(j->rec.estimate, lim, sizeof lim);
 	/* Rounded as bsub prints it: up for a guarantee, down for the rest. */
 	if (m->kind != PS_NONE)
-		handlers_human_time(m->kind == PS_GUARANTEED ? m->start : m->start - m->start % BF_SEC,
+		jobs_local_time(m->kind == PS_GUARANTEED ? m->start : m->start - m->start % BF_SEC,
 		                    when, sizeof when);
 	log_job(LOG_NOTICE, j->rec.id, j->rec.user, "submitted by %s (uid %u): %u node%s, limit %s, "
 	        "%s%s", j->rec.user ? j->rec.user : "?", (unsigned)j->rec.uid, j->rec.nodes,
@@ -139,7 +144,7 @@ static void answer_submitted(struct conn *c)
 	           info.guarantee != BF_NEVER) {
 		m.kind = PS_GUARANTEED;
 		m.start = info.guarantee;
-	} else if (j && (forecast_want(d), (m.start = forecast_of(d, j)) != BF_NEVER)) {
+	} else if (j && (drive_want_forecast(d), (m.start = forecast_of(d, j)) != BF_NEVER)) {
 		/* (From the last complete forecast, if it has the job: one
 		 * being made is not waited for.) */
 		m.kind = PS_PREDICTED;
@@ -351,7 +356,7 @@ refused:
 
 void submit_admit(struct daemon *d, struct pending_sub *list, const char *fail)
 {
-	bf_time now = server_now(d);
+	bf_time now = daemon_now(d);
 
 	for (struct pending_sub *p = list, *next; p; p = next) {
 		next = p->next;

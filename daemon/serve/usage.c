@@ -8,7 +8,7 @@
 #include <syslog.h>
 #include "sys/log.h"
 #include "reserve.h"
-#include "server.h"
+#include "daemon.h"
 #include "usage.h"
 
 static uint64_t slen(const char *s)

@@ -886,3 +886,10 @@ int store_load_nodes(struct store *s, int (*visit)(const struct store_node *n, v
 	sqlite3_reset(st);
 	return rc == SQLITE_DONE ? 0 : fail(s, "loading the nodes' states");
 }
+
+/* See store.h. */
+int store_job_owner(const struct store_job *r, void *arg)
+{
+	*(int64_t *)arg = r->uid;
+	return 1;
+}

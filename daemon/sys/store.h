@@ -134,6 +134,8 @@ int  store_log(struct store *st, uint64_t id, bf_time t, enum store_state state,
 typedef int (*store_visit)(const struct store_job *j, void *arg);
 int  store_load_live(struct store *st, store_visit visit, void *arg);
 int  store_get_job(struct store *st, uint64_t id, store_visit visit, void *arg);
+/* A store_visit that puts the job's owner (its uid) into *(int64_t *)arg. */
+int  store_job_owner(const struct store_job *j, void *arg);
 int  store_load_final(struct store *st, uint32_t limit, int64_t uid, store_visit visit, void *arg);
 /* Ended jobs, ended in [since, until) (BF_NEVER: unbounded), of one uid
  * (or all: uid < 0), in (end, id) order after (after_end, after_id)

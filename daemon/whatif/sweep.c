@@ -1,5 +1,5 @@
-/* Sweeps: the grid and its parallel run (see sweep.h; output in
- * sweep_out.c).
+/* Sweeps: a grid's parallel run (see sweep.h; the grid in grid.c, the
+ * output in sweep_out.c).
  *
  * Why processes, not threads: each cell is a whole replay that allocates
  * freely and may print errors; a worker process that fails (or is killed
@@ -8,7 +8,6 @@
  * counter in shared memory, so long cells (conservative) and short ones
  * balance themselves. */
 #include <errno.h>
-#include <math.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -17,41 +16,6 @@
 #include <unistd.h>
 #include "sweep.h"
 #include "sweep_out.h"
-
-size_t grid_cells(const struct grid *g)
-{
-	return g->npolicy * g->nest * g->nload * g->nnodes * g->nseed;
-}
-
-int grid_dims(const struct grid *g)
-{
-	return (g->npolicy > 1) + (g->nest > 1) + (g->nload > 1) + (g->nnodes > 1);
-}
-
-struct grid_at grid_decode(const struct grid *g, size_t k)
-{
-	struct grid_at a;
-
-	a.seed = k % g->nseed, k /= g->nseed;
-	a.nodes = k % g->nnodes, k /= g->nnodes;
-	a.load = k % g->nload, k /= g->nload;
-	a.est = k % g->nest, k /= g->nest;
-	a.policy = k % g->npolicy;
-	return a;
-}
-
-void grid_cell(const struct grid *g, size_t k, const struct replay_settings *base,
-               struct replay_settings *out)
-{
-	struct grid_at a = grid_decode(g, k);
-
-	*out = *base;
-	out->seed = g->seed[a.seed];
-	out->nodes = g->nodes[a.nodes];
-	out->shape.load = g->load[a.load];
-	out->est = g->est[a.est];
-	out->policy = g->policy[a.policy];
-}
 
 static void fill_row(struct cell_row *row, const struct replay_settings *set,
                      const struct replay_result *r)
@@ -225,35 +189,8 @@ int sweep_run(const struct trace *tr, const struct replay_opts *o, const struct 
 			rc = -1;
 		}
 	if (rc == 0)
-		rc = sweep_print(out, o, g, so, sh->rows + first, first, count);
+		rc = sweep_print(out, o, g, &(struct sweep_plot){ so->plot, so->metric },
+		                 sh->rows + first, first, count);
 	munmap(sh, bytes);
 	return rc;
-}
-
-double cell_metric(const struct cell_row *r, const char *metric)
-{
-	if (strcmp(metric, "bsld") == 0)
-		return r->bsld.avg;
-	if (strcmp(metric, "wait") == 0)
-		return r->wait.avg;
-	if (strcmp(metric, "response") == 0)
-		return r->response.avg;
-	if (strcmp(metric, "utilization") == 0)
-		return r->utilization * 100;
-	if (strcmp(metric, "bsld-p90") == 0)
-		return r->bsld.p90;
-	if (strcmp(metric, "wait-p90") == 0)
-		return r->wait.p90;
-	return NAN;
-}
-
-int cell_metric_known(const char *metric)
-{
-	static const char *const names[] = { "bsld", "wait", "response", "utilization",
-	                                     "bsld-p90", "wait-p90" };
-
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (strcmp(metric, names[i]) == 0)
-			return 1;
-	return 0;
 }

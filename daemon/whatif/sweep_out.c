@@ -281,7 +281,7 @@ static int x_dim(const struct grid *g, const char **label, bool *logx)
 	return 0;
 }
 
-static int plot(const struct sweep_opts *so, const struct grid *g, const struct cell_row *rows,
+static int plot(const struct sweep_plot *so, const struct grid *g, const struct cell_row *rows,
                 const struct summary *su, size_t nsum)
 {
 	const char *xlabel;
@@ -368,7 +368,7 @@ out:
 }
 
 int sweep_print(FILE *out, const struct replay_opts *o, const struct grid *g,
-                const struct sweep_opts *so, const struct cell_row *rows, size_t first,
+                const struct sweep_plot *so, const struct cell_row *rows, size_t first,
                 size_t count)
 {
 	size_t nsum = 0;

@@ -1,4 +1,6 @@
-/* See jobop.h. */
+/* Job operations from the clients (see jobop.h): bstop, bresume and bctl's
+ * hold, release, limit, top and requeue send one PT_JOBCTL request and print
+ * a line per job. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

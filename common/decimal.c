@@ -1,3 +1,6 @@
+/* Whole numbers in decimal (see decimal.h): written digit by digit into the
+ * caller's buffer, and read strictly (digits only, no sign or blank, no
+ * overflow, within the caller's bounds). */
 #include <errno.h>
 #include <stdlib.h>
 #include "decimal.h"

@@ -1,3 +1,5 @@
+/* Failing with a reason (see errf.h): a message into the caller's buffer
+ * and -1, so that a refusal says why in one line. */
 #include <stdarg.h>
 #include <stdio.h>
 #include "errf.h"

@@ -1,3 +1,5 @@
+/* The daemon's clocks (see clock.h): the wall clock for the core and the
+ * monotonic one for timers and durations, read here and nowhere else. */
 #include <time.h>
 #include "clock.h"
 

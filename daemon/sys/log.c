@@ -1,3 +1,5 @@
+/* The daemon's log (see log.h): one line per event, escaped, to stderr
+ * (the journal's fields when systemd reads it) or to syslog. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>

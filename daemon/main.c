@@ -8,18 +8,20 @@
 #include <string.h>
 #include <unistd.h>
 #include <event2/event.h>
-#include "sys/proctitle.h"
 #include "decimal.h"
 #include "duration.h"
-#include "sys/log.h"
 #include "nodelist.h"
 #include "paths.h"
+#include "sched.h"
+#include "sys/conf.h"
+#include "sys/log.h"
+#include "sys/proctitle.h"
+#include "sys/settings.h"
+#include "serve/daemon.h"
+#include "serve/sd.h"
+#include "serve/server.h"
 #include "whatif/replay.h"
 #include "whatif/site.h"
-#include "serve/sd.h"
-#include "serve/daemon.h"
-#include "serve/server.h"
-#include "sys/settings.h"
 
 #ifndef BACKFILLD_VERSION
 #define BACKFILLD_VERSION "0.1"

@@ -24,13 +24,14 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
-#include "sys/clock.h"
 #include "idmap.h"
+#include "proto.h"
+#include "sys/clock.h"
 #include "sys/log.h"
-#include "sd.h"
-#include "drive.h"
-#include "daemon.h"
 #include "conn.h"
+#include "daemon.h"
+#include "drive.h"
+#include "sd.h"
 
 /* Connections. 1024 is what the daemon held before; a uid other than root
  * gets 64 of them (bsub in a tight shell loop of a few dozen background

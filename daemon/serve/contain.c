@@ -4,10 +4,14 @@
 #include <syslog.h>
 #include <inttypes.h>
 #include <string.h>
+#include "proto.h"
+#include "sys/cgroup.h"
 #include "sys/log.h"
-#include "jobs.h"
-#include "daemon.h"
+#include "sys/runner.h"
+#include "sys/store.h"
 #include "contain.h"
+#include "daemon.h"
+#include "jobs.h"
 
 void contain_init(struct daemon *d)
 {

@@ -24,14 +24,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "sys/cgroup.h"
 #include "idmap.h"
 #include "proto.h"
-#include "sys/runner.h"
 #include "sched.h"
+#include "sys/cgroup.h"
+#include "sys/clock.h"
+#include "sys/runner.h"
 #include "sys/settings.h"
 #include "sys/spool.h"
-#include "sys/clock.h"
 #include "sys/store.h"
 
 struct event_base;

@@ -9,17 +9,22 @@
 #include <syslog.h>
 #include <unistd.h>
 #include <event2/event.h>
-#include "sys/clock.h"
 #include "duration.h"
+#include "sched.h"
+#include "sys/cgroup.h"
+#include "sys/clock.h"
 #include "sys/log.h"
-#include "sd.h"
+#include "sys/runner.h"
+#include "sys/spool.h"
+#include "sys/store.h"
+#include "sys/syncer.h"
 #include "contain.h"
 #include "daemon.h"
+#include "drive.h"
 #include "forecast.h"
 #include "jobs.h"
-#include "drive.h"
-#include "sys/syncer.h"
 #include "reserve.h"
+#include "sd.h"
 #include "usage.h"
 
 static struct timeval tv_of(bf_time us)

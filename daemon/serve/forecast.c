@@ -4,10 +4,11 @@
  * last complete forecast), so switching to a new one is a number. */
 #include <stdlib.h>
 #include <event2/event.h>
+#include "sched.h"
 #include "sys/clock.h"
-#include "forecast.h"
 #include "sys/log.h"
 #include "daemon.h"
+#include "forecast.h"
 #include "jobs.h"
 
 void forecast_stale(struct daemon *d)

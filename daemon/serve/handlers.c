@@ -12,14 +12,18 @@
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
-#include "sys/clock.h"
 #include "duration.h"
+#include "proto.h"
+#include "sched.h"
+#include "sys/clock.h"
 #include "sys/log.h"
-#include "ratelimit.h"
+#include "sys/runner.h"
+#include "sys/store.h"
 #include "conn.h"
 #include "daemon.h"
 #include "drive.h"
 #include "forecast.h"
+#include "handlers.h"
 #include "history.h"
 #include "jobctl.h"
 #include "jobs.h"
@@ -27,8 +31,8 @@
 #include "nodes.h"
 #include "peer.h"
 #include "pending.h"
+#include "ratelimit.h"
 #include "submit.h"
-#include "handlers.h"
 
 #define FINAL_IN_LIST 100	/* recently ended jobs bq shows */
 

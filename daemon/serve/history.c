@@ -7,12 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "proto.h"
 #include "sys/log.h"
+#include "sys/store.h"
 #include "conn.h"
-#include "jobs.h"
-#include "peer.h"
 #include "daemon.h"
 #include "history.h"
+#include "jobs.h"
+#include "peer.h"
 
 /* A page, encoded as the store's rows are visited (their strings live
  * only during the visit): up to the request's count, or what fits one

@@ -20,15 +20,18 @@
 #include <string.h>
 #include <syslog.h>
 #include "duration.h"
+#include "proto.h"
+#include "sched.h"
 #include "sys/log.h"
-#include "ratelimit.h"
+#include "sys/store.h"
 #include "conn.h"
 #include "daemon.h"
 #include "drive.h"
 #include "forecast.h"
+#include "jobctl.h"
 #include "jobs.h"
 #include "peer.h"
-#include "jobctl.h"
+#include "ratelimit.h"
 
 struct jobctl_result {
 	enum proto_jobop op;

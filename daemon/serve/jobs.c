@@ -4,7 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <event2/event.h>
+#include "idmap.h"
 #include "nodelist.h"
+#include "proto.h"
+#include "sched.h"
+#include "sys/runner.h"
+#include "sys/store.h"
 #include "daemon.h"
 #include "jobs.h"
 

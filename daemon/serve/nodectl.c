@@ -15,16 +15,19 @@
 #include <string.h>
 #include <syslog.h>
 #include "duration.h"
-#include "sys/log.h"
 #include "nodelist.h"
+#include "proto.h"
+#include "sched.h"
+#include "sys/log.h"
+#include "sys/store.h"
 #include "conn.h"
 #include "daemon.h"
 #include "drive.h"
 #include "forecast.h"
 #include "jobs.h"
+#include "nodectl.h"
 #include "nodes.h"
 #include "peer.h"
-#include "nodectl.h"
 
 static const char *const op_words[] = {
 	[PN_DRAIN] = "drained", [PN_RESUME] = "resumed", [PN_DOWN] = "marked down",

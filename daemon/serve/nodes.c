@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "sys/log.h"
 #include "nodelist.h"
+#include "sched.h"
+#include "sys/log.h"
+#include "sys/store.h"
 #include "daemon.h"
 #include "nodes.h"
 

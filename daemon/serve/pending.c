@@ -1,6 +1,8 @@
 /* Why a queued job is not running yet, for bq -l (issue: LSF's pending
  * reasons). The first that applies, most specific first. */
 #include <stdio.h>
+#include "sched.h"
+#include "sys/store.h"
 #include "daemon.h"
 #include "pending.h"
 

@@ -2,12 +2,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <event2/event.h>
+#include "idmap.h"
+#include "proto.h"
 #include "sys/clock.h"
-#include "ratelimit.h"
+#include "sys/conf.h"
+#include "sys/log.h"
 #include "conn.h"
+#include "daemon.h"
 #include "drive.h"
 #include "peer.h"
-#include "daemon.h"
+#include "ratelimit.h"
 
 /* ---- the table ---- */
 

@@ -11,10 +11,13 @@
 #include <stdio.h>
 #include <string.h>
 #include "duration.h"
-#include "forecast.h"
+#include "sched.h"
+#include "sys/conf.h"
 #include "sys/log.h"
+#include "sys/settings.h"
 #include "daemon.h"
 #include "drive.h"
+#include "forecast.h"
 #include "nodes.h"
 #include "reload.h"
 

@@ -9,8 +9,8 @@
 #include <unistd.h>
 #include <event2/event.h>
 #include "sys/log.h"
-#include "reserve.h"
 #include "daemon.h"
+#include "reserve.h"
 
 /* Allocate the reserve in fd: 0, or -1 (errno). posix_fallocate would
  * write zeros where the file system cannot allocate; fallocate(2) either

@@ -31,9 +31,13 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "nodelist.h"
+#include "sched.h"
 #include "sys/clock.h"
 #include "sys/log.h"
-#include "nodelist.h"
+#include "sys/runner.h"
+#include "sys/spool.h"
+#include "sys/store.h"
 #include "contain.h"
 #include "daemon.h"
 #include "drive.h"

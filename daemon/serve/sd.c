@@ -9,10 +9,10 @@
 #include <unistd.h>
 #include <event2/event.h>
 #include <systemd/sd-daemon.h>
-#include "sys/log.h"
 #include "sched.h"
-#include "sd.h"
+#include "sys/log.h"
 #include "daemon.h"
+#include "sd.h"
 
 struct sysd {
 	struct event *watchdog_ev;

@@ -10,13 +10,19 @@
 #include <time.h>
 #include <unistd.h>
 #include <event2/event.h>
+#include "idmap.h"
+#include "nodelist.h"
+#include "proto.h"
+#include "sched.h"
+#include "sys/cgroup.h"
 #include "sys/clock.h"
 #include "sys/log.h"
-#include "nodelist.h"
-#include "ratelimit.h"
-#include "sd.h"
+#include "sys/spool.h"
+#include "sys/store.h"
+#include "sys/syncer.h"
 #include "conn.h"
 #include "contain.h"
+#include "daemon.h"
 #include "drive.h"
 #include "forecast.h"
 #include "handlers.h"
@@ -24,14 +30,14 @@
 #include "jobs.h"
 #include "nodectl.h"
 #include "nodes.h"
+#include "ratelimit.h"
 #include "reload.h"
-#include "restore.h"
-#include "submit.h"
-#include "daemon.h"
-#include "server.h"
 #include "reserve.h"
+#include "restore.h"
+#include "sd.h"
+#include "server.h"
+#include "submit.h"
 #include "usage.h"
-#include "sys/syncer.h"
 
 static int split_launch(struct daemon *d, const char *s)
 {

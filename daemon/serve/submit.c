@@ -19,9 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
-#include "sys/clock.h"
 #include "duration.h"
+#include "proto.h"
+#include "sched.h"
+#include "sys/clock.h"
 #include "sys/log.h"
+#include "sys/spool.h"
+#include "sys/store.h"
 #include "conn.h"
 #include "daemon.h"
 #include "drive.h"

@@ -6,9 +6,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <syslog.h>
+#include "idmap.h"
 #include "sys/log.h"
-#include "reserve.h"
+#include "sys/store.h"
 #include "daemon.h"
+#include "reserve.h"
 #include "usage.h"
 
 static uint64_t slen(const char *s)

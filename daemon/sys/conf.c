@@ -14,10 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
-#include "conf.h"
 #include "decimal.h"
 #include "duration.h"
 #include "nodelist.h"
+#include "conf.h"
 
 #define DEFAULT_NODES     16
 #define PARTITION_MAX     63	/* bytes in a partition name, as a node name */

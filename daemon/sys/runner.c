@@ -18,10 +18,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "proto.h"
 #include "cgroup.h"
 #include "clock.h"
 #include "proctitle.h"
-#include "proto.h"
 #include "runner.h"
 
 #define ENV_MAX 4096

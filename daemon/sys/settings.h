@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
-#include "conf.h"
 #include "paths.h"
+#include "conf.h"
 
 /* The system's configuration file: read when it exists and no --config
  * names another (backfilld.yaml(5)). */

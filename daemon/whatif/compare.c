@@ -3,9 +3,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "metrics.h"
 #include "compare.h"
 #include "jsonw.h"
-#include "metrics.h"
 #include "svg.h"
 
 int compare_side_parse(const char *spec, const struct replay_settings *base,

@@ -5,9 +5,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "model.h"
 #include "sched.h"
 #include "swf.h"
+#include "model.h"
 
 #define MODEL_MAGIC	"backfilld-site-model 1"
 #define MAX_SECONDS	((int64_t)100 * 365 * 24 * 3600)

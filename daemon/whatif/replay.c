@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "sys/clock.h"
-#include "replay.h"
 #include "swf.h"
 #include "tq.h"
+#include "sys/clock.h"
+#include "replay.h"
 
 /* The trace's own fields, known only here. */
 

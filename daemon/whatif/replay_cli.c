@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "compare.h"
 #include "decimal.h"
 #include "duration.h"
+#include "compare.h"
 #include "replay.h"
 #include "svg.h"
 #include "sweep.h"

@@ -5,10 +5,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tq.h"
 #include "sys/clock.h"
 #include "jsonw.h"
 #include "site.h"
-#include "tq.h"
 
 /* Where a simulation gives up: the clock, in µs, far from overflow. */
 #define SITE_MAX_TIME	((bf_time)10000 * 365 * SESSION_DAY)

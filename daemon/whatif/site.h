@@ -15,8 +15,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "metrics.h"
-#include "model.h"
 #include "sched.h"
+#include "model.h"
 
 /* Users are classed by day/night and weekday/weekend. */
 enum { SITE_CLASSES = 4 };

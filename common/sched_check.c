@@ -81,7 +81,7 @@ static int check_plan(const struct sched *s, bf_time now, char *buf, size_t len)
 				            (unsigned long long)j->id);
 			if ((j->flags & JF_RESERVED) && j->resv <= now)
 				due += j->nodes;
-			if (s->prm.policy == SCHED_CONSERVATIVE && j->resv > j->first_guarantee)
+			if (s->pol->reserves && j->resv > j->first_guarantee)
 				return errf(buf, len, "job %llu: guarantee %lld later than first %lld",
 				            (unsigned long long)j->id, (long long)j->resv,
 				            (long long)j->first_guarantee);

@@ -1,25 +1,36 @@
 /* The scheduler core: job table, queue, events and actions. The policies
- * live in sched_easy.c (FCFS, EASY) and sched_cons.c (conservative). */
+ * sit behind a table of functions each (struct sched_policy_ops, see
+ * sched_policy.h), in sched_easy.c (FCFS, EASY), sched_creasy.c (CREASY)
+ * and sched_cons.c (conservative); this file reaches them through s->pol
+ * and names none of them but in the table below. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sched_internal.h"
 
-static const char *const policy_names[] = {
-	[SCHED_FCFS] = "fcfs", [SCHED_EASY] = "easy", [SCHED_CONSERVATIVE] = "conservative",
-	[SCHED_CREASY] = "creasy",
+/* Every policy, by its number in enum sched_policy: one entry a policy. */
+static const struct sched_policy_ops *const policies[] = {
+	[SCHED_FCFS] = &fcfs_policy, [SCHED_EASY] = &easy_policy,
+	[SCHED_CONSERVATIVE] = &cons_policy, [SCHED_CREASY] = &creasy_policy,
 };
+
+const struct sched_policy_ops *sched_policy_ops(enum sched_policy p)
+{
+	return (unsigned)p < sizeof policies / sizeof *policies ? policies[p] : NULL;
+}
 
 const char *sched_policy_name(enum sched_policy p)
 {
-	return (unsigned)p < sizeof policy_names / sizeof *policy_names ? policy_names[p] : "?";
+	const struct sched_policy_ops *pol = sched_policy_ops(p);
+
+	return pol ? pol->name : "?";
 }
 
 int sched_policy_parse(const char *name, enum sched_policy *out)
 {
-	for (size_t i = 0; i < sizeof policy_names / sizeof *policy_names; i++) {
-		if (strcmp(name, policy_names[i]) == 0) {
+	for (size_t i = 0; i < sizeof policies / sizeof *policies; i++) {
+		if (policies[i] && strcmp(name, policies[i]->name) == 0) {
 			*out = (enum sched_policy)i;
 			return 0;
 		}
@@ -54,17 +65,18 @@ void sched_violation(struct sched *s, const char *fmt, ...)
 
 int sched_new(struct sched **out, const struct sched_params *prm)
 {
+	const struct sched_policy_ops *pol = sched_policy_ops(prm->policy);
 	struct sched *s;
 
 	*out = NULL;
 	if (prm->nodes == 0 || prm->nodes > SCHED_MAX_NODES || prm->kill_grace < 0 ||
-	    prm->kill_grace > BF_MAX_DURATION || (unsigned)prm->policy > SCHED_CREASY ||
-	    !sched_alpha_ok(prm->alpha))
+	    prm->kill_grace > BF_MAX_DURATION || !pol || !sched_alpha_ok(prm->alpha))
 		return SCHED_E_INVAL;
 	s = calloc(1, sizeof *s);
 	if (!s)
 		return SCHED_E_NOMEM;
 	s->prm = *prm;
+	s->pol = pol;
 	s->qhead = s->qtail = s->free_slot = s->pass_cursor = s->place_cursor = NONE;
 	s->runs_free = NONE;
 	s->next_due = BF_NEVER;
@@ -91,7 +103,8 @@ void sched_free(struct sched *s)
 	if (!s)
 		return;
 	user_destroy(s);
-	cons_repair_stop(s);
+	if (s->pol->destroy)
+		s->pol->destroy(s);
 	profile_destroy(&s->prof);
 	nodeset_destroy(&s->ns);
 	idmap_destroy(&s->ids);
@@ -418,15 +431,14 @@ int sched_submit_as(struct sched *s, bf_time now, uint64_t id, uint32_t nodes, b
 		return rc;
 	/* Ends come before arrivals: a hole opened at this instant is closed
 	 * before the newcomer joins the queue and looks for its place. */
-	if (s->prm.policy == SCHED_CONSERVATIVE && s->need_compress &&
-	    (rc = cons_compress(s, now)) < 0)
+	if (s->need_compress && s->pol->compress && (rc = s->pol->compress(s, now)) < 0)
 		return rc;
 	if ((rc = new_job(s, id, nodes, estimate, now, user, &slot)) < 0)
 		return rc;
 	queue_append(s, slot);
 	s->dirty = true;
-	if (s->prm.policy == SCHED_CONSERVATIVE)
-		cons_arrive(s, slot, now, BROKEN_LATE);	/* (no promise to break) */
+	if (s->pol->arrive)
+		s->pol->arrive(s, slot, now);
 	return SCHED_OK;
 }
 
@@ -567,8 +579,8 @@ int sched_restore_queued_as(struct sched *s, bf_time now, uint64_t id, bf_time s
 		return rc < 0 ? rc : SCHED_E_NOMEM;
 	queue_append(s, slot);
 	s->dirty = true;
-	if (s->prm.policy == SCHED_CONSERVATIVE)
-		cons_restore(s, slot, now, guarantee);
+	if (s->pol->restore)
+		s->pol->restore(s, slot, now, guarantee);
 	return SCHED_OK;
 }
 
@@ -610,8 +622,8 @@ int sched_end(struct sched *s, bf_time now, uint64_t id, enum sched_end_how how)
 	/* Freed before its planned end: conservative compresses the plan. */
 	if (now < j->start + j->hold) {
 		s->need_compress = true;
-		if (s->prm.policy == SCHED_CONSERVATIVE)
-			cons_freed(s, now, j->start + j->hold);
+		if (s->pol->freed)
+			s->pol->freed(s, now, j->start + j->hold);
 	} else if (s->prm.compress_per_end) {
 		s->need_compress = true;	/* a pass, for what earlier ones left */
 	}
@@ -642,8 +654,8 @@ int sched_cancel(struct sched *s, bf_time now, uint64_t id)
 	}
 	if (profile_prepare(&s->prof, 2) < 0)
 		return SCHED_E_NOMEM;
-	if (s->prm.policy == SCHED_CONSERVATIVE)
-		cons_forget(s, slot);
+	if (s->pol->forget)
+		s->pol->forget(s, slot);
 	if (s->has_last_head && s->last_head == j->id)
 		s->has_last_head = false;
 	queue_remove(s, slot);
@@ -693,8 +705,8 @@ static int node_out(struct sched *s, bf_time now, uint32_t node, bool lose)
 	if (lose && owner != NODESET_NONE && !(s->jobs[owner].flags & JF_KILL_SENT))
 		signal_job(s, owner, KILL_NODE_FAILED, now);
 	s->dirty = true;
-	if (s->prm.policy == SCHED_CONSERVATIVE)
-		return cons_repair(s, now, why);
+	if (s->pol->repair)
+		return s->pol->repair(s, now, why);
 	return SCHED_OK;
 }
 
@@ -714,29 +726,14 @@ static void limit_queued(struct sched *s, uint32_t slot, bf_time now, bf_time es
 	struct job *j = &s->jobs[slot];
 	bf_time was = j->resv;
 
-	if (s->prm.policy == SCHED_CONSERVATIVE)
-		cons_forget(s, slot);
+	if (s->pol->forget)
+		s->pol->forget(s, slot);
 	j->hold += estimate - j->estimate;
 	j->estimate = estimate;
 	if (j->hold < 1)
 		j->hold = 1;
-	if (s->prm.policy != SCHED_CONSERVATIVE)
-		return;
-	/* Placed again from now, in arrival order with the others: the
-	 * compression places it (unreserved) where its turn comes, moves the
-	 * others up into what it left, and tells it if that is later than
-	 * promised (compress_pass), also a compression cut into slices that
-	 * goes on after this call. One the compression did not place (no
-	 * memory, or jobs wait for a place) is placed as an arrival. */
-	j->why = BROKEN_LIMIT;
-	s->st.replans++;
-	if (s->need_compress)
-		(void)cons_compress(s, now);
-	if ((j->flags & JF_RESERVED) || (s->compress_more && !s->placing))
-		return;
-	cons_arrive(s, slot, now, BROKEN_LIMIT);
-	if (!s->placing && was != BF_NEVER && j->resv > was && was >= now)
-		promise_broken(s, j, BROKEN_LIMIT);
+	if (s->pol->limit_changed)
+		s->pol->limit_changed(s, slot, now, was);
 }
 
 /* A running job's new limit (see sched_set_limit). */
@@ -765,15 +762,15 @@ static int limit_running(struct sched *s, uint32_t slot, bf_time now, bf_time es
 		plan_release(s, j, j->start + hold, end - (j->start + hold));
 		j->hold = hold;
 		s->need_compress = true;
-		if (s->prm.policy == SCHED_CONSERVATIVE)
-			cons_freed(s, j->start + hold, end);
+		if (s->pol->freed)
+			s->pol->freed(s, j->start + hold, end);
 	} else if (j->start + hold > end) {
 		extend_hold(s, slot, j->start + hold, BROKEN_LIMIT);
 	}
 	j->estimate = estimate;
 	heap_push(s, slot);
-	if (s->prm.policy == SCHED_CONSERVATIVE && s->hold_extended)
-		return cons_repair(s, now, BROKEN_LIMIT);
+	if (s->hold_extended && s->pol->repair)
+		return s->pol->repair(s, now, BROKEN_LIMIT);
 	return SCHED_OK;
 }
 
@@ -799,24 +796,6 @@ int sched_set_limit(struct sched *s, bf_time now, uint64_t id, bf_time estimate)
 	return SCHED_OK;
 }
 
-/* EASY, FCFS, CREASY: the job put first takes the head's promise from the
- * job that had it, which is told. Room for the action was made. */
-static void top_takes_promise(struct sched *s, uint32_t slot)
-{
-	uint32_t old;
-
-	if (!s->has_last_head)
-		return;
-	old = idmap_get(&s->ids, s->last_head);
-	if (old != IDMAP_NONE && old != slot && s->jobs[old].resv != BF_NEVER) {
-		set_resv(s, &s->jobs[old], BF_NEVER);
-		s->jobs[old].first_guarantee = BF_NEVER;
-		s->st.broken++;
-		sched_emit(s, SA_BROKEN, BROKEN_TOP, s->last_head, BF_NEVER);
-	}
-	s->has_last_head = false;
-}
-
 int sched_restore_top(struct sched *s, uint64_t id)
 {
 	uint32_t slot = lookup(s, id, SLOT_QUEUED);
@@ -831,6 +810,7 @@ int sched_restore_top(struct sched *s, uint64_t id)
 int sched_top(struct sched *s, bf_time now, uint64_t id)
 {
 	uint32_t slot = lookup(s, id, SLOT_QUEUED);
+	bool moved;
 	int rc;
 
 	if ((rc = sched_advance(s, now)) < 0)
@@ -843,27 +823,16 @@ int sched_top(struct sched *s, bf_time now, uint64_t id)
 	    sched_need_actions(s, 1 + s->qlen) < 0)
 		return SCHED_E_NOMEM;
 	s->jobs[slot].flags |= JF_TOP;
-	if (s->qhead == slot) {
-		/* First in the queue already: nothing changes, but under
-		 * CREASY, where priority orders the queue, being put first. */
-		if (s->prm.policy == SCHED_CREASY) {
-			top_takes_promise(s, slot);
-			s->dirty = true;
-		}
-		return SCHED_OK;
+	/* First in the queue already: the queue does not change, but a
+	 * policy that orders it otherwise (CREASY) may change its mind. */
+	moved = s->qhead != slot;
+	if (moved) {
+		queue_remove(s, slot);
+		queue_prepend(s, slot);
+		s->dirty = true;
 	}
-	queue_remove(s, slot);
-	queue_prepend(s, slot);
-	s->dirty = true;
-	if (s->prm.policy == SCHED_CONSERVATIVE) {
-		/* Every reservation taken back (each keeps its promise in
-		 * resv, to compare), then placed again in the new order. */
-		for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next)
-			cons_evict(s, i, BROKEN_TOP);
-		cons_replace(s, now);
-	} else {
-		top_takes_promise(s, slot);
-	}
+	if (s->pol->top)
+		s->pol->top(s, slot, now, moved);
 	return SCHED_OK;
 }
 
@@ -883,8 +852,8 @@ int sched_node_up(struct sched *s, bf_time now, uint32_t node)
 	s->down_since[node] = BF_NEVER;
 	nodeset_set_up(&s->ns, node);
 	s->need_compress = true;
-	if (s->prm.policy == SCHED_CONSERVATIVE)
-		cons_freed(s, now, BF_NEVER);
+	if (s->pol->freed)
+		s->pol->freed(s, now, BF_NEVER);
 	s->dirty = true;
 	return SCHED_OK;
 }
@@ -918,7 +887,7 @@ void sched_start_job(struct sched *s, uint32_t slot, bf_time now)
 	/* Late against its promise is a fault of the core only if a pass
 	 * ran since the promise fell due; a driver that passes late (a
 	 * suspended daemon) is told by its clock, not here. */
-	if (s->prm.policy == SCHED_CONSERVATIVE && now > j->first_guarantee &&
+	if (s->pol->reserves && now > j->first_guarantee &&
 	    s->last_pass != BF_NEVER && s->last_pass >= j->first_guarantee)
 		sched_violation(s, "job %llu started at %lld, after its guarantee %lld",
 		                (unsigned long long)j->id, (long long)now, (long long)j->first_guarantee);
@@ -989,8 +958,8 @@ static int run_pass(struct sched *s, bf_time now)
 	}
 	/* Conservative: what a longer hold now overlaps is placed again, and
 	 * told (EASY and FCFS: promise_head tells the head). */
-	if (s->hold_extended && s->prm.policy == SCHED_CONSERVATIVE &&
-	    (rc = cons_repair(s, now, (enum sched_broken_why)s->extend_why)) < 0)
+	if (s->hold_extended && s->pol->repair &&
+	    (rc = s->pol->repair(s, now, (enum sched_broken_why)s->extend_why)) < 0)
 		return rc;
 	/* Conservative: a reservation can fall due at an instant no event
 	 * marks (a later job that moved up in a compression can leave an
@@ -1001,32 +970,8 @@ static int run_pass(struct sched *s, bf_time now)
 		return SCHED_OK;
 	}
 	s->dirty = false;
-	switch (s->prm.policy) {
-	case SCHED_FCFS:
-		easy_pass(s, now, false);
-		break;
-	case SCHED_EASY:
-		easy_pass(s, now, true);
-		break;
-	case SCHED_CREASY:
-		creasy_pass(s, now);
-		break;
-	case SCHED_CONSERVATIVE:
-		/* While jobs wait for a place the plan is half made: the
-		 * next slice, and nothing else until the last (then the
-		 * compression and the starts, in the same call). */
-		if (s->placing && (cons_replace(s, now), s->placing))
-			break;
-		if (s->need_compress && (rc = cons_compress(s, now)) < 0)
-			return rc;
-		s->hold_extended = false;
-		cons_pass(s, now);
-		/* A start late by more than the grace took more of the plan
-		 * than it had (see sched_start_job). */
-		if (s->hold_extended && (rc = cons_repair(s, now, BROKEN_LATE)) < 0)
-			return rc;
-		break;
-	}
+	if ((rc = s->pol->pass(s, now)) < 0)
+		return rc;
 	s->hold_extended = false;
 	return SCHED_OK;
 }
@@ -1190,8 +1135,8 @@ int sched_restore_freed(struct sched *s, bf_time from, bf_time to)
 {
 	if (from < 0 || to <= from)
 		return SCHED_E_INVAL;
-	if (s->prm.policy == SCHED_CONSERVATIVE) {
-		cons_freed(s, from, to);
+	if (s->pol->freed) {
+		s->pol->freed(s, from, to);
 		s->need_compress = true;
 	}
 	return SCHED_OK;

@@ -81,7 +81,7 @@ static int check_plan(const struct sched *s, bf_time now, char *buf, size_t len)
 				            (unsigned long long)j->id);
 			if ((j->flags & JF_RESERVED) && j->resv <= now)
 				due += j->nodes;
-			if (s->prm.policy == SCHED_CONSERVATIVE && j->resv > j->first_guarantee)
+			if (s->pol->reserves && j->resv > j->first_guarantee)
 				return errf(buf, len, "job %llu: guarantee %lld later than first %lld",
 				            (unsigned long long)j->id, (long long)j->resv,
 				            (long long)j->first_guarantee);
@@ -201,6 +201,9 @@ int sched_check(const struct sched *s, bf_time now, char *buf, size_t len)
 	if (s->violations)
 		return errf(buf, len, "%s (%llu violations)", s->violation,
 		            (unsigned long long)s->violations);
+	if (s->pol != sched_policy_ops(s->prm.policy))
+		return errf(buf, len, "policy %s run by the functions of %s",
+		            sched_policy_name(s->prm.policy), s->pol->name);
 	if (check_nodes(s, buf, len) < 0 || check_plan(s, now, buf, len) < 0 ||
 	    check_queue(s, buf, len) < 0 ||
 	    check_plan_whole(s, buf, len) < 0 ||

@@ -22,7 +22,9 @@
  * over the whole hold, in the user's own plan (see sched_user.c). That plan
  * changes only with the job intervals the node plan changes with (and a cap
  * raised logs all of the future), so every gain of room for a user is in
- * the freed log too, and the bound above holds for both plans together. */
+ * the freed log too, and the bound above holds for both plans together.
+ *
+ * The policy's table, cons_policy (see sched_policy.h), is at the end. */
 #include <stdlib.h>
 #include "sched_internal.h"
 
@@ -52,8 +54,8 @@ bf_time cons_anchor(const struct sched *s, const struct job *j, bf_time from, bf
 	}
 }
 
-/* Log that the plan gained free nodes over [start, end). */
-void cons_freed(struct sched *s, bf_time start, bf_time end)
+/* Log that the plan gained free nodes over [start, end) (its freed). */
+static void cons_freed(struct sched *s, bf_time start, bf_time end)
 {
 	/* Freed while a pass is cut into slices: the jobs it passed already
 	 * get another pass (a replay's passes are never open at an event). */
@@ -121,7 +123,7 @@ static bool place(struct sched *s, uint32_t slot, bf_time now)
  * before it wait for a place (see cons_replace), after them; why: the
  * cause told if that is later than it was promised (a new job has no
  * promise yet). Room was prepared by the caller. */
-void cons_arrive(struct sched *s, uint32_t slot, bf_time now, enum sched_broken_why why)
+static void cons_arrive(struct sched *s, uint32_t slot, bf_time now, enum sched_broken_why why)
 {
 	if (!s->placing) {
 		place(s, slot, now);
@@ -148,7 +150,7 @@ static void settle(struct sched *s, uint32_t slot, bf_time now, bf_time *due)
  * otherwise it is placed from now, and told if that is later than promised
  * (a promise that passed while the daemon was down is kept by starting
  * now). Room was prepared by the caller. */
-void cons_restore(struct sched *s, uint32_t slot, bf_time now, bf_time promised)
+static void cons_restore(struct sched *s, uint32_t slot, bf_time now, bf_time promised)
 {
 	struct job *j = &s->jobs[slot];
 	bool nodes_fit = promised != BF_NEVER && promised >= now &&
@@ -502,7 +504,7 @@ static int compress_pass(struct sched *s, bf_time now, bool *done)
  * settled, so a pass after the first costs little where nothing moved.
  * With compress_passes or compress_slice, a call does only so much and
  * leaves compress_more set: the next call goes on. */
-int cons_compress(struct sched *s, bf_time now)
+static int cons_compress(struct sched *s, bf_time now)
 {
 	uint32_t passes = 0;
 	bool done;
@@ -549,7 +551,8 @@ static void collect_due(struct sched *s, bf_time now)
 	s->next_due = due;
 }
 
-void cons_pass(struct sched *s, bf_time now)
+/* Start the due jobs that can start. */
+static void start_due(struct sched *s, bf_time now)
 {
 	uint32_t k = 0;
 
@@ -580,7 +583,8 @@ void cons_pass(struct sched *s, bf_time now)
 	s->ready_len = k;
 }
 
-void cons_forget(struct sched *s, uint32_t slot)
+/* A queued job's reservation leaves the plan (its forget). */
+static void cons_forget(struct sched *s, uint32_t slot)
 {
 	struct job *j = &s->jobs[slot];
 
@@ -707,6 +711,9 @@ static uint32_t latest_covering(const struct sched *s, bf_time t)
 	return i;
 }
 
+static void cons_replace(struct sched *s, bf_time now);
+static void cons_repair_stop(struct sched *s);
+
 /* A node was lost, or a running job keeps its nodes longer than planned:
  * where the plan now needs more nodes than exist, take back the
  * reservations of the latest arrivals that cover that instant (earlier
@@ -717,7 +724,7 @@ static uint32_t latest_covering(const struct sched *s, bf_time t)
  * slice a call (a lost node in a full plan of 100,000 jobs takes back tens
  * of thousands); meanwhile sched_placing() says so, and a repair asked
  * for again starts over from now, keeping the first cause. */
-int cons_repair(struct sched *s, bf_time now, enum sched_broken_why why)
+static int cons_repair(struct sched *s, bf_time now, enum sched_broken_why why)
 {
 	struct repair *r = &s->repair;
 
@@ -731,7 +738,8 @@ int cons_repair(struct sched *s, bf_time now, enum sched_broken_why why)
 	return SCHED_OK;
 }
 
-void cons_repair_stop(struct sched *s)
+/* (also its destroy: a repair's sweep is the only memory it keeps) */
+static void cons_repair_stop(struct sched *s)
 {
 	if (s->repair.active)
 		sweep_free(&s->repair.w);
@@ -793,7 +801,7 @@ static bool repair_step(struct sched *s)
  * Jobs placed by one call bound the next the same way as in compression
  * (the plan only gains reservations meanwhile): where a job found no room
  * before its place, none is found for one at least as wide and as long. */
-void cons_replace(struct sched *s, bf_time now)
+static void cons_replace(struct sched *s, bf_time now)
 {
 	struct place_bounds placed = { .count = 0 };
 	bool bound = !user_cap(s) && !s->prm.repair_reference;
@@ -860,13 +868,14 @@ static bool promise_besides(const struct sched *s, uint32_t first)
  * at once, and the others, with none to keep, are placed as a repair
  * places what it took back (cons_replace: in queue order, with
  * place_slice a slice a call; with 100,000 queued, a second and more). */
-void cons_adopt(struct sched *s, bf_time now)
+static void cons_adopt(struct sched *s, bf_time now, const struct sched_policy_ops *from)
 {
 	/* Under a cap the job promised the head's shadow need not be the
 	 * first queued (see sched.h): it is placed first, where its shadow
 	 * still is, so its promise holds. Without a cap it is the first. */
 	uint32_t first = s->has_last_head ? idmap_get(&s->ids, s->last_head) : IDMAP_NONE;
 
+	(void)from;	/* (what it promised is in each job's resv) */
 	if (first != IDMAP_NONE && s->jobs[first].state != SLOT_QUEUED)
 		first = IDMAP_NONE;
 	s->ready_len = 0;
@@ -901,7 +910,8 @@ void cons_adopt(struct sched *s, bf_time now)
 	cons_replace(s, now);
 }
 
-int cons_drop_room(struct sched *s)
+/* Room for cons_drop's plan (what runs and the nodes down); 0 or -1. */
+static int cons_drop_room(struct sched *s)
 {
 	return profile_prepare(&s->prof, 2 * (s->nrunning + s->ns.n));
 }
@@ -909,7 +919,7 @@ int cons_drop_room(struct sched *s)
 /* The policy stops being conservative: every reservation leaves the plan,
  * which then holds the running jobs only, as EASY and FCFS keep it. Each
  * job's resv still names its guarantee, for the caller to compare. */
-void cons_drop(struct sched *s)
+static void cons_drop(struct sched *s)
 {
 	/* With 100,000 queued, the plan filled in anew with the running jobs
 	 * takes a millisecond where releasing each reservation took 30 to 40
@@ -932,3 +942,98 @@ void cons_drop(struct sched *s)
 	s->pass_cursor = s->place_cursor = NONE;
 	cons_repair_stop(s);
 }
+
+/* Room for cons_adopt: a reservation per queued job. */
+static int cons_adopt_room(struct sched *s)
+{
+	return profile_prepare(&s->prof, 2 * s->qlen + 2);
+}
+
+/* A job joins the tail of the queue: it is placed at once. */
+static void cons_new_job(struct sched *s, uint32_t slot, bf_time now)
+{
+	cons_arrive(s, slot, now, BROKEN_LATE);	/* (no promise to break) */
+}
+
+/* A queued job's new limit, its reservation taken back (cons_forget). */
+static void cons_limit_changed(struct sched *s, uint32_t slot, bf_time now, bf_time was)
+{
+	struct job *j = &s->jobs[slot];
+
+	/* Placed again from now, in arrival order with the others: the
+	 * compression places it (unreserved) where its turn comes, moves the
+	 * others up into what it left, and tells it if that is later than
+	 * promised (compress_pass), also a compression cut into slices that
+	 * goes on after this call. One the compression did not place (no
+	 * memory, or jobs wait for a place) is placed as an arrival. */
+	j->why = BROKEN_LIMIT;
+	s->st.replans++;
+	if (s->need_compress)
+		(void)cons_compress(s, now);
+	if ((j->flags & JF_RESERVED) || (s->compress_more && !s->placing))
+		return;
+	cons_arrive(s, slot, now, BROKEN_LIMIT);
+	if (!s->placing && was != BF_NEVER && j->resv > was && was >= now)
+		promise_broken(s, j, BROKEN_LIMIT);
+}
+
+/* The pass: place, compress, start what is due. */
+static int cons_pass(struct sched *s, bf_time now)
+{
+	int rc;
+
+	/* While jobs wait for a place the plan is half made: the
+	 * next slice, and nothing else until the last (then the
+	 * compression and the starts, in the same call). */
+	if (s->placing && (cons_replace(s, now), s->placing))
+		return SCHED_OK;
+	if (s->need_compress && (rc = cons_compress(s, now)) < 0)
+		return rc;
+	s->hold_extended = false;
+	start_due(s, now);
+	/* A start late by more than the grace took more of the plan
+	 * than it had (see sched_start_job). */
+	if (s->hold_extended && (rc = cons_repair(s, now, BROKEN_LATE)) < 0)
+		return rc;
+	return SCHED_OK;
+}
+
+/* A job put first: the plan is made again in the new queue order. */
+static void cons_top(struct sched *s, uint32_t slot, bf_time now, bool moved)
+{
+	(void)slot;
+	if (!moved)
+		return;		/* first already: nothing changes */
+	/* Every reservation taken back (each keeps its promise in
+	 * resv, to compare), then placed again in the new order. */
+	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next)
+		cons_evict(s, i, BROKEN_TOP);
+	cons_replace(s, now);
+}
+
+/* A lower cap: what puts a user above it is placed again. */
+static void cons_cap_lowered(struct sched *s, bf_time now)
+{
+	if (user_evict(s, BROKEN_USER_CAP))
+		cons_replace(s, now);
+}
+
+const struct sched_policy_ops cons_policy = {
+	.name = "conservative",
+	.reserves = true,
+	.pass = cons_pass,
+	.compress = cons_compress,
+	.arrive = cons_new_job,
+	.restore = cons_restore,
+	.freed = cons_freed,
+	.forget = cons_forget,
+	.limit_changed = cons_limit_changed,
+	.repair = cons_repair,
+	.top = cons_top,
+	.cap_lowered = cons_cap_lowered,
+	.destroy = cons_repair_stop,
+	.drop_room = cons_drop_room,
+	.drop = cons_drop,
+	.adopt_room = cons_adopt_room,
+	.adopt = cons_adopt,
+};

@@ -10,7 +10,9 @@
  * picks out, as EASY's own backfilling walks it. With alpha = 0 the order
  * is by waiting time, ties by arrival: arrival order, so the pass starts
  * and reserves exactly what EASY's would (tests/unit/test_sched.c's
- * stress runs, and replays of real traces in tests/replay/creasy.sh). */
+ * stress runs, and replays of real traces in tests/replay/creasy.sh).
+ * Its table (creasy_policy) is EASY's but for the pass, the head a change
+ * of policy promises, a job put first and the forecast's order. */
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -99,7 +101,9 @@ static uint32_t first_walked(struct sched *s, bf_time now, uint64_t *walked)
 	return best.slot;
 }
 
-uint32_t creasy_first(struct sched *s, bf_time now)
+/* The job CREASY puts first now among those that may start as far as
+ * their users go; NONE if there is none. */
+static uint32_t creasy_first(struct sched *s, bf_time now)
 {
 	uint64_t walked = 0;
 
@@ -215,7 +219,7 @@ static uint32_t start_by_heap(struct sched *s, bf_time now)
 	return NONE;
 }
 
-void creasy_pass(struct sched *s, bf_time now)
+static int creasy_pass(struct sched *s, bf_time now)
 {
 	uint32_t head, freen, kept = 0;
 	uint64_t rank = 0, walked = 0;
@@ -238,7 +242,7 @@ void creasy_pass(struct sched *s, bf_time now)
 	if (head == NONE) {
 		if (s->has_last_head && s->hold_extended)
 			note_passed(s, s->extend_why);
-		return;
+		return SCHED_OK;
 	}
 	/* 2. The head's shadow time and extra nodes; it takes the promise.
 	 * A head still promised but passed by jobs that started before it
@@ -267,6 +271,7 @@ void creasy_pass(struct sched *s, bf_time now)
 	while (kept && freen > 0)
 		easy_backfill(s, h, heap_pop(s->order, &kept), shadow, &extra, &freen, now);
 	easy_check_head(s, h, shadow);
+	return SCHED_OK;
 }
 
 static int by_priority(const void *pa, const void *pb)
@@ -276,7 +281,9 @@ static int by_priority(const void *pa, const void *pb)
 	return before(a, b) ? -1 : before(b, a) ? 1 : 0;
 }
 
-size_t creasy_snapshot(const struct sched *s, bf_time now, struct creasy_snap *out)
+/* The queued jobs in CREASY's order at now (its forecast's order): out
+ * has room for the queue; returns how many. */
+static size_t creasy_snapshot(const struct sched *s, bf_time now, struct queue_snap *out)
 {
 	struct prio_item *it = malloc((s->qlen ? s->qlen : 1) * sizeof *it);
 	uint64_t rank = 0;
@@ -284,14 +291,14 @@ size_t creasy_snapshot(const struct sched *s, bf_time now, struct creasy_snap *o
 
 	if (!it) {	/* (then queue order: still every job, a prediction) */
 		for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next)
-			out[n++] = (struct creasy_snap){ i, s->jobs[i].seq };
+			out[n++] = (struct queue_snap){ i, s->jobs[i].seq };
 		return n;
 	}
 	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next)
 		it[n++] = item(s, i, now, &rank);
 	qsort(it, n, sizeof *it, by_priority);
 	for (size_t k = 0; k < n; k++)
-		out[k] = (struct creasy_snap){ it[k].slot, s->jobs[it[k].slot].seq };
+		out[k] = (struct queue_snap){ it[k].slot, s->jobs[it[k].slot].seq };
 	free(it);
 	return n;
 }
@@ -323,3 +330,32 @@ int sched_set_alpha(struct sched *s, bf_time now, double alpha)
 	}
 	return SCHED_OK;
 }
+
+/* A job put first comes before any priority: it takes the head's promise
+ * from the next pass, also if it was first in the queue already (there
+ * the queue does not change, but where priority orders it, being put
+ * first does). */
+static void creasy_top(struct sched *s, uint32_t slot, bf_time now, bool moved)
+{
+	(void)now;
+	(void)moved;
+	easy_top_takes_promise(s, slot);
+	s->dirty = true;
+}
+
+/* The policy becomes CREASY: the head promised is the first by priority. */
+static void creasy_adopt(struct sched *s, bf_time now, const struct sched_policy_ops *from)
+{
+	uint32_t slot = creasy_first(s, now);
+
+	easy_adopt(s, now, slot == NONE ? NULL : &s->jobs[slot], from);
+}
+
+const struct sched_policy_ops creasy_policy = {
+	.name = "creasy",
+	.pass = creasy_pass,
+	.top = creasy_top,
+	.cap_lowered = easy_cap_lowered,
+	.order = creasy_snapshot,
+	.adopt = creasy_adopt,
+};

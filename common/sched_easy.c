@@ -1,4 +1,6 @@
-/* FCFS and EASY (aggressive) backfilling, as in SCHEDULING.md.
+/* FCFS and EASY (aggressive) backfilling, as in SCHEDULING.md, and their
+ * tables (fcfs_policy, easy_policy): FCFS is EASY's pass without its
+ * third step, backfilling. CREASY (sched_creasy.c) shares the rest.
  *
  * The profile holds only the running jobs here, so the shadow time, "walk
  * the running jobs in order of expected end until enough nodes would be
@@ -190,7 +192,8 @@ void easy_cap_lowered(struct sched *s, bf_time now)
 	sched_emit(s, SA_BROKEN, BROKEN_USER_CAP, j->id, shadow);
 }
 
-void easy_pass(struct sched *s, bf_time now, bool backfill)
+/* FCFS's pass (no backfill) and EASY's. */
+static void pass(struct sched *s, bf_time now, bool backfill)
 {
 	struct job *head;
 	bf_time shadow;
@@ -223,28 +226,24 @@ void easy_pass(struct sched *s, bf_time now, bool backfill)
 	easy_check_head(s, head, shadow);
 }
 
-/* The policy becomes EASY or FCFS (sched_set_policy): the plan holds the
- * running jobs only (cons_drop took out any reservations). The head is
- * promised its shadow time now, as the next pass would promise it; every
- * other job that had a guarantee (only conservative gives one) loses it,
- * and is told. Room for an announcement per queued job was made by the
- * caller. */
-void easy_adopt(struct sched *s, bf_time now, bool from_conservative)
+/* The policy becomes one of the EASY family (sched_set_policy): the plan
+ * holds the running jobs only (the old policy's drop took out any
+ * reservations). The head is promised its shadow time now, as the next
+ * pass would promise it; every other job that had a guarantee (only
+ * conservative gives one) loses it, and is told. Room for an
+ * announcement per queued job was made by the caller. `head`: the job the
+ * policy puts first (EASY and FCFS: the first queued; CREASY: the first
+ * by priority), NULL if none. */
+void easy_adopt(struct sched *s, bf_time now, struct job *head,
+                const struct sched_policy_ops *from)
 {
-	struct job *head = qfirst(s);
 	bf_time shadow, was;
 	int64_t extra;
 
 	s->has_last_head = false;
 	s->head_passed = false;
 	/* Under a cap the head is the first eligible job (see sched.h); with
-	 * none eligible, nobody is promised anything. CREASY's head is the
-	 * first by priority. */
-	if (s->prm.policy == SCHED_CREASY) {
-		uint32_t slot = creasy_first(s, now);
-
-		head = slot == NONE ? NULL : &s->jobs[slot];
-	}
+	 * none eligible, nobody is promised anything. */
 	while (head && !user_eligible(s, head))
 		head = head->next == NONE ? NULL : &s->jobs[head->next];
 	if (head) {
@@ -254,10 +253,11 @@ void easy_adopt(struct sched *s, bf_time now, bool from_conservative)
 		if (shadow != was)
 			s->st.replans++;
 		/* A promise that passed is kept by a start now. Conservative
-		 * repaired its plan for every lost node already: then only a
-		 * hold that grew since the last pass can move the head. */
+		 * (a policy that repairs) repaired its plan for every lost
+		 * node already: then only a hold that grew since the last
+		 * pass can move the head. */
 		if (was != BF_NEVER && shadow > (was > now ? was : now))
-			reload_moved(s, head, was, !from_conservative);
+			reload_moved(s, head, was, !from->repair);
 		else if (was == BF_NEVER || head->first_guarantee == BF_NEVER)
 			head->first_guarantee = shadow;
 		s->has_last_head = true;
@@ -276,3 +276,67 @@ void easy_adopt(struct sched *s, bf_time now, bool from_conservative)
 		sched_emit(s, SA_BROKEN, BROKEN_POLICY, j->id, BF_NEVER);
 	}
 }
+
+/* EASY, FCFS, CREASY: the job put first takes the head's promise from the
+ * job that had it, which is told. Room for the action was made. */
+void easy_top_takes_promise(struct sched *s, uint32_t slot)
+{
+	uint32_t old;
+
+	if (!s->has_last_head)
+		return;
+	old = idmap_get(&s->ids, s->last_head);
+	if (old != IDMAP_NONE && old != slot && s->jobs[old].resv != BF_NEVER) {
+		set_resv(s, &s->jobs[old], BF_NEVER);
+		s->jobs[old].first_guarantee = BF_NEVER;
+		s->st.broken++;
+		sched_emit(s, SA_BROKEN, BROKEN_TOP, s->last_head, BF_NEVER);
+	}
+	s->has_last_head = false;
+}
+
+/* EASY and FCFS: a job put first is the head from the next pass (first
+ * already, it is the head now: nothing changes). */
+static void easy_top(struct sched *s, uint32_t slot, bf_time now, bool moved)
+{
+	(void)now;
+	if (moved)
+		easy_top_takes_promise(s, slot);
+}
+
+/* EASY and FCFS: the head is the first queued job. */
+static void easy_adopt_first(struct sched *s, bf_time now, const struct sched_policy_ops *from)
+{
+	easy_adopt(s, now, qfirst(s), from);
+}
+
+static int fcfs_pass(struct sched *s, bf_time now)
+{
+	pass(s, now, false);
+	return SCHED_OK;
+}
+
+static int easy_pass(struct sched *s, bf_time now)
+{
+	pass(s, now, true);
+	return SCHED_OK;
+}
+
+/* They plan the running jobs only and promise only the head: every event
+ * of the queue is for their next pass, none for a hook. */
+const struct sched_policy_ops fcfs_policy = {
+	.name = "fcfs",
+	.keeps_order = true,
+	.pass = fcfs_pass,
+	.top = easy_top,
+	.cap_lowered = easy_cap_lowered,
+	.adopt = easy_adopt_first,
+};
+
+const struct sched_policy_ops easy_policy = {
+	.name = "easy",
+	.pass = easy_pass,
+	.top = easy_top,
+	.cap_lowered = easy_cap_lowered,
+	.adopt = easy_adopt_first,
+};

@@ -10,14 +10,15 @@
 
 struct sched_forecast {
 	struct profile what_if;
-	bf_time from;		/* FCFS: no later job starts before */
+	bf_time from;		/* keeps_order (FCFS): no later job starts before */
 	uint64_t last_id;	/* the last job planned, if any */
 	uint64_t last_seq;
 	bool any;
-	/* CREASY: the queue in its order when the forecast was made, planned
+	/* A policy with an order of its own (the order hook; CREASY): the
+	 * queue in that order when the forecast was made, planned
 	 * first (a job that left meanwhile is passed over); then, as for the
 	 * others, the jobs after the queue's tail of then. */
-	struct creasy_snap *order;
+	struct queue_snap *order;
 	size_t norder, pos;
 	bool has_tail;
 	uint64_t tail_id, tail_seq;
@@ -29,17 +30,17 @@ struct sched_forecast *sched_forecast_new(const struct sched *s, bf_time now)
 
 	if (!f)
 		return NULL;
-	if (s->prm.policy != SCHED_CONSERVATIVE && profile_copy(&f->what_if, &s->prof) < 0) {
+	if (!s->pol->reserves && profile_copy(&f->what_if, &s->prof) < 0) {
 		free(f);
 		return NULL;
 	}
 	f->from = now;
-	if (s->prm.policy == SCHED_CREASY && s->qlen) {
+	if (s->pol->order && s->qlen) {
 		if (!(f->order = malloc(s->qlen * sizeof *f->order))) {
 			sched_forecast_free(f);
 			return NULL;
 		}
-		f->norder = creasy_snapshot(s, now, f->order);
+		f->norder = s->pol->order(s, now, f->order);
 		f->has_tail = true;
 		f->tail_id = s->jobs[s->qtail].id;
 		f->tail_seq = s->jobs[s->qtail].seq;
@@ -79,7 +80,7 @@ static int plan(const struct sched *s, struct sched_forecast *f, const struct jo
 {
 	bf_time t = j->resv;
 
-	if (s->prm.policy != SCHED_CONSERVATIVE) {
+	if (!s->pol->reserves) {
 		/* Planned in a later slice: from that slice's now. */
 		bf_time from = f->from > now ? f->from : now;
 
@@ -88,20 +89,20 @@ static int plan(const struct sched *s, struct sched_forecast *f, const struct jo
 		t = profile_anchor(&f->what_if, j->nodes, j->hold, from);
 		if (t != BF_NEVER)
 			profile_reserve(&f->what_if, t, j->nodes, j->hold);
-		if (s->prm.policy == SCHED_FCFS && t != BF_NEVER)
+		if (s->pol->keeps_order && t != BF_NEVER)
 			f->from = t;
 	}
 	out(j->id, t, arg);
 	return 0;
 }
 
-/* CREASY's snapshot, up to max more of it; then the forecast goes on
+/* The policy's snapshot (CREASY's), up to max more of it; then the forecast goes on
  * after the queue's tail of then. */
 static int step_snapshot(const struct sched *s, struct sched_forecast *f, bf_time now,
                          uint32_t *max, void (*out)(uint64_t id, bf_time t, void *arg), void *arg)
 {
 	for (; f->pos < f->norder && *max > 0; f->pos++) {
-		const struct creasy_snap *o = &f->order[f->pos];
+		const struct queue_snap *o = &f->order[f->pos];
 		const struct job *j = &s->jobs[o->slot];
 
 		if (j->state != SLOT_QUEUED || j->seq != o->seq)

@@ -5,6 +5,7 @@
 #include "nodeset.h"
 #include "profile.h"
 #include "sched.h"
+#include "sched_policy.h"
 #include "xlog.h"
 
 #define NONE UINT32_MAX
@@ -125,6 +126,8 @@ struct repair {
 
 struct sched {
 	struct sched_params prm;
+	/* The policy's functions, as prm.policy names it (sched_policy.h). */
+	const struct sched_policy_ops *pol;
 	struct profile prof;	/* running holds (+ conservative reservations) */
 	struct nodeset ns;
 	struct idmap ids;
@@ -361,11 +364,15 @@ int  sched_need_actions(struct sched *s, size_t k);
 /* sched_reload.c: a promise that a change of policy moves later. */
 void reload_moved(struct sched *s, struct job *j, bf_time was, bool node_lost_counts);
 
-/* sched_easy.c: FCFS and EASY passes. */
-void easy_pass(struct sched *s, bf_time now, bool backfill);
+/* sched_easy.c: FCFS and EASY, and what CREASY shares of them. */
 bf_time easy_shadow(const struct sched *s, const struct job *head, bf_time now, int64_t *extra);
-void easy_adopt(struct sched *s, bf_time now, bool from_conservative);
+/* The policy becomes one of the EASY family (its adopt): `head` (NULL:
+ * none) is promised its shadow, every other job loses its promise. */
+void easy_adopt(struct sched *s, bf_time now, struct job *head,
+                const struct sched_policy_ops *from);
 void easy_cap_lowered(struct sched *s, bf_time now);
+/* The job put first takes the head's promise (their top). */
+void easy_top_takes_promise(struct sched *s, uint32_t slot);
 /* Shared with CREASY: the head's shadow (under a cap too), its promise,
  * and whether a job may backfill as far as the head's user goes. */
 bf_time easy_capped_shadow(const struct sched *s, const struct job *head, bf_time now,
@@ -387,36 +394,19 @@ bool easy_backfill(struct sched *s, const struct job *head, uint32_t slot, bf_ti
 /* After backfilling: the head must still have its nodes at its shadow. */
 void easy_check_head(struct sched *s, const struct job *head, bf_time shadow);
 
-/* sched_creasy.c: EASY in priority order (see sched.h). */
-void creasy_pass(struct sched *s, bf_time now);
-/* The job CREASY puts first now among those that may start as far as
- * their users go; NONE if there is none. */
-uint32_t creasy_first(struct sched *s, bf_time now);
-/* The queued jobs in CREASY's order at now (the forecast's): out has room
- * for the queue; returns how many. */
-struct creasy_snap {
+/* A queued job in the order a forecast plans the queue (the policy's
+ * order hook): its slot, and its arrival, to tell whether the slot still
+ * holds it. */
+struct queue_snap {
 	uint32_t slot;
 	uint64_t seq;
 };
-size_t creasy_snapshot(const struct sched *s, bf_time now, struct creasy_snap *out);
 
 /* sched_cons.c: conservative backfilling. */
 bf_time cons_anchor(const struct sched *s, const struct job *j, bf_time from, bf_time before,
                     bf_time clip);
-void cons_arrive(struct sched *s, uint32_t slot, bf_time now, enum sched_broken_why why);
-int  cons_compress(struct sched *s, bf_time now);
-void cons_pass(struct sched *s, bf_time now);
-int  cons_repair(struct sched *s, bf_time now, enum sched_broken_why why);
-void cons_repair_stop(struct sched *s);
-void cons_replace(struct sched *s, bf_time now);
-void cons_forget(struct sched *s, uint32_t slot);
+/* Take back a job's reservation for a repair to place it again. */
 void cons_evict(struct sched *s, uint32_t slot, enum sched_broken_why why);
-void cons_freed(struct sched *s, bf_time start, bf_time end);
-void cons_restore(struct sched *s, uint32_t slot, bf_time now, bf_time promised);
-void cons_adopt(struct sched *s, bf_time now);
-void cons_drop(struct sched *s);
-/* Room for cons_drop's plan (what runs and the nodes down); 0 or -1. */
-int  cons_drop_room(struct sched *s);
 /* sched_check.c: the node plan filled in anew, in an empty plan p with
  * room for it, from what it holds: the running holds, the nodes down, and
  * with `reserved` the queued jobs' reservations. */

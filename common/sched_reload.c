@@ -28,30 +28,28 @@ void reload_moved(struct sched *s, struct job *j, bf_time was, bool node_lost_co
 
 int sched_set_policy(struct sched *s, bf_time now, enum sched_policy p)
 {
-	bool from_cons = s->prm.policy == SCHED_CONSERVATIVE;
+	const struct sched_policy_ops *from = s->pol, *to = sched_policy_ops(p);
 	int rc;
 
 	if ((rc = sched_advance(s, now)) < 0)
 		return rc;
-	if ((unsigned)p > SCHED_CREASY)
+	if (!to)
 		return SCHED_E_INVAL;
-	if (p == s->prm.policy)
+	if (to == from)
 		return SCHED_OK;
 	/* An announcement per queued job at most, and to conservative a
 	 * reservation each: room for all of them first, so nothing fails
 	 * halfway. (Leaving conservative, the plan is made anew without the
 	 * reservations: see cons_drop.) */
 	if (sched_need_actions(s, s->qlen) < 0 ||
-	    (p == SCHED_CONSERVATIVE && profile_prepare(&s->prof, 2 * s->qlen + 2) < 0) ||
-	    (from_cons && cons_drop_room(s) < 0))
+	    (to->adopt_room && to->adopt_room(s) < 0) ||
+	    (from->drop_room && from->drop_room(s) < 0))
 		return SCHED_E_NOMEM;
-	if (from_cons)
-		cons_drop(s);
+	if (from->drop)
+		from->drop(s);
 	s->prm.policy = p;
-	if (p == SCHED_CONSERVATIVE)
-		cons_adopt(s, now);
-	else
-		easy_adopt(s, now, from_cons);
+	s->pol = to;
+	to->adopt(s, now, from);
 	s->dirty = true;
 	return SCHED_OK;
 }
@@ -83,8 +81,8 @@ int sched_add_nodes(struct sched *s, bf_time now, uint32_t count)
 	/* As for a node back up: conservative compresses into [now, forever)
 	 * before the next arrival or pass; EASY and FCFS look at the next. */
 	s->need_compress = true;
-	if (s->prm.policy == SCHED_CONSERVATIVE)
-		cons_freed(s, now, BF_NEVER);
+	if (s->pol->freed)
+		s->pol->freed(s, now, BF_NEVER);
 	s->dirty = true;
 	return SCHED_OK;
 }

@@ -256,16 +256,14 @@ int sched_set_user_cap(struct sched *s, bf_time now, uint32_t cap)
 	if (cap != 0 && (old == 0 || cap < old)) {
 		/* Only what the cap moves: what a hold that grew overlaps is
 		 * repaired at the next pass, with its own cause. */
-		if (s->prm.policy == SCHED_CONSERVATIVE && user_evict(s, BROKEN_USER_CAP))
-			cons_replace(s, now);
-		else if (s->prm.policy != SCHED_CONSERVATIVE)
-			easy_cap_lowered(s, now);
+		if (s->pol->cap_lowered)
+			s->pol->cap_lowered(s, now);
 		return SCHED_OK;
 	}
 	/* More room for every user from now on: compress into it. */
 	s->need_compress = true;
-	if (s->prm.policy == SCHED_CONSERVATIVE)
-		cons_freed(s, now, BF_NEVER);
+	if (s->pol->freed)
+		s->pol->freed(s, now, BF_NEVER);
 	return SCHED_OK;
 }
 

@@ -297,7 +297,7 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 		return -1;
 	}
 	/* From here on, whatever the daemon creates is its own unless it says
-	 * otherwise (jobs get the usual 022 back; see runner.c). */
+	 * otherwise (jobs get the usual 022 back; see supervisor.c). */
 	umask(077);
 	if (spool_open(&d->spool, o->spool, d->root, err, errlen) < 0 ||
 	    private_state(o->db, err, errlen) < 0)

@@ -25,8 +25,11 @@
  * to them too, and at the end they are killed until none is left.
  *
  * The job's process becomes its owner in an order that never lets the
- * owner attach to it (see become_owner in runner.c), gets every signal at
- * its default, and opens its output files without blocking on a FIFO. */
+ * owner attach to it (see become_owner in supervisor.c), gets every signal
+ * at its default, and opens its output files without blocking on a FIFO.
+ *
+ * The daemon's side is runner.c; the supervisor process is supervisor.c;
+ * what both read of /proc (start times, environments, sweeps) is procs.c. */
 #ifndef BF_RUNNER_H
 #define BF_RUNNER_H
 #include <stdbool.h>

@@ -14,6 +14,7 @@
 #include "paths.h"
 #include "sched.h"
 #include "sys/conf.h"
+#include "sys/failpoint.h"
 #include "sys/log.h"
 #include "sys/proctitle.h"
 #include "sys/settings.h"
@@ -287,6 +288,8 @@ int main(int argc, char **argv)
 	bool checking = false;
 	int c;
 
+	/* The tests' knobs, read once, before any fork or thread (failpoint.h). */
+	failpoint_init();
 	/* Replay mode has its own command line (replay_cli.c). */
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--replay") == 0 || strncmp(argv[i], "--replay=", 9) == 0)

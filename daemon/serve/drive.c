@@ -13,6 +13,7 @@
 #include "sched.h"
 #include "sys/cgroup.h"
 #include "sys/clock.h"
+#include "sys/failpoint.h"
 #include "sys/log.h"
 #include "sys/runner.h"
 #include "sys/spool.h"
@@ -194,14 +195,9 @@ void drive_want_commit(struct daemon *d)
  * goes on serving, as a commit starved by a storm of requests would. */
 static bool commit_held(struct daemon *d)
 {
-	static const char *path;
-	static bool looked;
+	const char *path = failpoint_path(FP_COMMIT_HOLD);
 	struct timeval retry = { 0, 20000 };
 
-	if (!looked) {
-		path = getenv("BACKFILLD_TEST_COMMIT_HOLD");
-		looked = true;
-	}
 	if (!path || access(path, F_OK) < 0 || d->stopping)
 		return false;
 	event_add(d->commit_ev, &retry);

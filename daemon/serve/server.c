@@ -16,6 +16,7 @@
 #include "sched.h"
 #include "sys/cgroup.h"
 #include "sys/clock.h"
+#include "sys/failpoint.h"
 #include "sys/log.h"
 #include "sys/spool.h"
 #include "sys/store.h"
@@ -243,15 +244,9 @@ static int stored_grace(struct daemon *d, bf_time *restore_with, char *err, size
 	}
 }
 
-/* A knob for the tests from the environment: the number in `name`, 0 if
- * it is unset or not in 1..max. */
-static uint32_t test_knob(const char *name, uint32_t max)
-{
-	const char *e = getenv(name);
-	long n = e ? strtol(e, NULL, 10) : 0;
-
-	return n > 0 && (unsigned long)n <= max ? (uint32_t)n : 0;
-}
+/* A test's forecast slice is at most the forecast's own (failpoint.c,
+ * which cannot see forecast.h, keeps the number). */
+_Static_assert(FAILPOINT_FORECAST_MAX == FORECAST_CHUNK, "FP_FORECAST_SLICE's largest");
 
 int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t errlen)
 {
@@ -318,18 +313,18 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 	 * few broken guarantees announced a turn (_ANNOUNCE_SLICE), and a
 	 * pause between the turns of such work, so that a client's request
 	 * falls between them (_TURN_GAP_MS). */
-	d->test.place_slice = test_knob("BACKFILLD_TEST_PLACE_SLICE", SCHED_LIVE_PLACES);
-	d->test.forecast_chunk = test_knob("BACKFILLD_TEST_FORECAST_SLICE", FORECAST_CHUNK);
-	d->test.list_rows = test_knob("BACKFILLD_TEST_LIST_ROWS", PROTO_MAX_LIST);
-	d->test.announce_slice = test_knob("BACKFILLD_TEST_ANNOUNCE_SLICE", UINT32_MAX);
-	d->test.turn_gap_ms = test_knob("BACKFILLD_TEST_TURN_GAP_MS", 1000);
-	d->test.checkpoint_pages = test_knob("BACKFILLD_TEST_CHECKPOINT_PAGES", 1000);
+	d->test.place_slice = failpoint_num(FP_PLACE_SLICE);
+	d->test.forecast_chunk = failpoint_num(FP_FORECAST_SLICE);
+	d->test.list_rows = failpoint_num(FP_LIST_ROWS);
+	d->test.announce_slice = failpoint_num(FP_ANNOUNCE_SLICE);
+	d->test.turn_gap_ms = failpoint_num(FP_TURN_GAP_MS);
+	d->test.checkpoint_pages = failpoint_num(FP_CHECKPOINT_PAGES);
 	/* (A long one lets a test fill the disk before a commit, not before
 	 * the watch: BACKFILLD_TEST_RESERVE_WATCH_S.) */
-	d->test.reserve_watch_s = test_knob("BACKFILLD_TEST_RESERVE_WATCH_S", 3600);
+	d->test.reserve_watch_s = failpoint_num(FP_RESERVE_WATCH_S);
 	/* (And without the room past the store's ends, a commit can fail for
 	 * want of space: BACKFILLD_TEST_NO_TAILS, for write_again's test.) */
-	d->test.no_tails = test_knob("BACKFILLD_TEST_NO_TAILS", 1);
+	d->test.no_tails = failpoint_num(FP_NO_TAILS);
 	d->turn_calls = d->test.place_slice ? 1 : SCHED_LIVE_CALLS;
 	if (d->test.place_slice)
 		prm.place_slice = d->test.place_slice;

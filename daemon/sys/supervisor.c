@@ -23,6 +23,7 @@
 #include "proto.h"
 #include "cgroup.h"
 #include "clock.h"
+#include "failpoint.h"
 #include "proctitle.h"
 #include "procs.h"
 #include "runner.h"
@@ -147,20 +148,6 @@ static bool ours(const char *entry)
 	return strncmp(entry, "BSUB_", 5) == 0 || strncmp(entry, "LSB_", 4) == 0;
 }
 
-/* Failpoints for the tests: BACKFILLD_TEST_SUP_DELAY_MS widens the window
- * between the supervisor's fork and its record, where a daemon that dies
- * leaves a live supervisor the spool does not show yet;
- * BACKFILLD_TEST_CHILD_DELAY_MS holds the job's child once it is its
- * owner's, before it opens anything, where the owner tries to attach. */
-static void test_failpoint_delay(const char *name)
-{
-	const char *v = getenv(name);
-	long ms = v ? strtol(v, NULL, 10) : 0;
-
-	if (ms > 0 && ms <= 60000)
-		nanosleep(&(struct timespec){ ms / 1000, (ms % 1000) * 1000000 }, NULL);
-}
-
 /* Every signal's disposition back to the default and none blocked: the
  * job gets nothing of the daemon's or the supervisor's (which ignore
  * SIGPIPE, SIGXFSZ, SIGINT, SIGHUP; an ignored signal stays ignored
@@ -261,7 +248,8 @@ static void run_job(const struct runner_job *j, int why)
 	}
 	if (j->as_owner)
 		become_owner(j, why);
-	test_failpoint_delay("BACKFILLD_TEST_CHILD_DELAY_MS");
+	/* (Here, where the owner tries to attach, a test holds it.) */
+	failpoint_delay(FP_CHILD_DELAY_MS);
 	/* The daemon's own umask is 077; a job gets its submitter's, or the
 	 * usual one when that is unknown. */
 	umask(j->has_umask ? j->umask & 0777 : 022);
@@ -660,7 +648,9 @@ _Noreturn void supervisor_main(const struct runner_job *j, int intent)
 			close(devnull);
 	}
 	syscall(SYS_close_range, j->cgroup ? 6U : 4U, ~0U, 0U);
-	test_failpoint_delay("BACKFILLD_TEST_SUP_DELAY_MS");
+	/* (A test widens here the window where a daemon that dies leaves a
+	 * live supervisor the spool does not show yet.) */
+	failpoint_delay(FP_SUP_DELAY_MS);
 	record_room(j->status_dir, j->id);
 	hostfile = -1;
 	if (record_sup(j->status_dir, j->id) < 0 ||

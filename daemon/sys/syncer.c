@@ -8,6 +8,7 @@
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
+#include "failpoint.h"
 #include "spool.h"
 #include "syncer.h"
 
@@ -32,8 +33,8 @@ struct syncer {
 	void *arg;
 	int (*checkpoint)(void *ctx);
 	void *ctx;
-	const char *hold;		/* BACKFILLD_TEST_SYNC_HOLD */
-	const char *fail;		/* BACKFILLD_TEST_SYNC_FAIL */
+	const char *hold;		/* FP_SYNC_HOLD's path, or NULL */
+	const char *fail;		/* FP_SYNC_FAIL's path, or NULL */
 	/* Under mu. */
 	bool quit;
 	int spool_fd;			/* the spool's jobs directory */
@@ -154,8 +155,8 @@ struct syncer *syncer_new(struct event_base *base, syncer_done_fn done, void *ar
 	if (!s)
 		return NULL;
 	*s = (struct syncer){ .efd = -1, .spool_fd = -1, .done = done, .arg = arg,
-		.checkpoint = checkpoint, .ctx = ctx, .hold = getenv("BACKFILLD_TEST_SYNC_HOLD"),
-		.fail = getenv("BACKFILLD_TEST_SYNC_FAIL") };
+		.checkpoint = checkpoint, .ctx = ctx, .hold = failpoint_path(FP_SYNC_HOLD),
+		.fail = failpoint_path(FP_SYNC_FAIL) };
 	if ((s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 ||
 	    !(s->ev = event_new(base, s->efd, EV_READ | EV_PERSIST, event_cb, s)) ||
 	    event_add(s->ev, NULL) < 0)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <event2/event.h>
 #include "tap.h"
+#include "sys/failpoint.h"
 #include "sys/syncer.h"
 
 struct told {
@@ -62,13 +63,15 @@ static void loop_until(struct told *t, int want)
 }
 
 /* The old syncer freed, a new one made with the failpoint `env` naming
- * the file `path`, which exists. */
+ * the file `path`, which exists. The failpoints are read once (failpoint.h):
+ * again here, once the old syncer's thread is gone. */
 static struct syncer *with_failpoint(struct syncer *old, struct told *t, const char *env,
                                      const char *path)
 {
 	close(open(path, O_CREAT | O_WRONLY, 0600));
 	setenv(env, path, 1);
 	syncer_free(old);
+	failpoint_init();
 	return syncer_new(t->base, done, t, slow_checkpoint, NULL);
 }
 

@@ -52,7 +52,7 @@ for t in "$top/$build"/tests/test_*; do
 	[ -x "$t" ] || continue
 	run_one "$(basename "$t")" "$t"
 done
-for t in "$top"/tests/replay/*.sh "$top"/tests/daemon/*.sh; do
+for t in "$top"/tests/replay/*.sh "$top"/tests/daemon/*.sh "$top"/tests/layout/*.sh; do
 	[ -f "$t" ] || continue
 	run_one "$(basename "$(dirname "$t")")/$(basename "$t")" sh "$t"
 done

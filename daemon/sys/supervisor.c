@@ -26,7 +26,7 @@
 #include "failpoint.h"
 #include "proctitle.h"
 #include "procs.h"
-#include "runner.h"
+#include "runner_job.h"
 #include "supervisor.h"
 
 #define ENV_MAX 4096

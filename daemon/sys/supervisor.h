@@ -12,7 +12,7 @@
  * (ID.start, the lock it holds for as long as it lives, is runner_start's.) */
 #ifndef BF_SUPERVISOR_H
 #define BF_SUPERVISOR_H
-#include "runner.h"
+#include "runner_job.h"
 
 /* Supervise job j. `intent` is the locked ID.start file (see
  * runner_start), whose lock the supervisor keeps until it exits; the

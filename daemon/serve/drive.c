@@ -1,5 +1,5 @@
 /* The scheduler driver: where the core's actions become supervisors,
- * signals, timers and rows, and where the commit cycle runs (see server.h). */
+ * signals, timers and rows, and where the commit cycle runs (see daemon.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

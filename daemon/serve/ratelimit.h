@@ -81,7 +81,7 @@ bf_time userrate_due(const struct user_rates *t);
 /* Log the summaries due and drop the entries that are idle. */
 void userrate_sweep(struct user_rates *t, bf_time now);
 
-/* ---- the daemon's table (server.h) ---- */
+/* ---- the daemon's table (daemon.h) ---- */
 struct conn;
 struct daemon;
 /* `admin`: the caller's peer_is_admin(c), asked once per request

@@ -1,5 +1,5 @@
-/* The live daemon's context: struct daemon, which only daemon/serve/ sees,
- * its options, and the live jobs and nodes it holds (struct djob,
+/* The live daemon's context: struct daemon, which only daemon/serve/ sees
+ * (and main.c, which holds the one instance), its options, and the live jobs and nodes it holds (struct djob,
  * struct node_admin). One process, one libevent loop. The scheduler core
  * is driven with the wall clock and real process exits, exactly as the
  * replay drives it with a virtual clock.

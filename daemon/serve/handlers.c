@@ -3,14 +3,11 @@
  * details of their own jobs; root acts on all; anyone lists everyone's
  * jobs with their public fields. */
 #include <errno.h>
-#include <grp.h>
 #include <inttypes.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
-#include <time.h>
 #include <unistd.h>
 #include "duration.h"
 #include "proto.h"

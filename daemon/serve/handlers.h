@@ -1,5 +1,6 @@
 /* The command table: one request to its handler. conn.c calls it through
- * the pointer server_init gives conn_listen, and knows no command. */
+ * d->hooks.dispatch, which server_init sets (daemon.h), and knows no
+ * command. */
 #ifndef BF_SERVE_HANDLERS_H
 #define BF_SERVE_HANDLERS_H
 #include <stddef.h>

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <event2/event.h>
 #include "idmap.h"
 #include "nodelist.h"

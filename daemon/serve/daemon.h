@@ -183,15 +183,6 @@ struct daemon {
 	uint64_t placing_turn, placing_replans;
 	bf_time placing_since;
 	uint32_t turn_calls;		/* sched_run calls a turn at most (drive_commit) */
-	/* Smaller slices the tests ask for (BACKFILLD_TEST_*, server_init);
-	 * 0: none. */
-	struct {
-		uint32_t place_slice, forecast_chunk, list_rows, announce_slice;
-		uint32_t turn_gap_ms;	/* between the turns of sliced work */
-		uint32_t checkpoint_pages;	/* a shorter log between checkpoints */
-		uint32_t reserve_watch_s;	/* the disk reserve's watch, seconds */
-		uint32_t no_tails;	/* no room held past the store's ends */
-	} test;
 	/* Broken guarantees still to announce, a slice a turn from
 	 * announce[announce_head] on (drive.c, announce_some): a switch of
 	 * policy with 100,000 queued breaks as many, each a log line, a row

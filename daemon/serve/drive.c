@@ -278,7 +278,7 @@ static void next_cb(evutil_socket_t fd, short what, void *arg)
 
 void drive_next_turn(struct daemon *d)
 {
-	struct timeval gap = { 0, (suseconds_t)d->test.turn_gap_ms * 1000 };
+	struct timeval gap = { 0, (suseconds_t)failpoint_num(FP_TURN_GAP_MS) * 1000 };
 
 	if (d->next_ev)
 		evtimer_add(d->next_ev, &gap);
@@ -506,7 +506,7 @@ void drive_announce_now(struct daemon *d, struct djob *j)
  * are left when the daemon stops. */
 static void announce_some(struct daemon *d)
 {
-	uint32_t slice = d->test.announce_slice ? d->test.announce_slice : ANNOUNCE_PER_TURN;
+	uint32_t slice = failpoint_or(FP_ANNOUNCE_SLICE, ANNOUNCE_PER_TURN);
 
 	if (d->stopping)
 		slice = UINT32_MAX;
@@ -1059,8 +1059,8 @@ static struct syncer *syncer_of(struct daemon *d)
 	if (d->syncer_tried)
 		return d->syncer;
 	d->syncer_tried = true;
-	if (!(d->ckpt = store_ckpt_open(d->store, d->test.checkpoint_pages ?
-	                                (int)d->test.checkpoint_pages : CHECKPOINT_PAGES,
+	if (!(d->ckpt = store_ckpt_open(d->store,
+	                                (int)failpoint_or(FP_CHECKPOINT_PAGES, CHECKPOINT_PAGES),
 	                                want_checkpoint, d, err, sizeof err)))
 		log_warnx("checkpoints of the store stay in the loop: %s", err);
 	if (!(d->syncer = syncer_new(d->base, synced, d, d->ckpt ? store_checkpoint : NULL,

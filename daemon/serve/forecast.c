@@ -6,6 +6,7 @@
 #include <event2/event.h>
 #include "sched.h"
 #include "sys/clock.h"
+#include "sys/failpoint.h"
 #include "sys/log.h"
 #include "daemon.h"
 #include "forecast.h"
@@ -37,7 +38,7 @@ static void put(uint64_t id, bf_time t, void *arg)
 static void step(struct daemon *d, bf_time now)
 {
 	struct forecast *f = &d->fc;
-	uint32_t chunk = d->test.forecast_chunk ? d->test.forecast_chunk : FORECAST_CHUNK;
+	uint32_t chunk = failpoint_or(FP_FORECAST_SLICE, FORECAST_CHUNK);
 	bf_time t0 = clock_monotonic();
 	int rc;
 
@@ -47,7 +48,7 @@ static void step(struct daemon *d, bf_time now)
 			sched_forecast_resume(d->sched, f->run);
 			rc = 0;
 		}
-	} while (rc == 0 && !d->test.forecast_chunk && clock_monotonic() - t0 < FORECAST_TURN);
+	} while (rc == 0 && !failpoint_num(FP_FORECAST_SLICE) && clock_monotonic() - t0 < FORECAST_TURN);
 	f->stepped = d->turns;
 	f->complete = rc == 1;
 	if (rc == 1 && f->shown != f->round) {

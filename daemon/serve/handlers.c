@@ -13,6 +13,7 @@
 #include "proto.h"
 #include "sched.h"
 #include "sys/clock.h"
+#include "sys/failpoint.h"
 #include "sys/log.h"
 #include "sys/runner.h"
 #include "sys/store.h"
@@ -56,7 +57,7 @@ struct listing {
  * few rows they asked for (test.list_rows: a short queue is cut too). */
 static bool full(const struct listing *l)
 {
-	uint32_t rows = conn_daemon(l->c)->test.list_rows;
+	uint32_t rows = failpoint_num(FP_LIST_ROWS);
 
 	return l->count < l->total || (rows && l->count == rows);
 }

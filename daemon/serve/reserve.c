@@ -8,6 +8,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 #include <event2/event.h>
+#include "sys/failpoint.h"
 #include "sys/log.h"
 #include "daemon.h"
 #include "reserve.h"
@@ -72,7 +73,7 @@ static void hold_tail(const char *db, const char *suffix)
 
 static void hold_tails(const struct daemon *d)
 {
-	if (d->test.no_tails)
+	if (failpoint_num(FP_NO_TAILS))
 		return;
 	hold_tail(d->o.db, "");
 	hold_tail(d->o.db, "-wal");
@@ -140,7 +141,7 @@ static void watch_cb(evutil_socket_t fd, short what, void *arg)
 
 void reserve_open(struct daemon *d)
 {
-	struct timeval every = { d->test.reserve_watch_s ? d->test.reserve_watch_s : 2, 0 };
+	struct timeval every = { failpoint_or(FP_RESERVE_WATCH_S, 2), 0 };
 	char path[4200];
 	struct stat db, sp;
 

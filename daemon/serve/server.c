@@ -306,28 +306,9 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 	if (stored_policy(d, &prm.policy, err, errlen) < 0 ||
 	    stored_grace(d, &prm.kill_grace, err, errlen) < 0)
 		return -1;
-	/* For the tests, slices small enough that a short queue takes several
-	 * turns: a few jobs placed again a turn, in one call
-	 * (BACKFILLD_TEST_PLACE_SLICE), a few planned a turn by the forecast
-	 * (_FORECAST_SLICE), a listing cut at a few rows (_LIST_ROWS), and a
-	 * few broken guarantees announced a turn (_ANNOUNCE_SLICE), and a
-	 * pause between the turns of such work, so that a client's request
-	 * falls between them (_TURN_GAP_MS). */
-	d->test.place_slice = failpoint_num(FP_PLACE_SLICE);
-	d->test.forecast_chunk = failpoint_num(FP_FORECAST_SLICE);
-	d->test.list_rows = failpoint_num(FP_LIST_ROWS);
-	d->test.announce_slice = failpoint_num(FP_ANNOUNCE_SLICE);
-	d->test.turn_gap_ms = failpoint_num(FP_TURN_GAP_MS);
-	d->test.checkpoint_pages = failpoint_num(FP_CHECKPOINT_PAGES);
-	/* (A long one lets a test fill the disk before a commit, not before
-	 * the watch: BACKFILLD_TEST_RESERVE_WATCH_S.) */
-	d->test.reserve_watch_s = failpoint_num(FP_RESERVE_WATCH_S);
-	/* (And without the room past the store's ends, a commit can fail for
-	 * want of space: BACKFILLD_TEST_NO_TAILS, for write_again's test.) */
-	d->test.no_tails = failpoint_num(FP_NO_TAILS);
-	d->turn_calls = d->test.place_slice ? 1 : SCHED_LIVE_CALLS;
-	if (d->test.place_slice)
-		prm.place_slice = d->test.place_slice;
+	/* A test's slices (failpoint.h): the places, one call a turn. */
+	d->turn_calls = failpoint_num(FP_PLACE_SLICE) ? 1 : SCHED_LIVE_CALLS;
+	prm.place_slice = failpoint_or(FP_PLACE_SLICE, prm.place_slice);
 	if (sched_new(&d->sched, &prm) != SCHED_OK || idmap_init(&d->ids, 1024) < 0 ||
 	    !(d->base = event_base_new()) || event_base_priority_init(d->base, 3) < 0 ||
 	    drive_init(d) < 0) {

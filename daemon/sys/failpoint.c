@@ -16,8 +16,8 @@ static const struct knob {
 	enum kind kind;
 	uint32_t max;		/* NUM, DELAY_MS: the largest value taken (above: off) */
 } knobs[FP_COUNT] = {
-	/* Slices small enough that a short queue takes several turns (read
-	 * by server_init into the daemon's d->test): a few jobs placed again
+	/* Slices small enough that a short queue takes several turns (serve/):
+	 * a few jobs placed again
 	 * a turn, in one call; a few planned a turn by the forecast; a
 	 * listing cut at a few rows; a few broken guarantees announced a
 	 * turn; and a pause between the turns of such work, so that a
@@ -92,6 +92,13 @@ uint32_t failpoint_num(enum failpoint k)
 {
 	ready();
 	return fp.num[k];
+}
+
+uint32_t failpoint_or(enum failpoint k, uint32_t otherwise)
+{
+	uint32_t v = failpoint_num(k);
+
+	return v ? v : otherwise;
 }
 
 const char *failpoint_path(enum failpoint k)

@@ -47,6 +47,8 @@ enum failpoint {
 void failpoint_init(void);
 /* A number knob's value, 0 when off. */
 uint32_t failpoint_num(enum failpoint fp);
+/* A number knob's value, or `otherwise` when it is off. */
+uint32_t failpoint_or(enum failpoint fp, uint32_t otherwise);
 /* A path knob's path, NULL when off. */
 const char *failpoint_path(enum failpoint fp);
 /* Sleep for a delay knob's milliseconds, if it is on. */

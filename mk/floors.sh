@@ -6,7 +6,8 @@
 # Run it from the top of the checkout: FOLDER is a path from there, and the
 # objects are BUILD/FOLDER/**/X.o. BUILD "-" means includes only (no nm).
 # FLOORS_IQUOTE: the -iquote directories, in the Makefile's order (default
-# "common daemon client tests"), to find a quoted include as the compiler does.
+# "common daemon client tests"), to find a quoted include as the compiler
+# does (mk/includes.sh).
 #
 # Units. A file without its extension: X.c and X.h are one unit X (a path
 # under FOLDER, such as serve/conn); a header without a .c is its own unit.
@@ -55,39 +56,16 @@ trap 'rm -rf "$tmp"' EXIT
 find "$folder" -type f \( -name '*.c' -o -name '*.h' \) | sort >"$tmp/files"
 sed "s|^$folder/||; s|\.[ch]\$||" "$tmp/files" | sort -u >"$tmp/units"
 
-# Arrows from includes: "A <tab> B <tab> include <tab> spelling".
-# shellcheck disable=SC2046
-awk -v folder="$folder" -v iquote="$iquote" '
-function norm(p,   n, i, k, out, part) {	# drop "." and fold "x/.."
-	n = split(p, part, "/"); k = 0
-	for (i = 1; i <= n; i++) {
-		if (part[i] == "" || part[i] == ".") continue
-		if (part[i] == ".." && k > 0 && st[k] != "..") { k--; continue }
-		st[++k] = part[i]
-	}
-	out = (substr(p, 1, 1) == "/") ? "/" : ""
-	for (i = 1; i <= k; i++) out = out (i > 1 ? "/" : "") st[i]
-	return out
-}
-function exists(p,   r, l) {		# cached: can the file be read?
-	if (!(p in seen)) { r = (getline l < p); close(p); seen[p] = (r >= 0) }
-	return seen[p]
-}
+# Arrows from includes: "A <tab> B <tab> include <tab> spelling", from
+# mk/includes.sh's resolution (a header outside FOLDER is no unit).
+INCLUDES_IQUOTE=$iquote sh "$(dirname "$0")/includes.sh" <"$tmp/files" |
+awk -F '\t' -v folder="$folder" '
 function unit(p) {			# the unit of a path under folder, or ""
 	if (substr(p, 1, length(folder) + 1) != folder "/" || p !~ /\.[ch]$/) return ""
 	p = substr(p, length(folder) + 2); sub(/\.[ch]$/, "", p); return p
 }
-BEGIN { nq = split(iquote, q, " ") }
-FNR == 1 { me = unit(FILENAME); dir = FILENAME; sub(/\/[^\/]*$/, "", dir) }
-/^[ \t]*#[ \t]*include[ \t]*"/ {
-	name = $0; sub(/^[^"]*"/, "", name); sub(/".*/, "", name)
-	found = ""
-	if (exists(norm(dir "/" name))) found = norm(dir "/" name)
-	for (i = 1; found == "" && i <= nq; i++)
-		if (exists(norm(q[i] "/" name))) found = norm(q[i] "/" name)
-	u = unit(found)
-	if (u != "" && u != me) printf "%s\t%s\tinclude\t%s\n", me, u, name
-}' $(cat "$tmp/files") >"$tmp/edges"
+{ me = unit($1); u = unit($3); if (u != "" && u != me) printf "%s\t%s\tinclude\t%s\n", me, u, $2 }
+' >"$tmp/edges"
 
 # Arrows from calls: each object whose source is still in FOLDER (a stale
 # object of a file that moved away would draw a unit that is not there).

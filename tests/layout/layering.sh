@@ -15,31 +15,11 @@ cd "$BF_TOP" || exit 1
 
 # includes DIR...: "file <tab> spelling <tab> the file the compiler takes"
 # for every quoted include of the .c and .h files under each DIR that
-# exists: the includer's own directory first, then the Makefile's -iquote
-# directories in order (common daemon client tests); empty if none has it.
+# exists, resolved as the compiler does (mk/includes.sh); empty if none
+# has it.
 includes() {
 	for d in "$@"; do [ -d "$d" ] && find "$d" -type f \( -name '*.c' -o -name '*.h' \); done |
-		LC_ALL=C sort >"$TMP/files"
-	[ -s "$TMP/files" ] || return 0
-	# shellcheck disable=SC2046
-	awk 'function norm(p,   n, i, k, o, part) {	# no "." and no "x/.." left
-		n = split(p, part, "/"); k = 0
-		for (i = 1; i <= n; i++) {
-			if (part[i] == "" || part[i] == ".") continue
-			if (part[i] == ".." && k > 0 && st[k] != "..") { k--; continue }
-			st[++k] = part[i]
-		}
-		o = st[1]; for (i = 2; i <= k; i++) o = o "/" st[i]
-		return o
-	}
-	function exists(p,   r, l) { r = (getline l < p); close(p); return r >= 0 }
-	FNR == 1 { dir = FILENAME; sub(/\/[^\/]*$/, "", dir) }
-	/^[ \t]*#[ \t]*include[ \t]*"/ {
-		s = $0; sub(/^[^"]*"/, "", s); sub(/".*/, "", s); got = ""
-		n = split(dir " common daemon client tests", where, " ")
-		for (i = 1; got == "" && i <= n; i++) if (exists(where[i] "/" s)) got = norm(where[i] "/" s)
-		printf "%s\t%s\t%s\n", FILENAME, s, got
-	}' $(cat "$TMP/files")
+		LC_ALL=C sort | sh "$here/mk/includes.sh"
 }
 
 # rule DESCRIPTION FILE: ok when FILE (one "file <tab> why" a line) is

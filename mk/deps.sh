@@ -5,12 +5,16 @@
 # change them). --tests adds what the tests use beyond the build, so that
 # none of them is skipped for want of a tool: systemd (systemd-socket-
 # activate, systemd-analyze, systemd-tmpfiles; installing it does not make
-# it PID 1), man-db (man, for the pages' check) and util-linux (setpriv,
-# unshare).
+# it PID 1), man-db (man, for the pages' check), util-linux (setpriv,
+# unshare), iproute2 (ip, for the test cluster's network namespaces),
+# openssh-server and openssh-client (one sshd per test node, started and
+# stopped by the tests themselves) and openmpi-bin (mpirun over blaunch).
+# The machine's own sshd is not started by the install: a policy-rc.d that
+# refuses every start is in place while apt-get runs (see below).
 set -u
 PKGS="gcc make pkg-config zlib1g-dev libsqlite3-dev libevent-dev libyaml-dev libsystemd-dev"
 case "${1:-}" in
---tests) PKGS="$PKGS systemd man-db util-linux" ;;
+--tests) PKGS="$PKGS systemd man-db util-linux iproute2 openssh-server openssh-client openmpi-bin" ;;
 "") ;;
 *) echo "usage: mk/deps.sh [--tests]" >&2; exit 2 ;;
 esac
@@ -31,7 +35,18 @@ fi
 echo "deps: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q >/dev/null || { echo "deps: apt-get update failed" >&2; exit 1; }
+# Packages such as openssh-server start their service when installed; the
+# tests want the package, not a machine-wide sshd. invoke-rc.d asks
+# /usr/sbin/policy-rc.d first, and exit status 101 means "action forbidden".
+# Ours is put in place only when none exists, and removed afterwards.
+policy=""
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	policy=/usr/sbin/policy-rc.d
+	printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy"
+fi
 # shellcheck disable=SC2086
-apt-get install -y -q --no-install-recommends $missing >/dev/null ||
-	{ echo "deps: apt-get install$missing failed" >&2; exit 1; }
+apt-get install -y -q --no-install-recommends $missing >/dev/null
+rc=$?
+[ -n "$policy" ] && rm -f "$policy"
+[ "$rc" -eq 0 ] || { echo "deps: apt-get install$missing failed" >&2; exit 1; }
 echo "deps: installed$missing"

@@ -86,6 +86,16 @@ int chan_take(struct chan_buf *b, struct chan_frame *f)
 	return 1;
 }
 
+int chan_append(struct chan_buf *b, const void *data, size_t len)
+{
+	if (reserve(b, len) < 0)
+		return -1;
+	if (len)
+		memcpy(b->p + b->len, data, len);
+	b->len += len;
+	return 0;
+}
+
 int chan_field(struct chan_buf *payload, const char *key, const char *value)
 {
 	size_t kl = strlen(key), vl = value ? strlen(value) : 0;

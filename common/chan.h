@@ -32,6 +32,7 @@
 #define CHAN_SCRIPT   'S'	/* data: the script (first node only) */
 #define CHAN_SIGNAL   'K'	/* fields: sig=N, to every process of the job */
 #define CHAN_END      'E'	/* end the job here: kill what is left, report, exit */
+#define CHAN_LIMIT    'M'	/* fields: term_in_ms=N: the limit moved (bctl limit) */
 #define CHAN_PING     'P'	/* the link is alive (also node side -> supervisor) */
 #define CHAN_TASK     'T'	/* stream g: fields: a task to run here (blaunch) */
 #define CHAN_IN       'I'	/* stream g: data for the task's input; empty: its end */
@@ -79,6 +80,8 @@ int    chan_put(struct chan_buf *b, uint8_t type, uint32_t stream, const void *d
  * bounds: the peer is broken or hostile). */
 int    chan_take(struct chan_buf *b, struct chan_frame *f);
 
+/* Append raw bytes (a payload built elsewhere). 0 or -1. */
+int    chan_append(struct chan_buf *b, const void *data, size_t len);
 /* Fields: append "key=value" (value may be NULL: "key="), or a number. */
 int    chan_field(struct chan_buf *payload, const char *key, const char *value);
 int    chan_field_num(struct chan_buf *payload, const char *key, long long v);

@@ -16,6 +16,7 @@
 #include "sys/conf.h"
 #include "sys/failpoint.h"
 #include "sys/log.h"
+#include "sys/node.h"
 #include "sys/proctitle.h"
 #include "sys/settings.h"
 #include "serve/daemon.h"
@@ -172,6 +173,29 @@ static int apply_config(struct serve_opts *so, bool root)
 		so->socket_mode = config.socket_mode;
 	so->partition_name = config.partition;
 	settings_limits(&config, &so->lim);
+	if (config.execution == CONF_EXEC_SSH) {
+		static struct runner_remote remote;
+
+		if (so->launch) {
+			log_start_error("--launch: not with execution: ssh, which runs each job on its "
+			                "nodes itself");
+			return 1;
+		}
+		remote = (struct runner_remote){
+			.ssh = "/usr/bin/ssh",
+			.destination = config.ssh_destination ? config.ssh_destination : "%n",
+			.key = config.ssh_key ? config.ssh_key : "/etc/backfilld/ssh/id_ed25519",
+			.config = config.ssh_config,
+			.known_hosts = config.ssh_known_hosts ? config.ssh_known_hosts :
+			               "/etc/backfilld/ssh/known_hosts",
+			.node_command = config.node_command ? config.node_command :
+			                "/usr/sbin/backfilld --node",
+			.control_dir = config.ssh_control_dir ? config.ssh_control_dir :
+			               "/run/backfilld/ssh",
+			.timeout_ms = config.node_timeout / 1000,
+		};
+		so->remote = &remote;
+	}
 	return 0;
 }
 
@@ -299,6 +323,12 @@ int main(int argc, char **argv)
 		    strcmp(argv[i], "--characterize") == 0 ||
 		    strncmp(argv[i], "--characterize=", 15) == 0)
 			return site_main(argc, argv);
+	/* The node side, on a cluster node, started over ssh (node.h): first
+	 * on its command line, and nothing of the daemon's is read. */
+	if (argc > 1 && strcmp(argv[1], "--node") == 0) {
+		proctitle_init(argc, argv);
+		return node_main(argc, argv);
+	}
 	proctitle_init(argc, argv);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {

@@ -48,6 +48,7 @@ struct serve_opts {
 	bool foreground;
 	const char *cgroup;		/* --cgroup: a cgroup2 directory, "none", or NULL: find it */
 	/* ---- from the configuration file (settings.h) ---- */
+	const struct runner_remote *remote;	/* execution: ssh (jobs on their nodes), or NULL */
 	const char *config;		/* the file read, again on SIGHUP; NULL: none */
 	unsigned flags;			/* enum settings_flag: what the command line gave */
 	const char *partition_name;	/* "batch" */
@@ -131,6 +132,10 @@ struct daemon_hooks {
 	/* Space is free again: release the jobs held for want of it
 	 * (jobctl.c; called by the reserve's watch). */
 	void (*space_back)(struct daemon *d);
+	/* A cluster job's supervisor found one of its nodes lost (ssh
+	 * failed, or the link went silent): mark it down, repairing the
+	 * guarantees it moves (nodectl.c). */
+	void (*node_lost)(struct daemon *d, const char *node, const char *why, bool restoring);
 };
 
 struct daemon {

@@ -701,7 +701,12 @@ static void start_job(struct daemon *d, struct djob *j)
 	rj.env = env;
 	rj.launch = d->nlaunch ? launch : NULL;
 	rj.nlaunch = d->nlaunch;
-	rj.cgroup = contain_job(d, j->rec.id, j->rec.user, &cg) == 0 ? &cg : NULL;
+	/* On a cluster the job runs on its nodes, contained there by their
+	 * node sides, which enforce its limit too. */
+	rj.remote = d->o.remote;
+	rj.term_at = j->rec.start != BF_NEVER ? j->rec.start + j->rec.estimate : BF_NEVER;
+	rj.grace = d->o.kill_grace;
+	rj.cgroup = !rj.remote && contain_job(d, j->rec.id, j->rec.user, &cg) == 0 ? &cg : NULL;
 	started = runner_start(&rj, &j->sup, err, sizeof err) == 0;
 	if (rj.cgroup)
 		close(cg.dir_fd);	/* the supervisor has its own */
@@ -828,6 +833,14 @@ static void not_started(struct daemon *d, struct djob *j, bf_time now)
 	drive_want_commit(d);
 }
 
+/* A node a cluster job's supervisor recorded as lost: down. */
+static void lost_node(const char *node, const char *why, void *arg)
+{
+	struct daemon *d = arg;
+
+	d->hooks.node_lost(d, node, why, false);
+}
+
 /* The supervisor ended: the job is over. */
 static void sup_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -881,6 +894,8 @@ static void sup_cb(evutil_socket_t fd, short what, void *arg)
 	}
 	if ((rc = sched_end(d->sched, now, j->rec.id, how)) < 0)
 		log_job(LOG_WARNING, j->rec.id, j->rec.user, "end: %s", sched_strerror(rc));
+	if (recorded)	/* its nodes are free: those it lost go down */
+		runner_collect_down(d->spool.status_dir, j->rec.id, lost_node, d);
 	j->rec.end = end != BF_NEVER ? end : now;
 	j->rec.has_exit = true;
 	j->rec.exit_status = wstatus;

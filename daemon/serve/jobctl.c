@@ -14,6 +14,7 @@
  * in the log per job, and can be asked for again at once (bstop, bresume,
  * bstop ...): it is charged to their budget of changes, and its lines to
  * their budget of log lines (ratelimit.h). Root and the admins have none. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,9 +162,16 @@ static enum proto_err limit(struct daemon *d, struct djob *j, bf_time est, bool 
 	duration_format(est, now, sizeof now);
 	j->rec.estimate = est;
 	if (!j->rec.held && sched_job_info(d->sched, j->rec.id, &info) == SCHED_OK) {
-		if (info.state == JOB_RUNNING)
+		if (info.state == JOB_RUNNING) {
+			bf_time left = j->rec.start + est - daemon_now(d);
+
 			j->rec.hold_end = info.hold_end;	/* a restart plans with it */
-		else
+			/* A cluster job's node sides enforce the limit themselves. */
+			if (d->o.remote && j->sup.pidfd >= 0 &&
+			    runner_set_limit(&j->sup, left > 0 ? (left + BF_SEC - 1) / BF_SEC : 0) < 0)
+				log_job(LOG_WARNING, j->rec.id, j->rec.user, "cannot tell its nodes the new "
+				        "limit: %s", strerror(errno));
+		} else
 			j->rec.guarantee = info.guarantee;
 	}
 	forecast_stale(d);

@@ -298,6 +298,40 @@ static int apply(struct daemon *d, struct nodectl_result *r, uint32_t i, bf_time
 	return 1;
 }
 
+void nodectl_lost(struct daemon *d, const char *node, const char *why, bool restoring)
+{
+	int64_t k = nodes_index(d, node);
+	bf_time now = daemon_now(d);
+	uint32_t idx;
+	char changed = 0, reason[300];
+	uint64_t killed = 0;
+	struct nodectl_result r = { .op = PN_DOWN, .n = 1, .idx = &idx, .changed = &changed,
+	                            .killed = &killed, .reason = reason };
+
+	if (k < 0) {
+		log_warnx("a job's supervisor lost node %s, which is not in the partition: ignored",
+		          node);
+		return;
+	}
+	idx = (uint32_t)k;
+	if (d->nadmin[k].state == NA_DOWN)
+		return;
+	snprintf(reason, sizeof reason, "lost: %s", why);
+	for (char *c = reason; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = ' ';
+	snprintf(r.by, sizeof r.by, "backfilld");
+	if (restoring) {
+		if (store_begin(d->store) < 0 ||
+		    store_put_node(d->store, &(struct store_node){ node, NA_DOWN, now, reason,
+		                                                   r.by }) < 0)
+			drive_store_failed(d);
+	} else if (apply(d, &r, 0, now) != 1) {
+		return;
+	}
+	log_warnx("node %s: %s; marked down by backfilld (bctl up brings it back)", node, reason);
+}
+
 /* The nodes of list as indices, each once; NULL with err if one is not
  * in the partition. */
 static uint32_t *indices(struct daemon *d, const char *list, uint32_t *n, char *err,

@@ -123,6 +123,13 @@ static void finish(struct daemon *d, struct djob *j, enum store_state st, const 
 	drive_store(d, j, why);
 }
 
+/* A node the supervisor lost while the daemon was down: stored down, and
+ * out of the plan once nodectl_restore reads it. */
+static void lost_node(const char *node, const char *why, void *arg)
+{
+	nodectl_lost(arg, node, why, true);
+}
+
 /* The job's end, if its supervisor recorded one: then it is stored. */
 static bool collect_end(struct daemon *d, struct djob *j)
 {
@@ -151,6 +158,7 @@ static bool collect_end(struct daemon *d, struct djob *j)
 	j->rec.exit_status = wstatus;
 	contain_usage(d, j);
 	finish(d, j, st, reason[0] ? reason : "ended while the daemon was down");
+	runner_collect_down(d->spool.status_dir, j->rec.id, lost_node, d);
 	return true;
 }
 

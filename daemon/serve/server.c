@@ -80,6 +80,35 @@ static int make_dirs(const char *path, bool whole, mode_t mode)
 	return buf[0] && mkdir(buf, mode) < 0 && errno != EEXIST ? -1 : 0;
 }
 
+/* execution: ssh: ssh's control sockets go in a directory of the daemon's
+ * alone (anyone who could open one would run commands on the nodes as
+ * root), and the key must be there. 0, or -1 with err. */
+static int check_remote(const struct runner_remote *rm, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (make_dirs(rm->control_dir, true, 0700) < 0 || lstat(rm->control_dir, &st) < 0) {
+		snprintf(err, errlen, "ssh_control_dir %s: %s", rm->control_dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
+		snprintf(err, errlen, "ssh_control_dir %s must be a directory of the daemon's user "
+		         "that no one else may open (mode 0700)", rm->control_dir);
+		return -1;
+	}
+	if (rm->key && access(rm->key, R_OK) < 0) {
+		snprintf(err, errlen, "ssh_key %s: %s (backfilld(8), \"Cluster\", says how to make "
+		         "it)", rm->key, strerror(errno));
+		return -1;
+	}
+	if (access(rm->ssh, X_OK) < 0) {
+		snprintf(err, errlen, "execution: ssh needs %s: %s (Debian's openssh-client)",
+		         rm->ssh, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* The database and its WAL and shared-memory files hold every job's
  * environment and arguments: its owner's alone, whatever the umask was
  * when they were made, also for a state that an older version left
@@ -272,6 +301,7 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 		.admit = submit_admit,
 		.submission_ids = submit_ids,
 		.space_back = jobctl_release_disk_held,
+		.node_lost = nodectl_lost,
 	};
 	d->spool.top_fd = d->spool.status_fd = d->spool.jobs_fd = -1;
 	d->lock_fd[0] = d->lock_fd[1] = -1;
@@ -291,6 +321,8 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 		         o->spool, strerror(errno));
 		return -1;
 	}
+	if (o->remote && check_remote(o->remote, err, errlen) < 0)
+		return -1;
 	/* From here on, whatever the daemon creates is its own unless it says
 	 * otherwise (jobs get the usual 022 back; see supervisor.c). */
 	umask(077);

@@ -219,13 +219,12 @@ static void unescape(char *s)
 	*o = 0;
 }
 
-/* The daemon's own cgroup v2 directory. 0, or -1 with why. */
-static int discover(char *path, size_t len, bool *in_leaf, char *why, size_t whylen)
+int cg_mount_point(char *mnt, size_t len)
 {
-	char line[4096], mnt[2048] = "", own[2048] = "";
+	char line[4096], field[4096];
 	FILE *f = fopen("/proc/self/mountinfo", "re");
-	size_t l;
 
+	mnt[0] = 0;
 	while (f && fgets(line, sizeof line, f)) {
 		char *sep = strstr(line, " - cgroup2 "), *p = line;
 
@@ -234,14 +233,26 @@ static int discover(char *path, size_t len, bool *in_leaf, char *why, size_t why
 		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT ...: the fifth field. */
 		for (int k = 0; k < 4 && p; k++)
 			p = strchr(p + 1, ' ');
-		if (p && sscanf(p + 1, "%2047s", mnt) == 1) {
-			unescape(mnt);
+		if (p && sscanf(p + 1, "%4095s", field) == 1) {
+			unescape(field);
+			if (strlen(field) < len)
+				snprintf(mnt, len, "%s", field);
 			break;
 		}
 	}
 	if (f)
 		fclose(f);
-	if (!mnt[0]) {
+	return mnt[0] ? 0 : -1;
+}
+
+/* The daemon's own cgroup v2 directory. 0, or -1 with why. */
+static int discover(char *path, size_t len, bool *in_leaf, char *why, size_t whylen)
+{
+	char line[4096], mnt[2048] = "", own[2048] = "";
+	FILE *f;
+	size_t l;
+
+	if (cg_mount_point(mnt, sizeof mnt) < 0) {
 		snprintf(why, whylen, "no cgroup2 file system is mounted");
 		return -1;
 	}

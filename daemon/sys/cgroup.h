@@ -43,6 +43,9 @@ struct cg_tree {
 int  cg_setup(struct cg_tree *t, const char *want, char *why, size_t whylen, char *note,
               size_t notelen);
 void cg_close(struct cg_tree *t);
+/* Where the cgroup2 file system is mounted (/proc/self/mountinfo): 0, or
+ * -1 if none is. */
+int  cg_mount_point(char *mnt, size_t len);
 static inline bool cg_enabled(const struct cg_tree *t) { return t->base_fd >= 0; }
 
 /* In the daemon: make BASE/jobs/ID (an empty leftover of the same id is

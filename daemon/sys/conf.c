@@ -760,6 +760,106 @@ static int set_launch(struct loader *l, enum conf_key k, const struct val *v)
 	return 0;
 }
 
+/* ---- a cluster ---- */
+
+static int set_execution(struct loader *l, enum conf_key k, const struct val *v)
+{
+	const char *s = want_scalar(l, k, v, "local or ssh");
+
+	if (!s)
+		return 0;
+	if (strcmp(s, "local") != 0 && strcmp(s, "ssh") != 0) {
+		report(l, v->at, "execution: %s is neither local (jobs run on this host) nor ssh "
+		       "(on their nodes, over ssh)", SHOW(&v->s));
+		return 0;
+	}
+	l->c->execution = strcmp(s, "ssh") == 0 ? CONF_EXEC_SSH : CONF_EXEC_LOCAL;
+	mark_set(l, k);
+	return 0;
+}
+
+/* ssh_key, ssh_known_hosts, ssh_control_dir, and ssh_config (which may be
+ * "none"): absolute paths. */
+static int set_ssh_path(struct loader *l, enum conf_key k, const struct val *v)
+{
+	const char *s = want_scalar(l, k, v, "an absolute path");
+	char **field = k == CONF_K_SSH_KEY ? &l->c->ssh_key :
+	               k == CONF_K_SSH_KNOWN_HOSTS ? &l->c->ssh_known_hosts :
+	               k == CONF_K_SSH_CONFIG ? &l->c->ssh_config : &l->c->ssh_control_dir;
+
+	if (!s)
+		return 0;
+	if (k == CONF_K_SSH_CONFIG && strcmp(s, "none") == 0) {
+		mark_set(l, k);
+		return 0;
+	}
+	if (s[0] != '/' || strpbrk(s, " \t")) {
+		report(l, v->at, "%s: %s is not an absolute path without blanks", conf_key_name(k),
+		       SHOW(&v->s));
+		return 0;
+	}
+	/* ControlPath is DIR/ and 40 hex digits, within a socket path. */
+	if (k == CONF_K_SSH_CONTROL_DIR && v->s.len > CONF_SOCKET_MAX - 41) {
+		report(l, v->at, "ssh_control_dir: the path has %zu bytes; ssh's sockets there need "
+		       "it under %d", v->s.len, CONF_SOCKET_MAX - 41);
+		return 0;
+	}
+	if (set_string(l, field, s) < 0)
+		return -1;
+	mark_set(l, k);
+	return 0;
+}
+
+/* ssh_destination (%n the node's name) and node_command (an absolute
+ * path first): one line of text each, ssh's to interpret. */
+static int set_ssh_word(struct loader *l, enum conf_key k, const struct val *v)
+{
+	const char *s = want_scalar(l, k, v, k == CONF_K_SSH_DESTINATION ? "a destination such as "
+	                            "\"root@%n.cluster\"" : "a command such as \"/usr/sbin/backfilld "
+	                            "--node\"");
+
+	if (!s)
+		return 0;
+	if (k == CONF_K_SSH_DESTINATION && (!*s || strpbrk(s, " \t") || s[0] == '-')) {
+		report(l, v->at, "ssh_destination: %s must be one word, not starting with '-' (%%n "
+		       "stands for the node's name)", SHOW(&v->s));
+		return 0;
+	}
+	if (k == CONF_K_NODE_COMMAND && s[0] != '/') {
+		report(l, v->at, "node_command: the command %s must start with an absolute path",
+		       SHOW(&v->s));
+		return 0;
+	}
+	if (set_string(l, k == CONF_K_SSH_DESTINATION ? &l->c->ssh_destination :
+	               &l->c->node_command, s) < 0)
+		return -1;
+	mark_set(l, k);
+	return 0;
+}
+
+static int set_node_timeout(struct loader *l, enum conf_key k, const struct val *v)
+{
+	const char *s = want_scalar(l, k, v, "a time such as 30s");
+	bf_time t;
+
+	if (!s)
+		return 0;
+	if (all_digits(s)) {
+		report(l, v->at, "node_timeout: a bare number %s is ambiguous: write a unit, as in "
+		       "%ss", SHOW(&v->s), s);
+		return 0;
+	}
+	if (parse_time(l, k, v, &t) < 0)
+		return 0;
+	if (t < CONF_MIN_NODE_TIMEOUT || t > CONF_MAX_NODE_TIMEOUT) {
+		report(l, v->at, "node_timeout: %s is not between 3 seconds and a day", SHOW(&v->s));
+		return 0;
+	}
+	l->c->node_timeout = t;
+	mark_set(l, k);
+	return 0;
+}
+
 static const char *const level_names[] = { "error", "warning", "info", "debug" };
 
 static int set_log_level(struct loader *l, enum conf_key k, const struct val *v)
@@ -1042,6 +1142,14 @@ static const struct {
 	[CONF_K_MAX_CHANGES_PER_USER] = { "max_changes_per_user", set_budget },
 	[CONF_K_CHANGE_INTERVAL_PER_USER] = { "change_interval_per_user", set_change_interval },
 	[CONF_K_MAX_LOG_LINES_PER_USER] = { "max_log_lines_per_user", set_budget },
+	[CONF_K_EXECUTION] = { "execution", set_execution },
+	[CONF_K_SSH_DESTINATION] = { "ssh_destination", set_ssh_word },
+	[CONF_K_SSH_KEY] = { "ssh_key", set_ssh_path },
+	[CONF_K_SSH_CONFIG] = { "ssh_config", set_ssh_path },
+	[CONF_K_SSH_KNOWN_HOSTS] = { "ssh_known_hosts", set_ssh_path },
+	[CONF_K_SSH_CONTROL_DIR] = { "ssh_control_dir", set_ssh_path },
+	[CONF_K_NODE_COMMAND] = { "node_command", set_ssh_word },
+	[CONF_K_NODE_TIMEOUT] = { "node_timeout", set_node_timeout },
 };
 
 const char *conf_key_name(enum conf_key k)
@@ -1224,6 +1332,9 @@ static void cross_check(struct loader *l)
 	    c->max_nodes > c->nnodes)
 		report(l, l->val_at[CONF_K_MAX_NODES], "max_nodes %u is more than the partition's "
 		       "%u nodes", c->max_nodes, c->nnodes);
+	if (c->execution == CONF_EXEC_SSH && c->launch)
+		report(l, l->val_at[CONF_K_LAUNCH], "launch: not with execution: ssh (line %u), "
+		       "which runs each job on its nodes itself", l->key_at[CONF_K_EXECUTION].line);
 }
 
 /* ---- entry points ---- */
@@ -1244,6 +1355,7 @@ int conf_init(struct conf *c)
 		.max_changes_per_user = CONF_DEFAULT_CHANGES,
 		.change_interval_per_user = CONF_DEFAULT_CHANGE_INTERVAL,
 		.max_log_lines_per_user = CONF_DEFAULT_LOG_LINES,
+		.node_timeout = CONF_DEFAULT_NODE_TIMEOUT,
 	};
 	c->partition = strdup("batch");
 	c->nodes = strdup("16");
@@ -1259,6 +1371,12 @@ void conf_free(struct conf *c)
 	free(c->spool);
 	free(c->admin_group);
 	free(c->launch);
+	free(c->ssh_destination);
+	free(c->ssh_key);
+	free(c->ssh_known_hosts);
+	free(c->ssh_control_dir);
+	free(c->ssh_config);
+	free(c->node_command);
 	*c = (struct conf){ 0 };
 }
 

@@ -54,8 +54,16 @@ enum conf_key {
 	CONF_K_KEEP_ENDED, CONF_K_ALPHA, CONF_K_MAX_STORED_PER_USER,
 	CONF_K_KEEP_ENDED_PER_USER, CONF_K_MIN_FREE_DISK, CONF_K_MAX_CHANGES_PER_USER,
 	CONF_K_CHANGE_INTERVAL_PER_USER, CONF_K_MAX_LOG_LINES_PER_USER,
+	CONF_K_EXECUTION, CONF_K_SSH_DESTINATION, CONF_K_SSH_KEY, CONF_K_SSH_CONFIG,
+	CONF_K_SSH_KNOWN_HOSTS, CONF_K_SSH_CONTROL_DIR, CONF_K_NODE_COMMAND, CONF_K_NODE_TIMEOUT,
 	CONF_NKEYS
 };
+
+/* Where jobs run: here (every node a label), or on their nodes over ssh. */
+enum conf_execution { CONF_EXEC_LOCAL, CONF_EXEC_SSH };
+#define CONF_DEFAULT_NODE_TIMEOUT ((bf_time)30 * BF_SEC)
+#define CONF_MIN_NODE_TIMEOUT ((bf_time)3 * BF_SEC)
+#define CONF_MAX_NODE_TIMEOUT ((bf_time)86400 * BF_SEC)
 
 enum conf_log_level { CONF_LOG_ERROR, CONF_LOG_WARNING, CONF_LOG_INFO, CONF_LOG_DEBUG };
 
@@ -94,6 +102,14 @@ struct conf {
 	uint32_t max_changes_per_user;	/* 1 .. CONF_MAX_PER_USER */
 	bf_time change_interval_per_user;	/* > 0, at most an hour */
 	uint32_t max_log_lines_per_user;	/* 1 .. CONF_MAX_PER_USER */
+	/* A cluster (execution: ssh; backfilld(8), "Cluster"). Paths are
+	 * absolute; NULL takes the default of backfilld.yaml(5). */
+	enum conf_execution execution;	/* default local */
+	char *ssh_destination;		/* default "%n" */
+	char *ssh_key, *ssh_known_hosts, *ssh_control_dir;
+	char *ssh_config;		/* NULL: none (no ssh_config is read) */
+	char *node_command;		/* default "/usr/sbin/backfilld --node" */
+	bf_time node_timeout;		/* CONF_MIN .. CONF_MAX_NODE_TIMEOUT, default 30 s */
 };
 
 /* One message, "FILE:LINE:COLUMN: text"; line and column are 0 for an

@@ -227,6 +227,25 @@ int runner_signal(const struct runner_proc *p, int sig)
 	return (int)syscall(SYS_pidfd_send_signal, p->pidfd, SIGUSR2, &si, 0);
 }
 
+int runner_set_limit(const struct runner_proc *p, int64_t seconds)
+{
+	siginfo_t si;
+
+	if (!catches_usr2(p->pid)) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(&si, 0, sizeof si);
+	si.si_signo = SIGUSR2;
+	si.si_code = SI_QUEUE;
+	si.si_pid = getpid();
+	si.si_uid = getuid();
+	/* Negative: a limit, not a signal (an older supervisor ignores it). */
+	si.si_value.sival_int = seconds < 0 ? INT32_MIN :
+	                        seconds >= INT32_MAX - 1 ? INT32_MIN + 1 : (int)(-1 - seconds);
+	return (int)syscall(SYS_pidfd_send_signal, p->pidfd, SIGUSR2, &si, 0);
+}
+
 int runner_reap(struct runner_proc *p)
 {
 	int st = -1;
@@ -259,10 +278,13 @@ static int read_record(const char *dir, uint64_t id, const char *kind, char *buf
 	return 1;
 }
 
+/* A record's room (supervisor.c's RECORD_ROOM). */
+#define RECORD_MAX 8192
+
 int runner_collect(const char *dir, uint64_t id, int *wstatus, bf_time *end, char *reason,
                    size_t reason_len)
 {
-	char buf[1024];
+	char buf[RECORD_MAX];
 	const char *r;
 	long long e;
 	int rc = read_record(dir, id, "status", buf, sizeof buf);
@@ -280,9 +302,36 @@ int runner_collect(const char *dir, uint64_t id, int *wstatus, bf_time *end, cha
 	return 1;
 }
 
+int runner_collect_down(const char *dir, uint64_t id,
+                        void (*each)(const char *node, const char *why, void *arg), void *arg)
+{
+	char buf[RECORD_MAX];
+	int rc = read_record(dir, id, "status", buf, sizeof buf), n = 0;
+
+	if (rc <= 0)
+		return rc;
+	/* "down NODE WHY" lines, before the usage and the reason. */
+	for (char *line = strchr(buf, '\n'); line && n < RUNNER_MAX_DOWN; line = strchr(line, '\n')) {
+		char *node, *why, *end;
+
+		line++;
+		if (strncmp(line, "down ", 5) != 0)
+			continue;
+		node = line + 5;
+		if (!(why = strchr(node, ' ')) || !(end = strchr(why, '\n')))
+			break;
+		*why++ = 0;
+		*end = 0;
+		each(node, why, arg);
+		n++;
+		line = end;
+	}
+	return 1;
+}
+
 int runner_collect_usage(const char *dir, uint64_t id, struct runner_usage *u)
 {
-	char buf[1024];
+	char buf[RECORD_MAX];
 	const char *p;
 	long long cpu, mem;
 	int cs, ms, rc = read_record(dir, id, "status", buf, sizeof buf);

@@ -61,6 +61,11 @@ int  runner_kill(const struct runner_proc *p);
 /* bkill -s: the supervisor passes `sig` on to the whole job. -1 (EINVAL)
  * for a bad signal or a supervisor too old to pass one on. */
 int  runner_signal(const struct runner_proc *p, int sig);
+/* bctl limit of a running cluster job: its node sides' own limit moves
+ * to `seconds` from now (-1: none). -1 (EINVAL) for a supervisor too old
+ * to take it. A local job's supervisor ignores it (the daemon enforces
+ * the limit). */
+int  runner_set_limit(const struct runner_proc *p, int64_t seconds);
 /* After the pidfd turned readable: reap the supervisor if it is our child
  * and close the pidfd. */
 /* Collect the exited supervisor: its wait status, or -1 if unknown (not
@@ -77,6 +82,10 @@ int  runner_collect_usage(const char *status_dir, uint64_t id, struct runner_usa
 /* The identity a supervisor recorded when it began (before it forked the
  * job): 1 found, 0 none (the job never started), -1 unreadable. */
 int  runner_sup_read(const char *status_dir, uint64_t id, pid_t *pid, int64_t *start_ticks);
+/* The nodes a cluster job's supervisor recorded as lost: each(node, why)
+ * for each (at most RUNNER_MAX_DOWN). 1, 0 (no record), -1 unreadable. */
+int  runner_collect_down(const char *status_dir, uint64_t id,
+                         void (*each)(const char *node, const char *why, void *arg), void *arg);
 /* Remove a job's records once the daemon has stored the end durably. */
 void runner_forget(const char *status_dir, uint64_t id);
 /* The job processes a lost supervisor left behind: SIGKILL to every process

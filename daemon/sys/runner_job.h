@@ -26,6 +26,20 @@ struct runner_usage {
 	int cpu_src, mem_src;
 };
 
+/* How a cluster reaches its nodes (execution: ssh in backfilld.yaml(5)):
+ * the job's supervisor runs `ssh DEST NODE_COMMAND` for each of its
+ * nodes (remote.h). */
+struct runner_remote {
+	const char *ssh;		/* the ssh client's path */
+	const char *destination;	/* ssh's destination, %n the node's name */
+	const char *key;		/* -i: the daemon's key, or NULL */
+	const char *config;		/* -F: an ssh_config, or NULL (none) */
+	const char *known_hosts;	/* UserKnownHostsFile, or NULL (ssh's own) */
+	const char *node_command;	/* what ssh asks the node to run */
+	const char *control_dir;	/* ControlPath's directory (root's, 0700) */
+	int64_t timeout_ms;		/* a node silent this long is lost */
+};
+
 struct runner_job {
 	uint64_t id;
 	uid_t uid;
@@ -51,6 +65,11 @@ struct runner_job {
 	uint32_t nlaunch;
 	const char *status_dir;	/* where the supervisor records the end */
 	const struct runner_cgroup *cgroup;	/* NULL: its process group and sweeps */
+	/* A cluster's job: run on its nodes over ssh (NULL: here). The node
+	 * sides enforce the limit themselves: TERM at term_at (wall clock,
+	 * BF_NEVER none; moved with runner_set_limit), KILL `grace` later. */
+	const struct runner_remote *remote;
+	int64_t term_at, grace;
 };
 
 /* A supervisor's exit status when it never forked the job for want of
@@ -58,5 +77,11 @@ struct runner_job {
  * no record, and the daemon queues the job again instead of calling it
  * lost (drive.c). */
 #define RUNNER_EXIT_UNSTARTED 3
+
+/* The most nodes a supervisor's record names as lost (a "down NODE WHY"
+ * line each; see supervisor.h): the record must fit its room. A job that
+ * loses more names the first ones; the others are found again by the
+ * next job sent to them. */
+#define RUNNER_MAX_DOWN 16
 
 #endif

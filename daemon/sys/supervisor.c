@@ -27,6 +27,7 @@
 #include "jobexec.h"
 #include "proctitle.h"
 #include "procs.h"
+#include "remote.h"
 #include "runner_job.h"
 #include "supervisor.h"
 
@@ -129,7 +130,7 @@ static void record_room(const char *dir, uint64_t id)
  * directory synced, so a crash leaves either no record or a whole one.
  * 0, or -1 (errno) if it could not be written. */
 static int record_once(const char *dir, uint64_t id, int wstatus, bf_time end,
-                       const char *reason, const struct runner_usage *u)
+                       const char *reason, const struct runner_usage *u, const char *down)
 {
 	char tmp[4096], final[4096], buf[RECORD_ROOM];
 	int fd, n, len;
@@ -137,7 +138,10 @@ static int record_once(const char *dir, uint64_t id, int wstatus, bf_time end,
 	snprintf(tmp, sizeof tmp, "%s/%" PRIu64 ".tmp", dir, id);
 	snprintf(final, sizeof final, "%s/%" PRIu64 ".status", dir, id);
 	len = snprintf(buf, sizeof buf, "wstatus %d\nend %lld\n", wstatus, (long long)end);
-	/* Before the reason, which is the last line and may hold anything. */
+	/* Before the reason, which is the last line and may hold anything:
+	 * the nodes a cluster job lost ("down NODE WHY" lines), its usage. */
+	if (down && *down)
+		len += snprintf(buf + len, sizeof buf - (size_t)len, "%s", down);
 	if (u)
 		len += snprintf(buf + len, sizeof buf - (size_t)len, "usage %lld %lld %d %d\n",
 		                (long long)u->cpu_us, (long long)u->mem_kb, u->cpu_src, u->mem_src);
@@ -168,12 +172,43 @@ static int record_once(const char *dir, uint64_t id, int wstatus, bf_time end,
  * again each second for a minute: the daemon gives its disk reserve back
  * within seconds (reserve.h), and a job that ran must not be called lost
  * for want of a few bytes. */
+static void record_down(const char *dir, uint64_t id, int wstatus, bf_time end,
+                        const char *reason, const struct runner_usage *u, const char *down)
+{
+	for (int tries = 0; record_once(dir, id, wstatus, end, reason, u, down) < 0 &&
+	                    (errno == ENOSPC || errno == EDQUOT) && tries < 60; tries++)
+		sleep(1);
+}
+
 static void record(const char *dir, uint64_t id, int wstatus, bf_time end, const char *reason,
                    const struct runner_usage *u)
 {
-	for (int tries = 0; record_once(dir, id, wstatus, end, reason, u) < 0 &&
-	                    (errno == ENOSPC || errno == EDQUOT) && tries < 60; tries++)
-		sleep(1);
+	record_down(dir, id, wstatus, end, reason, u, NULL);
+}
+
+/* A cluster job (remote.h): run on its nodes, its end recorded with the
+ * nodes it lost. */
+static _Noreturn void supervise_remote(const struct runner_job *j)
+{
+	static struct remote_result r;
+	char down[RUNNER_MAX_DOWN * 360];
+	size_t len = 0;
+	sigset_t fwd, old;
+	int pending;
+
+	sigemptyset(&fwd);
+	sigaddset(&fwd, SIGTERM);
+	sigaddset(&fwd, SIGUSR1);
+	sigaddset(&fwd, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &fwd, &old);
+	pending = sup_pending;
+	remote_run(j, pending, &r);
+	down[0] = 0;
+	for (int k = 0; k < r.ndown && len < sizeof down; k++)
+		len += (size_t)snprintf(down + len, sizeof down - len, "down %.79s %.255s\n",
+		                        r.down[k], r.down_why[k]);
+	record_down(j->status_dir, j->id, r.wstatus, clock_realtime(), r.reason, &r.usage, down);
+	_exit(0);
 }
 
 /* A job not started after all: its identity and end's room go (the start
@@ -435,6 +470,13 @@ _Noreturn void supervisor_main(const struct runner_job *j, int intent)
 	failpoint_delay(FP_SUP_DELAY_MS);
 	record_room(j->status_dir, j->id);
 	hostfile = -1;
+	if (j->remote) {
+		if (record_sup(j->status_dir, j->id) < 0) {
+			unstarted(j->status_dir, j->id);
+			_exit(RUNNER_EXIT_UNSTARTED);
+		}
+		supervise_remote(j);
+	}
 	if (record_sup(j->status_dir, j->id) < 0 ||
 	    ((hostfile = write_hostfile(j)) < 0 && (errno == ENOSPC || errno == EDQUOT))) {
 		/* No room in the spool: the job is not started, and no record

@@ -27,7 +27,7 @@ LDLIBS   := $(PKG_LIBS) -lm
 
 COMMON_SRC := $(wildcard common/*.c)
 DAEMON_SRC := $(wildcard daemon/*.c daemon/*/*.c)
-CLIENTS    := $(filter bsub bq bkill bctl bstop bresume,$(basename $(notdir $(wildcard client/*.c))))
+CLIENTS    := $(filter bsub bq bkill bctl bstop bresume blaunch,$(basename $(notdir $(wildcard client/*.c))))
 # Shared client code: every client/*.c that is not one of the programs.
 CLIENT_LIB_SRC := $(filter-out $(CLIENTS:%=client/%.c),$(wildcard client/*.c))
 TEST_SRC   := $(wildcard tests/unit/test_*.c)

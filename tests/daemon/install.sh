@@ -24,7 +24,7 @@ files() { (cd "$1" && find . ! -type d | sed 's|^\./||' | sort); }
 CONF=etc/backfilld/backfilld.yaml
 {
 	echo usr/sbin/backfilld
-	for c in bsub bq bkill bctl bstop bresume; do echo "usr/bin/$c"; done
+	for c in bsub bq bkill bctl bstop bresume blaunch; do echo "usr/bin/$c"; done
 	for p in "$BF_TOP"/man/*.[1-8]; do
 		b=${p##*/}; echo "usr/share/man/man${b##*.}/$b"
 	done
@@ -42,7 +42,8 @@ ok $? "exactly the expected files: binaries, pages, units, tmpfiles.d entry, con
 sed 's/^/#   /' "$TMP/diff"
 
 bad=0
-for f in usr/sbin/backfilld usr/bin/bsub usr/bin/bq usr/bin/bkill usr/bin/bctl usr/bin/bstop usr/bin/bresume; do
+for f in usr/sbin/backfilld usr/bin/bsub usr/bin/bq usr/bin/bkill usr/bin/bctl usr/bin/bstop usr/bin/bresume \
+	usr/bin/blaunch; do
 	[ "$(mode "$D/$f")" = 755 ] && cmp -s "$D/$f" "$BF_BUILD/${f##*/}" || { echo "# $f"; bad=1; }
 done
 ok $bad "the programs are this build's, mode 755 (backfilld in sbin, the clients in bin)"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Every option a program's --help names is in its man page (the pages
-# match --help): bsub, bq, bkill, bctl, bstop, bresume and backfilld.
+# match --help): bsub, bq, bkill, bctl, bstop, bresume, blaunch and backfilld.
 . "$BF_TOP/tests/lib.sh"
 
 # options PROG: the options --help names, one per line.
@@ -11,7 +11,7 @@ options() {
 # page PROG SECTION: the page as text, roff's \- as -.
 page() { sed 's/\\-/-/g; s/\\f[BIRP]//g' "$BF_TOP/man/$1.$2"; }
 
-for p in bsub:1 bq:1 bkill:1 bctl:8 bstop:1 backfilld:8; do
+for p in bsub:1 bq:1 bkill:1 bctl:8 bstop:1 blaunch:1 backfilld:8; do
 	prog=${p%:*}; sec=${p#*:}
 	missing=
 	for o in $(options "$prog"); do

@@ -234,6 +234,34 @@ static int load_job(struct plan *p, char **copy)
 	return -1;
 }
 
+/* Can `word` be run as a command: a path, a shell word with blanks or
+ * shell syntax, a shell builtin we know, or a program on PATH? When the
+ * first of several operands is neither this nor one of the job's nodes, it
+ * is taken for a node outside the job (refused), not for a command. */
+static bool runnable(const char *word)
+{
+	static const char *const builtins[] = { "cd", "echo", "exec", "exit", "export", "printf",
+		                                "read", "set", "test", "[", "true", "false", ":",
+		                                ".", "eval", "trap", "wait", "ulimit", "umask" };
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	if (strchr(word, '/') || strpbrk(word, " \t;&|<>()$`\\\"'*?=\n"))
+		return true;
+	for (size_t k = 0; k < sizeof builtins / sizeof *builtins; k++)
+		if (strcmp(word, builtins[k]) == 0)
+			return true;
+	for (const char *d = path ? path : "/usr/bin:/bin"; *d;) {
+		size_t len = strcspn(d, ":");
+
+		if (snprintf(buf, sizeof buf, "%.*s/%s", (int)len, len ? d : ".", word) <
+		    (int)sizeof buf && access(buf, X_OK) == 0)
+			return true;
+		d += len + (d[len] == ':');
+	}
+	return false;
+}
+
 static int not_a_node(const struct plan *p, const char *name)
 {
 	size_t k;
@@ -278,6 +306,8 @@ static int resolve(struct plan *p, const struct opts *o, int argc, char **argv, 
 		p->ntargets = 1;
 		ops++;
 		nops--;
+	} else if (nops >= 2 && !runnable(ops[0])) {
+		return not_a_node(p, ops[0]);	/* NODE COMMAND, NODE not the job's */
 	} else {
 		if (!(p->targets = malloc(p->nnodes * sizeof *p->targets)))
 			return no_memory();

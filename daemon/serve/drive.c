@@ -870,6 +870,11 @@ static void sup_cb(evutil_socket_t fd, short what, void *arg)
 		not_started(d, j, now);
 		return;
 	}
+	/* A cluster job's node sides end it at its limit by themselves (the
+	 * daemon was down then, or its TERM had not reached them yet). */
+	if (!j->rec.kill_why && recorded &&
+	    runner_collect_at_limit(d->spool.status_dir, j->rec.id) == 2)
+		j->rec.kill_why = 1 + KILL_OVERRUN;
 	switch (j->rec.kill_why) {
 	case 1 + KILL_OVERRUN: how = END_KILLED; j->rec.state = ST_KILLED; break;
 	case 1 + KILL_CANCELLED: how = END_CANCELLED; j->rec.state = ST_CANCELLED; break;

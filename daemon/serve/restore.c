@@ -141,6 +141,9 @@ static bool collect_end(struct daemon *d, struct djob *j)
 	if (runner_collect(d->spool.status_dir, j->rec.id, &wstatus, &end, reason,
 	                   sizeof reason) != 1)
 		return false;
+	/* A cluster job's node sides end it at its limit by themselves. */
+	if (!j->rec.kill_why && runner_collect_at_limit(d->spool.status_dir, j->rec.id) == 2)
+		j->rec.kill_why = 1 + KILL_OVERRUN;
 	st = reason[0] ? ST_FAILED :
 	     j->rec.kill_why == 1 + KILL_OVERRUN ? ST_KILLED :
 	     j->rec.kill_why == 1 + KILL_CANCELLED ? ST_CANCELLED :

@@ -223,7 +223,8 @@ static int kill_stale(struct node_side *n, const char *name)
 	}
 	killed += cg_job_kill_remove(&n->cg, id);
 	snprintf(path, sizeof path, "%s/%s", n->dir, name);
-	for (const char *f = "script\0hostfile\0launch.sock\0side\0"; *f; f += strlen(f) + 1) {
+	for (const char *f = "script\0hostfile\0mpi_hosts\0launch.sock\0side\0"; *f;
+	     f += strlen(f) + 1) {
 		char file[1300];
 
 		snprintf(file, sizeof file, "%s/%s", path, f);
@@ -289,20 +290,28 @@ static int put_file(const char *path, const void *data, size_t len, uid_t uid, g
 	return close(fd);
 }
 
-static int write_hostfile(struct node_side *n)
+/* The host file (one node a line, LSF's LSB_DJOB_HOSTFILE) and Open MPI's
+ * (one slot a node: without slots=, Open MPI gives a node as many as it
+ * has cores, and a job has a node, not a core). */
+static int write_hostfiles(struct node_side *n)
 {
 	size_t len = 0;
 	char *s;
 	int rc;
 
 	for (uint32_t k = 0; k < n->j.nnodes; k++)
-		len += strlen(n->j.nodes[k]) + 1;
+		len += strlen(n->j.nodes[k]) + 10;
 	if (!(s = malloc(len + 1)))
 		return -1;
 	len = 0;
 	for (uint32_t k = 0; k < n->j.nnodes; k++)
 		len += (size_t)sprintf(s + len, "%s\n", n->j.nodes[k]);
 	rc = put_file(n->hostfile, s, len, (uid_t)-1, 0, 0644);
+	len = 0;
+	for (uint32_t k = 0; k < n->j.nnodes; k++)
+		len += (size_t)sprintf(s + len, "%s slots=1\n", n->j.nodes[k]);
+	if (rc == 0)
+		rc = put_file(n->mpi_hosts, s, len, (uid_t)-1, 0, 0644);
 	free(s);
 	return rc;
 }
@@ -325,6 +334,7 @@ static int set_up(struct node_side *n, const struct chan_frame *script, char *wh
 	snprintf(n->jobdir, sizeof n->jobdir, "%s/%" PRIu64, n->dir, n->j.id);
 	snprintf(n->script, sizeof n->script, "%s/script", n->jobdir);
 	snprintf(n->hostfile, sizeof n->hostfile, "%s/hostfile", n->jobdir);
+	snprintf(n->mpi_hosts, sizeof n->mpi_hosts, "%s/mpi_hosts", n->jobdir);
 	snprintf(n->sock, sizeof n->sock, "%s/launch.sock", n->jobdir);
 	snprintf(n->side, sizeof n->side, "%s/side", n->jobdir);
 	n->j.script = n->script;
@@ -346,8 +356,9 @@ static int set_up(struct node_side *n, const struct chan_frame *script, char *wh
 	}
 	unlink(n->script);
 	unlink(n->hostfile);
+	unlink(n->mpi_hosts);
 	unlink(n->side);
-	if (write_hostfile(n) < 0) {
+	if (write_hostfiles(n) < 0) {
 		snprintf(why, len, "cannot write %s: %s", n->hostfile, strerror(errno));
 		return -1;
 	}
@@ -390,9 +401,9 @@ const char **node_extra_env(struct node_side *n, char *store, size_t len)
 {
 	static const char *const mpi[][2] = {
 		{ "OMPI_MCA_plm_rsh_agent", "blaunch" },
-		{ "OMPI_MCA_orte_default_hostfile", "hostfile" },
+		{ "OMPI_MCA_orte_default_hostfile", "mpi_hosts" },
 		{ "PRTE_MCA_plm_ssh_agent", "blaunch" },
-		{ "PRTE_MCA_prte_default_hostfile", "hostfile" },
+		{ "PRTE_MCA_prte_default_hostfile", "mpi_hosts" },
 		{ "HYDRA_LAUNCHER", "ssh" },
 		{ "HYDRA_LAUNCHER_EXEC", "blaunch" },
 		{ "HYDRA_HOST_FILE", "hostfile" },
@@ -409,7 +420,8 @@ const char **node_extra_env(struct node_side *n, char *store, size_t len)
 		size_t nl = strlen(mpi[k][0]);
 		bool set = false;
 		const char *val = strcmp(mpi[k][1], "blaunch") == 0 ? n->blaunch :
-		                  strcmp(mpi[k][1], "hostfile") == 0 ? n->hostfile : mpi[k][1];
+		                  strcmp(mpi[k][1], "hostfile") == 0 ? n->hostfile :
+		                  strcmp(mpi[k][1], "mpi_hosts") == 0 ? n->mpi_hosts : mpi[k][1];
 
 		for (uint32_t e = 0; e < n->j.envc && !set; e++)
 			set = strncmp(n->j.env[e], mpi[k][0], nl) == 0 && n->j.env[e][nl] == '=';
@@ -515,6 +527,8 @@ static void script_ended(struct node_side *n)
 	n->job_fd = -1;
 	n->job = -1;
 	chan_field_num(&f, "status", st);
+	if (n->at_limit)
+		chan_field_num(&f, "at_limit", 1);
 	if (n->reason_len) {
 		char r2[700];
 
@@ -584,6 +598,7 @@ static _Noreturn void finish(struct node_side *n, const char *why)
 	if (n->jobdir[0]) {
 		unlink(n->script);
 		unlink(n->hostfile);
+		unlink(n->mpi_hosts);
 		unlink(n->side);
 		rmdir(n->jobdir);
 	}
@@ -716,6 +731,7 @@ static void on_timers(struct node_side *n, int64_t now)
 			node_log(LOG_NOTICE, "job %" PRIu64 " on node %s: past its time limit: SIGTERM "
 			         "(the node side's own limit)", n->j.id, n->node);
 			n->termed = true;
+			n->at_limit = true;
 			node_signal_job(n, SIGTERM);
 		}
 	}
@@ -723,6 +739,7 @@ static void on_timers(struct node_side *n, int64_t now)
 		n->kill_at = -1;
 		node_log(LOG_NOTICE, "job %" PRIu64 " on node %s: past its time limit and grace: "
 		         "SIGKILL", n->j.id, n->node);
+		n->at_limit = true;
 		node_signal_job(n, SIGKILL);
 	}
 }

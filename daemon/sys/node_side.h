@@ -54,7 +54,7 @@ struct node_side {
 	const char *node;	/* this node's name */
 	bool first;		/* the script runs here */
 	long long term_in_ms, grace_ms, timeout_ms, ping_ms;
-	char jobdir[300], script[400], hostfile[400], sock[400], side[400];
+	char jobdir[300], script[400], hostfile[400], mpi_hosts[400], sock[400], side[400];
 
 	struct cg_tree cg;
 	int cgfd;		/* the job's cgroup here, or -1 */
@@ -74,6 +74,7 @@ struct node_side {
 	size_t reason_len;
 	int64_t started_at, term_at, kill_at;	/* ms, monotonic; -1 never */
 	bool termed;
+	bool at_limit;		/* the node side's own limit signalled the job */
 
 	int listen_fd;
 	struct node_client client[NODE_MAX_CLIENTS];

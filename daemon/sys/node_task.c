@@ -224,7 +224,11 @@ static void client_request(struct node_side *n, struct node_client *c, const str
 			chan_buf_free(&one);
 			break;
 		}
-		node_send(n, CHAN_LAUNCH, c->first + sent++, one.p, one.len);
+		node_send(n, CHAN_LAUNCH, c->first + sent, one.p, one.len);
+		/* Several targets get no input (blaunch(1)): it ends at once. */
+		if (targets > 1)
+			node_send(n, CHAN_TIN, c->first + sent, NULL, 0);
+		sent++;
 		chan_buf_free(&one);
 	}
 	chan_buf_free(&rest);

@@ -442,6 +442,7 @@ static void on_frame(struct remote *R, uint32_t k, const struct chan_frame *f)
 			r->wstatus = chan_get_num(f, "status", INT32_MIN, INT32_MAX, &v) ? (int)v :
 			             255 << 8;
 			snprintf(r->reason, sizeof r->reason, "%s", why ? why : "");
+			r->at_limit = chan_get_num(f, "at_limit", 1, 1, &v);
 			end_all(R);
 		}
 		break;

@@ -29,6 +29,7 @@ struct remote_result {
 	char down[RUNNER_MAX_DOWN][80];		/* the nodes lost, with ndown */
 	char down_why[RUNNER_MAX_DOWN][256];
 	int ndown;
+	bool at_limit;			/* a node side's own limit ended it */
 };
 
 /* Run job j on its nodes. Called with SIGTERM, SIGUSR1 and SIGUSR2

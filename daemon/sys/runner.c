@@ -329,6 +329,19 @@ int runner_collect_down(const char *dir, uint64_t id,
 	return 1;
 }
 
+int runner_collect_at_limit(const char *dir, uint64_t id)
+{
+	char buf[RECORD_MAX];
+	int rc = read_record(dir, id, "status", buf, sizeof buf);
+	const char *r;
+
+	if (rc <= 0)
+		return rc;
+	/* Before the reason, the only free text: the first match is ours. */
+	r = strstr(buf, "\nreason ");
+	return strstr(buf, "\nlimit 1\n") && (!r || strstr(buf, "\nlimit 1\n") < r) ? 2 : 1;
+}
+
 int runner_collect_usage(const char *dir, uint64_t id, struct runner_usage *u)
 {
 	char buf[RECORD_MAX];

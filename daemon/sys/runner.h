@@ -82,6 +82,10 @@ int  runner_collect_usage(const char *status_dir, uint64_t id, struct runner_usa
 /* The identity a supervisor recorded when it began (before it forked the
  * job): 1 found, 0 none (the job never started), -1 unreadable. */
 int  runner_sup_read(const char *status_dir, uint64_t id, pid_t *pid, int64_t *start_ticks);
+/* Did a cluster job's node side end it at its time limit by itself (the
+ * daemon was down or unreachable then)? 2 yes, 1 no, 0 no record, -1
+ * unreadable. */
+int  runner_collect_at_limit(const char *status_dir, uint64_t id);
 /* The nodes a cluster job's supervisor recorded as lost: each(node, why)
  * for each (at most RUNNER_MAX_DOWN). 1, 0 (no record), -1 unreadable. */
 int  runner_collect_down(const char *status_dir, uint64_t id,

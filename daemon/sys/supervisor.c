@@ -204,6 +204,8 @@ static _Noreturn void supervise_remote(const struct runner_job *j)
 	pending = sup_pending;
 	remote_run(j, pending, &r);
 	down[0] = 0;
+	if (r.at_limit)		/* (the daemon was not there to say so) */
+		len += (size_t)snprintf(down, sizeof down, "limit 1\n");
 	for (int k = 0; k < r.ndown && len < sizeof down; k++)
 		len += (size_t)snprintf(down + len, sizeof down - len, "down %.79s %.255s\n",
 		                        r.down[k], r.down_why[k]);

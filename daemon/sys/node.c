@@ -886,11 +886,14 @@ static int parse_args(struct node_side *n, int argc, char **argv)
 	return 0;
 }
 
-/* The default cgroup: CGROUP2/backfilld-node, made if need be. */
+/* The default cgroup: CGROUP2/backfilld-node; either it or the one
+ * --cgroup names is made if need be (its parent must exist). */
 static void default_cgroup(struct node_side *n, char *buf, size_t len)
 {
 	char mnt[512];
 
+	if (n->cgroup_want && strcmp(n->cgroup_want, "none") != 0)
+		mkdir(n->cgroup_want, 0755);
 	if (n->cgroup_want || cg_mount_point(mnt, sizeof mnt) < 0)
 		return;
 	snprintf(buf, len, "%s/backfilld-node", mnt);

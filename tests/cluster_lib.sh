@@ -23,8 +23,10 @@
 #          START_WRAP=$CLUSTER_START_WRAP start_daemon ... ("nsenter -t
 #          $HEAD_PID -n", which execs, so $DPID stays the daemon's pid).
 #   nodeK  (K = 1..N; $CLUSTER_NODES "node1 node2 ...", $CLUSTER_NODELIST
-#          "node[1-N]") a network + UTS + mount namespace (private
-#          propagation), hostname nodeK, held by $NODE_PID_K (node_pid K):
+#          "node[1-N]") a network + UTS + mount + PID namespace (private
+#          propagation; its own /proc, so a pid inside is the node's own
+#          and a node sees only its own processes, as a machine would),
+#          hostname nodeK, held by $NODE_PID_K (node_pid K):
 #          a tmpfs on /run (so /run/sshd and all of /run is per node; the
 #          rest of the file system, /tmp and $TMP included, is shared, as
 #          homes are on a cluster); lo up; eth0 10.88.0.(10+K)/24, whose
@@ -73,6 +75,8 @@
 #                       sessions ran lives on
 # node_sshd_start K     start it again; waits until it answers
 # node_procs K          the pids in node K's network namespace, holder aside
+#                       (the machine's pids)
+# node_global K PID     the machine's pid of node K's process PID
 # cluster_down          stop everything in the cluster's namespaces (TERM,
 #                       2 s, then KILL), then the holders; the namespaces,
 #                       their mounts and links go with them. Idempotent.
@@ -146,8 +150,8 @@ in_node() {
 	# nsenter -m starts in the namespace's root directory; the paths are
 	# the machine's but for /run.
 	case $PWD in
-	/run | /run/*) nsenter -t "$_cl_p" -n -u -m "$@" ;;
-	*) nsenter -t "$_cl_p" -n -u -m --wd="$PWD" "$@" ;;
+	/run | /run/*) nsenter -t "$_cl_p" -n -u -m -p "$@" ;;
+	*) nsenter -t "$_cl_p" -n -u -m -p --wd="$PWD" "$@" ;;
 	esac
 }
 ssh_node() {
@@ -210,10 +214,20 @@ _cl_others() {
 	done
 	return 0
 }
+# node_global K PID: the machine's pid of the process that is PID in node
+# K's own pid namespace (what $$ or a pid file there says), or nothing.
+node_global() {
+	for _cl_g in $(node_procs "$1"); do
+		_cl_ns=$(sed -n 's/^NSpid:.*[[:space:]]\([0-9]*\)$/\1/p' "/proc/$_cl_g/status" 2>/dev/null)
+		[ "$_cl_ns" = "$2" ] && echo "$_cl_g" && return 0
+	done
+	return 0
+}
 node_procs() {
 	_cl_knum "$1" || return 1
 	read -r _cl_nh <"$CLUSTER_DIR/node$1/holder.pid"
-	_cl_members "$CLUSTER_DIR/node$1" | grep -vx "$_cl_nh"
+	read -r _cl_no 2>/dev/null <"$CLUSTER_DIR/node$1/outer.pid" || _cl_no=$_cl_nh
+	_cl_members "$CLUSTER_DIR/node$1" | grep -vx -e "$_cl_nh" -e "$_cl_no"
 	return 0
 }
 
@@ -244,7 +258,7 @@ node_sshd_start() {
 	_cl_knum "$1" || return 1
 	# (a second one could not listen, and would take the pid file)
 	if read -r _cl_sl 2>/dev/null <"$CLUSTER_DIR/node$1/sshd.pid" &&
-		node_procs "$1" | grep -qx "$_cl_sl"; then
+		[ -n "$(node_global "$1" "$_cl_sl")" ]; then
 		_cl_say "node$1: sshd already runs ($_cl_sl)"
 		return 0
 	fi
@@ -257,6 +271,7 @@ _cl_sshd_pids() {
 	_cl_sp=
 	_cl_all=$(node_procs "$1")
 	read -r _cl_sl 2>/dev/null <"$CLUSTER_DIR/node$1/sshd.pid" || _cl_sl=
+	[ -n "$_cl_sl" ] && _cl_sl=$(node_global "$1" "$_cl_sl")	# (the node's pid)
 	for _cl_q in $_cl_all; do
 		_cl_c=
 		read -r _cl_c 2>/dev/null <"/proc/$_cl_q/comm"
@@ -315,6 +330,17 @@ _cl_holder() {
 		sleep 0.05
 		_cl_r=$((_cl_r + 1))
 	done
+	# With a pid namespace (--fork), unshare waits outside it for the
+	# holder, its child and the namespace's pid 1: that child is the one
+	# to enter (nsenter -p), and unshare itself is kept apart.
+	case " $* " in
+	*" --pid "*)
+		_cl_hc=$(cat "/proc/$_cl_hp/task/$_cl_hp/children" 2>/dev/null)	# (no newline)
+		echo "$_cl_hp" >"$_cl_hd/outer.pid"
+		_cl_hp=${_cl_hc%% *}
+		echo "$_cl_hp" >"$_cl_hd/holder.pid"
+		;;
+	esac
 	readlink "/proc/$_cl_hp/ns/net" >"$_cl_hd/net"
 }
 
@@ -406,7 +432,7 @@ EOF
 		_cl_a=$(_cl_addr $_cl_k)
 		CLUSTER_NODES="${CLUSTER_NODES:+$CLUSTER_NODES }node$_cl_k"
 		_cl_holder "$_cl_d" "node$_cl_k" "$_cl_tag-node$_cl_k" \
-			--net --uts --mount --propagation private || return 1
+			--net --uts --mount --propagation private --pid --fork --mount-proc || return 1
 		read -r _cl_hp <"$_cl_d/holder.pid"
 		eval "NODE_PID_$_cl_k=\$_cl_hp"
 		# Its link: the head's end on the bridge, the node's end eth0.

@@ -673,20 +673,27 @@ static void on_frame(struct node_side *n, const struct chan_frame *f)
 	}
 }
 
-static void read_channel(struct node_side *n)
+/* The frames already read (the first ones may have come with the job). */
+static void take_frames(struct node_side *n)
 {
 	struct chan_frame f;
-	ssize_t r = chan_fill(STDIN_FILENO, &n->in, CHAN_MAX_FRAME + CHAN_HEADER);
 	int rc;
 
-	if (r == 0)
-		finish(n, "the link to the job's supervisor closed");
-	if (r < 0 && errno != EAGAIN)
-		finish(n, "the link to the job's supervisor failed");
 	while ((rc = chan_take(&n->in, &f)) == 1)
 		on_frame(n, &f);
 	if (rc < 0)
 		finish(n, "the supervisor sent a malformed frame");
+}
+
+static void read_channel(struct node_side *n)
+{
+	ssize_t r = chan_fill(STDIN_FILENO, &n->in, CHAN_MAX_FRAME + CHAN_HEADER);
+
+	take_frames(n);
+	if (r == 0)
+		finish(n, "the link to the job's supervisor closed");
+	if (r < 0 && errno != EAGAIN)
+		finish(n, "the link to the job's supervisor failed");
 }
 
 /* Wait (at most FIRST_FRAME_MS) for one whole frame on the channel. 1, or
@@ -765,6 +772,7 @@ static _Noreturn void loop(struct node_side *n)
 	struct pollfd p[W_FIXED + NODE_MAX_CLIENTS + 4 * NODE_MAX_TASKS];
 	struct { short kind; short which; void *ptr; } who[sizeof p / sizeof *p];
 
+	take_frames(n);
 	for (;;) {
 		int64_t now = node_now_ms();
 		nfds_t np = W_FIXED;

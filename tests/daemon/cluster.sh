@@ -83,14 +83,16 @@ reason() { "$BQ" -l "$1" | sed -n 's/^Reason: *//p'; }
 sub() {	# sub ARGS...: as nobody, in w/; prints the job id
 	(cd "$TMP/w" && $NOBODY "$BSUB" "$@") | sed -n 's/^Job \([0-9]*\) .*/\1/p'
 }
-# alive PIDFILE...: how many of the processes named in the files live
-# (pids are global: the nodes have no pid namespace of their own).
+# alive PIDFILE...: how many of the processes named in the files live; a
+# file TAG.nodeK holds a pid of node K's own pid namespace.
 alive() {
 	c=0
 	for f in "$@"; do
 		p=$(cat "$f" 2>/dev/null) || continue
-		st=$(sed -n 's/^State:\t\(.\).*/\1/p' "/proc/$p/status" 2>/dev/null)
-		[ -n "$st" ] && [ "$st" != Z ] && c=$((c + 1))
+		k=${f##*.node}
+		# shellcheck disable=SC2016
+		in_node "$k" sh -c 'st=$(sed -n "s/^State:\t\(.\).*/\1/p" "/proc/$1/status" 2>/dev/null)
+			[ -n "$st" ] && [ "$st" != Z ]' sh "$p" && c=$((c + 1))
 	done
 	echo "$c"
 }

@@ -127,10 +127,11 @@ in_node 1 sh -c 'echo $$ >"$1"; exec sleep 300' sh "$TMP/np1" </dev/null >/dev/n
 in_head sh -c 'echo $$ >"$1"; exec sleep 300' sh "$TMP/hp" </dev/null >/dev/null 2>&1 &
 wait_file "$TMP/np1" 5
 wait_file "$TMP/hp" 5
-np1=$(cat "$TMP/np1")
+# (pids in a node are its own: node_global gives the machine's)
+np1=$(node_global 1 "$(cat "$TMP/np1")")
 hp=$(cat "$TMP/hp")
 procs=$(node_procs 1)
-l1=$(cat "$CLUSTER_DIR/node1/sshd.pid")
+l1=$(node_global 1 "$(cat "$CLUSTER_DIR/node1/sshd.pid")")
 h1=$(readlink "/proc/$NODE_PID_1/ns/net")
 bad=
 for p in $procs; do

@@ -818,6 +818,43 @@ static void files(void)
 	   streq(conf_key_name(CONF_NKEYS), "?"), "key and level names");
 }
 
+/* execution: ssh and the keys of a cluster (backfilld(8), "Cluster"). */
+static void cluster_keys(void)
+{
+	VALID("policy: easy\n", c->execution == CONF_EXEC_LOCAL && !c->ssh_destination &&
+	      !c->ssh_key && !c->ssh_config && c->node_timeout == 30 * BF_SEC,
+	      "cluster: local by default, node_timeout 30 s");
+	VALID("execution: ssh\nssh_destination: root@%n.cluster\nssh_key: /etc/k\n"
+	      "ssh_config: /etc/c\nssh_known_hosts: /etc/kh\nssh_control_dir: /run/x\n"
+	      "node_command: /opt/bf/backfilld --node --cgroup none\nnode_timeout: 2m\n",
+	      c->execution == CONF_EXEC_SSH && streq(c->ssh_destination, "root@%n.cluster") &&
+	      streq(c->ssh_key, "/etc/k") && streq(c->ssh_config, "/etc/c") &&
+	      streq(c->ssh_known_hosts, "/etc/kh") && streq(c->ssh_control_dir, "/run/x") &&
+	      streq(c->node_command, "/opt/bf/backfilld --node --cgroup none") &&
+	      c->node_timeout == 120 * BF_SEC, "cluster: every key");
+	VALID("ssh_config: none\n", !c->ssh_config && c->set[CONF_K_SSH_CONFIG],
+	      "cluster: ssh_config none");
+	VALID("node_timeout: 3s\n", c->node_timeout == 3 * BF_SEC, "cluster: node_timeout 3s");
+	errors("execution: remote\n", "execution: unknown",
+	       "1:12: execution: 'remote' is neither local (jobs run on this host) nor ssh (on "
+	       "their nodes, over ssh)", NULL);
+	errors("ssh_key: id_ed25519\n", "ssh_key: relative",
+	       "1:10: ssh_key: 'id_ed25519' is not an absolute path without blanks", NULL);
+	errors("ssh_destination: \"-oProxyCommand=x %n\"\n", "ssh_destination: an option",
+	       "1:18: ssh_destination: '-oProxyCommand=x %n' must be one word, not starting with "
+	       "'-' (%n stands for the node's name)", NULL);
+	errors("node_command: backfilld --node\n", "node_command: relative",
+	       "1:15: node_command: the command 'backfilld --node' must start with an absolute "
+	       "path", NULL);
+	errors("node_timeout: 30\n", "node_timeout: no unit",
+	       "1:15: node_timeout: a bare number '30' is ambiguous: write a unit, as in 30s", NULL);
+	errors("node_timeout: 2s\n", "node_timeout: too short",
+	       "1:15: node_timeout: '2s' is not between 3 seconds and a day", NULL);
+	errors("execution: ssh\nlaunch: /usr/bin/ssh {node}\n", "launch with execution: ssh",
+	       "2:9: launch: not with execution: ssh (line 1), which runs each job on its nodes "
+	       "itself", NULL);
+}
+
 int main(void)
 {
 	char cmd[600];
@@ -830,6 +867,7 @@ int main(void)
 	empty_files();
 	valid_scalars();
 	valid_nodes();
+	cluster_keys();
 	key_errors();
 	type_errors();
 	value_errors();

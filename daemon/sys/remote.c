@@ -19,6 +19,7 @@
 #include "clock.h"
 #include "procs.h"
 #include "remote.h"
+#include "sshmux.h"
 
 #define BUF_MAX (1u << 20)	/* bytes waiting for a node before we stop reading others */
 #define ERR_TAIL 400		/* what is kept of ssh's standard error */
@@ -26,8 +27,9 @@
 /* One node of the job: its ssh client and channel. */
 struct rnode {
 	const char *name;
-	pid_t ssh;
+	pid_t ssh;			/* its ssh client, or -1 (a session on the master) */
 	int pidfd, to, from, err;	/* ssh's stdin, stdout, stderr (ours) */
+	int mux;			/* the session's control connection, or -1 */
 	struct chan_buf in, out;
 	char tail[ERR_TAIL];
 	size_t tail_len;
@@ -112,6 +114,19 @@ static char *destination(const char *pattern, const char *node)
 	return out;
 }
 
+/* The master's control socket for a destination: DIR and a hash of the
+ * destination (short, whatever the names: a socket path is at most 107
+ * bytes; the configuration check keeps DIR short enough). */
+static void control_path(const struct runner_remote *rm, const char *dest, char *buf,
+                         size_t len)
+{
+	uint64_t h = 14695981039346656037ull;	/* FNV-1a */
+
+	for (const unsigned char *c = (const unsigned char *)dest; *c; c++)
+		h = (h ^ *c) * 1099511628211ull;
+	snprintf(buf, len, "%s/%016llx", rm->control_dir, (unsigned long long)h);
+}
+
 /* The ssh command for one node: ours, then the destination and the node
  * command. Options given with -o win over the configuration file's. */
 static int ssh_argv(const struct runner_remote *rm, const char *dest, const char **argv,
@@ -136,7 +151,8 @@ static int ssh_argv(const struct runner_remote *rm, const char *dest, const char
 		argv[a++] = "-o";
 		argv[a++] = "StrictHostKeyChecking=yes";
 	}
-	snprintf(opt[o], sizeof opt[o], "ControlPath=%s/%%C", rm->control_dir);
+	snprintf(opt[o], sizeof opt[o], "ControlPath=");
+	control_path(rm, dest, opt[o] + 12, sizeof opt[o] - 12);
 	argv[a++] = "-o";
 	argv[a++] = opt[o++];
 	snprintf(opt[o], sizeof opt[o], "ServerAliveInterval=%lld", (long long)alive);
@@ -172,9 +188,18 @@ static int spawn(struct remote *R, uint32_t k)
 	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err[2] = { -1, -1 };
 	char *dest = destination(R->j->remote->destination, nd->name);
 
+	char ctl[200], why[300];
+
 	if (!dest || pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 ||
 	    pipe2(err, O_CLOEXEC) < 0)
 		goto fail;
+	/* A session on the node's master, if one listens: no process here. */
+	control_path(R->j->remote, dest, ctl, sizeof ctl);
+	if ((nd->mux = sshmux_open(ctl, R->j->remote->node_command, in[0], out[1], err[1], why,
+	                           sizeof why)) >= 0) {
+		nd->ssh = -1;
+		goto opened;
+	}
 	ssh_argv(R->j->remote, dest, argv, opt);
 	if ((nd->ssh = fork()) < 0)
 		goto fail;
@@ -193,6 +218,8 @@ static int spawn(struct remote *R, uint32_t k)
 		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(255);
 	}
+	nd->pidfd = procs_pidfd(nd->ssh);
+opened:
 	free(dest);
 	close(in[0]);
 	close(out[1]);
@@ -200,7 +227,6 @@ static int spawn(struct remote *R, uint32_t k)
 	nd->to = in[1];
 	nd->from = out[0];
 	nd->err = err[0];
-	nd->pidfd = procs_pidfd(nd->ssh);
 	fcntl(nd->to, F_SETFL, O_NONBLOCK);
 	fcntl(nd->from, F_SETFL, O_NONBLOCK);
 	fcntl(nd->err, F_SETFL, O_NONBLOCK);
@@ -321,6 +347,10 @@ static void lose(struct remote *R, uint32_t k, const char *what)
 	}
 	if (nd->ssh > 0)
 		kill(nd->ssh, SIGKILL);
+	if (nd->mux >= 0) {	/* the master closes the session with it */
+		close(nd->mux);
+		nd->mux = -1;
+	}
 	if (!R->ending) {
 		snprintf(r->reason, sizeof r->reason, "node %s lost: %s", nd->name, why);
 		r->wstatus = 255 << 8;
@@ -519,18 +549,14 @@ static void read_err(struct rnode *nd)
 	}
 }
 
-/* ssh ended: the node side is gone. Fine after its last word; else lost. */
-static void ssh_ended(struct remote *R, uint32_t k)
+/* The node side's link ended (its ssh client exited, or its session on
+ * the master did): fine after its last word; else the node is lost. st is
+ * a wait status, or -1: the master went away without a word. */
+static void link_ended(struct remote *R, uint32_t k, int st)
 {
 	struct rnode *nd = &R->node[k];
-	int st = 0;
 	char what[80];
 
-	if (waitpid(nd->ssh, &st, WNOHANG) != nd->ssh)
-		return;
-	nd->ssh = -1;
-	close(nd->pidfd);
-	nd->pidfd = -1;
 	while (nd->from >= 0) {
 		read_node(R, k);	/* what it said before it went */
 		if (nd->from >= 0 && poll(&(struct pollfd){ nd->from, POLLIN, 0 }, 1, 100) <= 0)
@@ -540,7 +566,9 @@ static void ssh_ended(struct remote *R, uint32_t k)
 		read_err(nd);
 	if (nd->ended)
 		return;
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 255)
+	if (st == -1)
+		snprintf(what, sizeof what, "the connection to it failed (its ssh master ended)");
+	else if (WIFEXITED(st) && WEXITSTATUS(st) == 255)
 		snprintf(what, sizeof what, "ssh failed");
 	else if (WIFEXITED(st))
 		snprintf(what, sizeof what, "its node side ended (exit %d) before the job did",
@@ -548,6 +576,31 @@ static void ssh_ended(struct remote *R, uint32_t k)
 	else
 		snprintf(what, sizeof what, "ssh was killed by signal %d", WTERMSIG(st));
 	lose(R, k, what);
+}
+
+static void ssh_ended(struct remote *R, uint32_t k)
+{
+	struct rnode *nd = &R->node[k];
+	int st = 0;
+
+	if (waitpid(nd->ssh, &st, WNOHANG) != nd->ssh)
+		return;
+	nd->ssh = -1;
+	close(nd->pidfd);
+	nd->pidfd = -1;
+	link_ended(R, k, st);
+}
+
+static void mux_said(struct remote *R, uint32_t k)
+{
+	struct rnode *nd = &R->node[k];
+	int exitval = 0, rc = sshmux_poll(nd->mux, &exitval);
+
+	if (rc == 0)
+		return;
+	close(nd->mux);
+	nd->mux = -1;
+	link_ended(R, k, rc == 1 ? (exitval & 0xff) << 8 : -1);
 }
 
 /* ---- the loop ---- */
@@ -626,7 +679,7 @@ static void loop(struct remote *R)
 			p[4 * k] = (struct pollfd){ backlog < BUF_MAX ? nd->from : -1, POLLIN, 0 };
 			p[4 * k + 1] = (struct pollfd){ chan_pending(&nd->out) ? nd->to : -1, POLLOUT, 0 };
 			p[4 * k + 2] = (struct pollfd){ nd->err, POLLIN, 0 };
-			p[4 * k + 3] = (struct pollfd){ nd->pidfd, POLLIN, 0 };
+			p[4 * k + 3] = (struct pollfd){ nd->mux >= 0 ? nd->mux : nd->pidfd, POLLIN, 0 };
 		}
 		p[4 * R->n] = (struct pollfd){ sig_pipe[0], POLLIN, 0 };
 		if (ppoll(p, (nfds_t)R->n * 4 + 1, &(struct timespec){ 0, 200000000 }, &none) < 0 &&
@@ -643,7 +696,9 @@ static void loop(struct remote *R)
 				read_node(R, k);
 			if (p[4 * k + 2].revents && R->node[k].err >= 0)
 				read_err(&R->node[k]);
-			if (p[4 * k + 3].revents && R->node[k].ssh > 0)
+			if (p[4 * k + 3].revents && R->node[k].mux >= 0)
+				mux_said(R, k);
+			else if (p[4 * k + 3].revents && R->node[k].ssh > 0)
 				ssh_ended(R, k);
 		}
 	}
@@ -687,7 +742,7 @@ void remote_run(const struct runner_job *j, int pending, struct remote_result *r
 		struct chan_buf f = { 0 };
 
 		R.node[k] = (struct rnode){ .name = j->nodes[k], .ssh = -1, .pidfd = -1, .to = -1,
-		                            .from = -1, .err = -1, .heard_at = now_ms() };
+		                            .from = -1, .err = -1, .mux = -1, .heard_at = now_ms() };
 		if (spawn(&R, k) < 0) {
 			lose(&R, k, "cannot reach it");
 			continue;
@@ -717,7 +772,8 @@ void remote_run(const struct runner_job *j, int pending, struct remote_result *r
 		if (nd->ssh > 0)
 			waitpid(nd->ssh, NULL, 0);
 		for (int *fd = &nd->pidfd; fd; fd = fd == &nd->pidfd ? &nd->from :
-		                                     fd == &nd->from ? &nd->err : NULL)
+		                                     fd == &nd->from ? &nd->err :
+		                                     fd == &nd->err ? &nd->mux : NULL)
 			if (*fd >= 0)
 				close(*fd);
 		chan_buf_free(&nd->in);

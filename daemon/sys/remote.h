@@ -2,10 +2,12 @@
  * supervisor process (supervisor.c) calls remote_run instead of forking
  * the job, and records what it returns as it records a local job's end.
  *
- * remote_run starts `ssh DEST NODE_COMMAND` for each of the job's nodes
- * (connection sharing: one ControlMaster per node, kept a while, so a
- * start costs no new handshake), sends each node side the job (and the
- * first node its script), and then:
+ * remote_run opens a session running NODE_COMMAND on each of the job's
+ * nodes: on the node's ssh ControlMaster directly when one listens
+ * (sshmux.h: no handshake and no process here), else by running `ssh DEST
+ * NODE_COMMAND`, which becomes the node's master (ControlMaster=auto, kept
+ * ten minutes after its last session). It sends each node side the job
+ * (and the first node its script), and then:
  *  - passes the daemon's signals on to every node (TERM, KILL, bkill -s)
  *    and a changed limit (runner_set_limit);
  *  - routes blaunch's tasks: a node side asks (CHAN_LAUNCH), remote_run

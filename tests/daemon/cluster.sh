@@ -4,7 +4,7 @@
 # in its directory, with its nodes in its environment; blaunch runs on
 # every node, and Open MPI's mpirun uses it with no flags; every process of
 # a job on every node ends at its limit (a setsid'd, TERM-ignoring
-# grandchild too), on bkill, and by the nodes' own limit while the daemon
+# grandchild too), on bkill, on bctl down, and by the nodes' own limit while the daemon
 # is killed; a restart finds a running job again; a node whose sshd dies
 # or whose link is cut is marked down, its job fails with the reason and
 # the guarantees it moved are announced; what a dead node side left on a
@@ -50,7 +50,7 @@ CLUSTER_NODE_CMD_1=$(node_cmd 1) CLUSTER_NODE_CMD_2=$(node_cmd 2)
 CLUSTER_NODE_CMD_3=$(node_cmd 3) CLUSTER_NODE_CMD_4=$(node_cmd 4)
 
 CHECKS="script-on-first-node environment output-file blaunch-all mpirun limit-every-node
-bkill-every-node kill9-limit-held kill9-found-again sshd-killed-down sshd-killed-failed
+bkill-every-node bctl-down-every-node kill9-limit-held kill9-found-again sshd-killed-down sshd-killed-failed
 guarantee-announced link-cut-down link-cut-failed link-cut-node-killed stale-killed
 refuse-outside-node refuse-other-user refuse-outside-process cwd-missing bctl-limit-reaches"
 if ! cluster_up 4; then
@@ -169,6 +169,14 @@ $NOBODY "$BKILL" "$id" >/dev/null
 wait_state "$id" "cancelled" 20
 until_gone 5 w/bk.*
 ok $? "bkill of a running 4-node job ends every process on every node ($(state "$id"), $(alive w/bk.*) left)"
+
+id=$(sub -n 4 -t 5 ./spread.sh dn)
+wait_files 4 w/dn.
+"$BCTL" down node2 --reason "cluster test" >/dev/null
+wait_state "$id" "failed" 20
+until_gone 5 w/dn.*
+ok $? "bctl down of one of its nodes ends every process of the job on every node ($(state "$id"), $(alive w/dn.*) left)"
+"$BCTL" up node2 >/dev/null
 
 # ---- kill -9 of the daemon ----
 a=$(sub -n 2 -t 0:00:05 ./spread.sh k9a)

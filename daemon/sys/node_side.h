@@ -1,8 +1,9 @@
-/* The node side's state, shared by its two files: node.c (the job on this
+/* The node side's state, shared by its files: node.c (the job on this
  * node: its set-up, its script on the first node, the channel to the
  * job's supervisor, the limit, the end) and node_task.c (the launch
- * socket blaunch connects to, and the tasks run here for blaunch). One
- * node side is one process, one job, one node; see node.h. */
+ * socket blaunch connects to, and the tasks run here for blaunch), both
+ * over node_side.c (what both use). One node side is one process, one
+ * job, one node; see node.h. */
 #ifndef BF_NODE_SIDE_H
 #define BF_NODE_SIDE_H
 #include <stdbool.h>
@@ -83,6 +84,7 @@ struct node_side {
 	int64_t cpu_us, mem_kb;	/* what tasks and the script used, without a cgroup */
 };
 
+/* node_side.c, below both node.c and node_task.c */
 int64_t node_now_ms(void);
 /* A message to the node's log (syslog, daemon facility). */
 void node_log(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -5,7 +5,9 @@
 # and conservative events with 10,000 and 100,000 queued (bench_depth),
 # then the live daemon over its socket (bench_daemon: durable submissions
 # per second, bq latency and the pass with 10,000 queued, the longest loop
-# stall, memory and restart with many jobs). Prints figures only: timing
+# stall, memory and restart with many jobs), and jobs on a cluster of 16
+# test nodes over ssh (bench/cluster.sh: a 16-node job's spread, one-node
+# starts a second). Prints figures only: timing
 # never fails the run. The exit status is non-zero only if a replay, a
 # schedule check, bench_queue, bench_depth or bench_daemon fails (or cannot
 # run at all).
@@ -369,6 +371,13 @@ echo "== Daemon: over the socket ($build/bench/bench_daemon) =="
 TMPDIR=$tmp
 export TMPDIR
 timed_run bench_daemon "$bd" "$bdir"
+
+echo
+echo "== Cluster: 16 test nodes over ssh (bench/cluster.sh) =="
+# Its cluster (namespaces, one sshd per node) and daemon live in a
+# directory of its own and are taken down at its end; it says why if the
+# machine cannot build one (not root, no namespaces, no openssh-server).
+timed_run bench_cluster sh "$top/bench/cluster.sh" "$bdir"
 
 echo
 echo "bench took $(secs "$start" "$(now_ns)") s in all"

@@ -31,7 +31,7 @@ extern char **environ;
 
 #define BL_FAIL         255		/* blaunch itself failed or refused */
 #define BL_NOT_RUN      127		/* local mode: the command could not be run */
-#define BL_MAX_TARGETS  65536u		/* tasks in one request */
+#define BL_MAX_TARGETS  100000u		/* tasks in one request (a partition's most) */
 #define BL_MAX_FIELD    (64u * 1024)	/* one field of the request, "key=value" */
 #define BL_MAX_ENV      (1024u * 1024)	/* the environment sent, in all */
 #define BL_MAX_QUEUED   (1024u * 1024)	/* input waiting for the socket */

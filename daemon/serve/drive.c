@@ -895,6 +895,8 @@ static void sup_cb(evutil_socket_t fd, short what, void *arg)
 	forecast_stale(d);	/* the plan changes */
 	if (j->rec.requeue && recorded && !reason[0]) {
 		requeue(d, j, now, how, wstatus);
+		/* (its nodes are free now: one it lost while ending goes down) */
+		runner_collect_down(d->spool.status_dir, j->rec.id, lost_node, d);
 		return;
 	}
 	if ((rc = sched_end(d->sched, now, j->rec.id, how)) < 0)

@@ -154,6 +154,7 @@ static bool collect_end(struct daemon *d, struct djob *j)
 		plan_freed(d, j);
 		jobs_requeue_reset(d, j, daemon_now(d));
 		drive_store(d, j, "ended while the daemon was down; queued again (requeued)");
+		runner_collect_down(d->spool.status_dir, j->rec.id, lost_node, d);
 		return true;
 	}
 	j->rec.end = end;

@@ -383,6 +383,10 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 	log_info("listening on %s: %u nodes, %s%s, kill grace %lld s", o->socket, d->nnodes,
 	         sched_policy_name(o->policy), o->policy == SCHED_CREASY ? alpha : "",
 	         (long long)(o->kill_grace / BF_SEC));
+	if (o->remote)
+		log_info("execution: ssh: jobs run on their nodes, reached as %s by %s (node_timeout "
+		         "%lld s)", o->remote->destination, o->remote->node_command,
+		         (long long)(o->remote->timeout_ms / 1000));
 	if (!d->root)
 		log_info("not running as root: every job runs as uid %u, whoever submits it",
 		         (unsigned)geteuid());

@@ -213,8 +213,8 @@ static void sweep_stale(struct node_side *n)
 		    strspn(e->d_name, "0123456789") != strlen(e->d_name))
 			continue;
 		if ((killed = kill_stale(n, e->d_name)) > 0)
-			node_log(LOG_WARNING, "node %s: job %s was left here (its node side is gone); "
-			         "killed %d of its processes before job %" PRIu64 " starts",
+			node_log(LOG_WARNING, "node %s: job %s was left here (a node runs one job at "
+			         "a time); killed %d of its processes before job %" PRIu64 " starts",
 			         n->node, e->d_name, killed, n->j.id);
 	}
 	if (d)
@@ -306,8 +306,12 @@ static int set_up(struct node_side *n, const struct chan_frame *script, char *wh
 	n->j.hostfile = n->hostfile;
 
 	/* The cgroup first: the sweep of stale jobs kills theirs too. */
-	if (cg_setup(&n->cg, n->cgroup_want, cgwhy, sizeof cgwhy, note, sizeof note) < 0)
+	if (cg_setup(&n->cg, n->cgroup_want, cgwhy, sizeof cgwhy, note, sizeof note) < 0) {
 		n->cg.base_fd = n->cg.jobs_fd = -1;
+		if (strcmp(n->cgroup_want, "none") != 0)
+			node_log(LOG_WARNING, "job %" PRIu64 ": no cgroup (%s): its processes are "
+			         "contained by its session and marks", n->j.id, cgwhy);
+	}
 	sweep_stale(n);
 	if (cg_enabled(&n->cg)) {
 		cg_sweep(&n->cg, keep_mine, n);
@@ -824,11 +828,19 @@ static void default_cgroup(struct node_side *n, char *buf, size_t len)
 
 	if (n->cgroup_want && strcmp(n->cgroup_want, "none") != 0)
 		mkdir(n->cgroup_want, 0755);
-	if (n->cgroup_want || cg_mount_point(mnt, sizeof mnt) < 0)
+	if (n->cgroup_want)
+		return;
+	/* Never the node side's own cgroup (sshd's session's): none at all
+	 * rather than that. */
+	n->cgroup_want = "none";
+	if (cg_mount_point(mnt, sizeof mnt) < 0)
 		return;
 	snprintf(buf, len, "%s/backfilld-node", mnt);
 	if (mkdir(buf, 0755) == 0 || errno == EEXIST)
 		n->cgroup_want = buf;
+	else
+		node_log(LOG_WARNING, "cannot create %s (%s): jobs on this node are contained by "
+		         "their sessions and marks, not a cgroup", buf, strerror(errno));
 }
 
 /* The job could not be held here: said to the supervisor as the script's

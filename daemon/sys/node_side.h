@@ -16,7 +16,8 @@
 
 #define NODE_MAX_CLIENTS 64	/* blaunch connections at once */
 #define NODE_MAX_TASKS   256	/* tasks running here at once */
-#define NODE_MAX_TARGETS 4096	/* nodes in one blaunch request */
+#define NODE_MAX_TARGETS 100000	/* nodes in one blaunch request (a partition's most) */
+#define NODE_MAX_FANOUT (256u << 20)	/* bytes of one request's frames, all targets */
 #define NODE_BUF_MAX (1u << 20)	/* bytes waiting for a peer before we stop reading */
 
 /* A blaunch connection on the launch socket. */

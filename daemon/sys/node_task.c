@@ -202,6 +202,14 @@ static void client_request(struct node_side *n, struct node_client *c, const str
 			}
 		}
 	}
+	/* Each target's frame carries the command and environment again. */
+	if ((uint64_t)targets * (rest.len + 128) > NODE_MAX_FANOUT) {
+		client_refuse(c, "%u nodes with %zu bytes of command and environment each is over "
+		              "%u MiB: give fewer nodes or a smaller environment", targets, rest.len,
+		              NODE_MAX_FANOUT >> 20);
+		chan_buf_free(&rest);
+		return;
+	}
 	if (targets == 0 || targets > NODE_MAX_TARGETS || args == 0) {
 		client_refuse(c, targets == 0 ? "no node named" : args == 0 ? "no command given" :
 		              "too many nodes in one request");

@@ -806,7 +806,8 @@ static void signals(void)
 		      "close", cases[k].name);
 		read_log(&fk, &s);
 		ok(r.status == cases[k].code && s.requests == 1,
-		   "and blaunch exits %d (status %d)", cases[k].code, r.status);
+		   "and blaunch exits %d (status %d, %d requests; %s)", cases[k].code, r.status,
+		   s.requests, flat(r.err));
 		free(s.input);
 		result_free(&r);
 	}

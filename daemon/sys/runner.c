@@ -210,24 +210,10 @@ static bool catches_usr2(pid_t pid)
 	return found && (mask >> (SIGUSR2 - 1) & 1);
 }
 
-int runner_signal(const struct runner_proc *p, int sig)
-{
-	siginfo_t si;
-
-	if (sig <= 0 || sig >= NSIG || !catches_usr2(p->pid)) {
-		errno = EINVAL;
-		return -1;
-	}
-	memset(&si, 0, sizeof si);
-	si.si_signo = SIGUSR2;
-	si.si_code = SI_QUEUE;
-	si.si_pid = getpid();
-	si.si_uid = getuid();
-	si.si_value.sival_int = sig;
-	return (int)syscall(SYS_pidfd_send_signal, p->pidfd, SIGUSR2, &si, 0);
-}
-
-int runner_set_limit(const struct runner_proc *p, int64_t seconds)
+/* SIGUSR2 queued with a value for the supervisor: a signal to pass on
+ * (> 0), or a cluster job's new limit (< 0: runner_set_limit). -1 (EINVAL)
+ * for a supervisor too old to catch it. */
+static int queue_usr2(const struct runner_proc *p, int value)
 {
 	siginfo_t si;
 
@@ -240,10 +226,25 @@ int runner_set_limit(const struct runner_proc *p, int64_t seconds)
 	si.si_code = SI_QUEUE;
 	si.si_pid = getpid();
 	si.si_uid = getuid();
-	/* Negative: a limit, not a signal (an older supervisor ignores it). */
-	si.si_value.sival_int = seconds < 0 ? INT32_MIN :
-	                        seconds >= INT32_MAX - 1 ? INT32_MIN + 1 : (int)(-1 - seconds);
+	si.si_value.sival_int = value;
 	return (int)syscall(SYS_pidfd_send_signal, p->pidfd, SIGUSR2, &si, 0);
+}
+
+int runner_signal(const struct runner_proc *p, int sig)
+{
+	if (sig <= 0 || sig >= NSIG) {
+		errno = EINVAL;
+		return -1;
+	}
+	return queue_usr2(p, sig);
+}
+
+int runner_set_limit(const struct runner_proc *p, int64_t seconds)
+{
+	/* Negative: a limit, not a signal (an older supervisor ignores it);
+	 * INT32_MIN: none. */
+	return queue_usr2(p, seconds < 0 ? INT32_MIN : seconds >= INT32_MAX - 1 ? INT32_MIN + 1 :
+	                     (int)(-1 - seconds));
 }
 
 int runner_reap(struct runner_proc *p)

@@ -407,6 +407,12 @@ static void run(struct result *r, const struct how *h, ...)
 		child_env(h);
 		if (h->as_nobody)
 			become_nobody();
+		/* blaunch keeps a signal it was started with ignored (as under
+		 * nohup); a test run in the background by a shell has SIGINT
+		 * ignored: each starts from the default here. */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
 		alarm(30);	/* (kept across exec: a hung blaunch is killed) */
 		execv(exe, (char *const *)argv);
 		_exit(121);

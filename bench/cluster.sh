@@ -28,14 +28,9 @@ if ! cluster_up $N; then
 	echo "cluster: skipped: $CLUSTER_SKIP"
 	exit 0
 fi
-cat >cluster.yaml <<EOF
+{ cluster_conf; cat <<EOF; } >cluster.yaml
 nodes: $CLUSTER_NODELIST
 policy: easy
-execution: ssh
-ssh_config: $CLUSTER_SSH_CONFIG
-ssh_key: $CLUSTER_KEY
-ssh_known_hosts: $CLUSTER_DIR/known_hosts
-ssh_control_dir: $TMP/ctl
 node_timeout: 30s
 max_queued_per_user: unlimited
 EOF

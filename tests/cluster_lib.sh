@@ -77,6 +77,7 @@
 # node_procs K          the pids in node K's network namespace, holder aside
 #                       (the machine's pids)
 # node_global K PID     the machine's pid of node K's process PID
+# cluster_conf          backfilld.yaml lines for a daemon using the cluster
 # cluster_down          stop everything in the cluster's namespaces (TERM,
 #                       2 s, then KILL), then the holders; the namespaces,
 #                       their mounts and links go with them. Idempotent.
@@ -213,6 +214,18 @@ _cl_others() {
 		_cl_members "$_cl_od" | grep -vx "$_cl_oh"
 	done
 	return 0
+}
+# cluster_conf: the lines of a backfilld.yaml that send a daemon's jobs to
+# this cluster (execution: ssh, the key, the ssh configuration and known
+# hosts, control sockets under $TMP/ctl); the test adds its own keys.
+cluster_conf() {
+	cat <<_CL_EOF
+execution: ssh
+ssh_config: $CLUSTER_SSH_CONFIG
+ssh_key: $CLUSTER_KEY
+ssh_known_hosts: $CLUSTER_DIR/known_hosts
+ssh_control_dir: $TMP/ctl
+_CL_EOF
 }
 # node_global K PID: the machine's pid of the process that is PID in node
 # K's own pid namespace (what $$ or a pid file there says), or nothing.

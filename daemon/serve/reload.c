@@ -29,6 +29,30 @@ static void restart_only(const char *key, const char *running, const char *in_fi
 		          in_file);
 }
 
+/* The cluster's keys (execution: ssh) are read at the start only: each
+ * changed one is said. The running values are the file's or their
+ * defaults (main.c), so only a key the file gives can differ. */
+static void apply_cluster_keys(struct daemon *d, const struct conf *c)
+{
+	const struct runner_remote *r = d->o.remote;
+	bool ssh = c->execution == CONF_EXEC_SSH;
+
+	if (ssh != (r != NULL))
+		log_warnx("reload: execution changed to %s: it takes effect at the next restart "
+		          "(running jobs keep where they run)", ssh ? "ssh" : "local");
+	if (!r || !ssh)
+		return;
+	restart_only("ssh_destination", r->destination, c->ssh_destination);
+	restart_only("ssh_key", r->key, c->ssh_key);
+	restart_only("ssh_config", r->config ? r->config : "none",
+	             c->set[CONF_K_SSH_CONFIG] ? (c->ssh_config ? c->ssh_config : "none") : NULL);
+	restart_only("ssh_known_hosts", r->known_hosts, c->ssh_known_hosts);
+	restart_only("ssh_control_dir", r->control_dir, c->ssh_control_dir);
+	restart_only("node_command", r->node_command, c->node_command);
+	if (c->set[CONF_K_NODE_TIMEOUT] && c->node_timeout / 1000 != r->timeout_ms)
+		log_warnx("reload: node_timeout changed: it takes effect at the next restart");
+}
+
 static void apply_start_only(struct daemon *d, const struct conf *c)
 {
 	unsigned f = d->o.flags;
@@ -42,6 +66,7 @@ static void apply_start_only(struct daemon *d, const struct conf *c)
 	if (!(f & SF_LAUNCH))
 		restart_only("launch", d->o.launch, c->launch);
 	restart_only("partition", d->o.partition_name, c->partition);
+	apply_cluster_keys(d, c);
 	if (c->set[CONF_K_SOCKET_MODE] && c->socket_mode != d->o.socket_mode)
 		log_warnx("reload: socket_mode changed to %04o: it takes effect at the next restart",
 		          (unsigned)c->socket_mode);

@@ -52,21 +52,16 @@ CLUSTER_NODE_CMD_3=$(node_cmd 3) CLUSTER_NODE_CMD_4=$(node_cmd 4)
 CHECKS="script-on-first-node environment output-file blaunch-all mpirun limit-every-node
 bkill-every-node bctl-down-every-node kill9-limit-held kill9-found-again sshd-killed-down sshd-killed-failed
 guarantee-announced link-cut-down link-cut-failed link-cut-node-killed stale-killed
-refuse-outside-node refuse-other-user refuse-outside-process cwd-missing bctl-limit-reaches"
+refuse-outside-node refuse-other-user refuse-outside-process cwd-missing bctl-limit-reaches reload-says"
 if ! cluster_up 4; then
 	for c in $CHECKS; do skip_check "$c" "$CLUSTER_SKIP"; done
 	done_testing
 	exit 0
 fi
 
-cat >cluster.yaml <<EOF
+{ cluster_conf; cat <<EOF; } >cluster.yaml
 nodes: $CLUSTER_NODELIST
 policy: conservative
-execution: ssh
-ssh_config: $CLUSTER_SSH_CONFIG
-ssh_key: $CLUSTER_KEY
-ssh_known_hosts: $CLUSTER_DIR/known_hosts
-ssh_control_dir: $TMP/ctl
 node_command: $BF_BUILD/backfilld --node
 node_timeout: 6s
 kill_grace: 2s
@@ -309,4 +304,10 @@ start_cluster_daemon
 "$BKILL" "$id" >/dev/null
 wait_state "$id" cancelled 20
 until_gone 5 w/bl.* || echo "# job $id left $(alive w/bl.*) processes"
+
+# ---- a reload: the cluster's keys take a restart, and it says so ----
+sed -i 's/^node_timeout: 6s$/node_timeout: 7s/' cluster.yaml
+kill -HUP "$DPID"
+wait_log "reload: node_timeout changed: it takes effect at the next restart" 10
+ok $? "a reload that changes a cluster key says it takes effect at the next restart"
 done_testing

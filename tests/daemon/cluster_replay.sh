@@ -22,14 +22,7 @@ if ! cluster_up 8; then
 	done_testing
 	exit 0
 fi
-cat >cluster.yaml <<EOF2
-execution: ssh
-ssh_config: $CLUSTER_SSH_CONFIG
-ssh_key: $CLUSTER_KEY
-ssh_known_hosts: $CLUSTER_DIR/known_hosts
-ssh_control_dir: $TMP/ctl
-node_timeout: 30s
-EOF2
+{ cluster_conf; echo "node_timeout: 30s"; } >cluster.yaml
 START_WRAP=$CLUSTER_START_WRAP
 LR_NODES=$CLUSTER_NODELIST
 if [ -n "${BACKFILLD_TEST_QUICK:-}" ]; then

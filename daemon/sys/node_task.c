@@ -75,13 +75,11 @@ static void client_refuse(struct node_client *c, const char *fmt, ...)
 {
 	char msg[600];
 	va_list ap;
-	int len;
 
 	va_start(ap, fmt);
-	len = vsnprintf(msg, sizeof msg, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);	/* (cut to the buffer, NUL-terminated) */
 	va_end(ap);
-	client_put(c, CHAN_FAIL, WHOLE, msg, len > 0 && (size_t)len < sizeof msg ? (size_t)len :
-	           strlen(msg));
+	client_put(c, CHAN_FAIL, WHOLE, msg, strlen(msg));
 	c->closing = true;
 }
 
@@ -306,14 +304,11 @@ static void task_fail(struct node_side *n, uint32_t g, const char *fmt, ...)
 {
 	char msg[600];
 	va_list ap;
-	int len;
 
 	va_start(ap, fmt);
-	len = vsnprintf(msg, sizeof msg, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);	/* (cut to the buffer, NUL-terminated) */
 	va_end(ap);
-	if (len < 0)
-		len = 0;
-	node_send(n, CHAN_TFAIL, g, msg, (size_t)len < sizeof msg ? (size_t)len : sizeof msg - 1);
+	node_send(n, CHAN_TFAIL, g, msg, strlen(msg));
 }
 
 /* `name` found in the PATH of env (a task run without a shell), or NULL. */

@@ -79,6 +79,7 @@ int sched_new(struct sched **out, const struct sched_params *prm)
 	s->pol = pol;
 	s->qhead = s->qtail = s->free_slot = s->pass_cursor = s->place_cursor = NONE;
 	s->runs_free = NONE;
+	s->deps.free_head = NONE;
 	s->next_due = BF_NEVER;
 	s->last_pass = BF_NEVER;
 	s->now = INT64_MIN;
@@ -103,6 +104,7 @@ void sched_free(struct sched *s)
 	if (!s)
 		return;
 	user_destroy(s);
+	deps_destroy(s);
 	if (s->pol->destroy)
 		s->pol->destroy(s);
 	profile_destroy(&s->prof);
@@ -169,7 +171,8 @@ static int grow_job_table(struct sched *s)
 	    grow((void **)&s->moved, &mcap, cap, sizeof *s->moved) < 0 ||
 	    grow((void **)&s->run_of, &ocap, cap, sizeof *s->run_of) < 0 ||
 	    grow((void **)&s->runs, &runcap, cap, sizeof *s->runs) < 0 ||
-	    grow((void **)&s->order, &pcap, cap, sizeof *s->order) < 0)
+	    grow((void **)&s->order, &pcap, cap, sizeof *s->order) < 0 ||
+	    (cap > s->jobs_cap && deps_grow_slots(s, cap) < 0))
 		return -1;	/* the larger arrays that did grow are kept */
 	/* (the new slots' runs are added once, when the table is larger) */
 	runs_init_slots(s, s->jobs_cap, cap);
@@ -347,6 +350,8 @@ static void queue_remove(struct sched *s, uint32_t slot)
 
 static void slot_free(struct sched *s, uint32_t slot)
 {
+	if (s->jobs[slot].flags & (JF_DEPS | JF_PREDS | JF_COND))
+		deps_leave(s, slot);
 	if (user_cap(s))
 		user_leave(s, s->ju[slot].uslot);
 	idmap_del(&s->ids, s->jobs[slot].id);
@@ -410,6 +415,7 @@ static int new_job(struct sched *s, uint64_t id, uint32_t nodes, bf_time estimat
 		.heap = NONE, .state = SLOT_QUEUED,
 	};
 	s->ju[slot] = (struct job_user){ .user = user, .uslot = uslot };
+	deps_init_slot(s, slot);
 	if (j->hold < 1)
 		j->hold = 1;	/* a job needs its nodes at least for an instant */
 	*out = slot;
@@ -424,21 +430,114 @@ int sched_submit(struct sched *s, bf_time now, uint64_t id, uint32_t nodes, bf_t
 int sched_submit_as(struct sched *s, bf_time now, uint64_t id, uint32_t nodes, bf_time estimate,
                     uint32_t user)
 {
-	uint32_t slot;
+	struct sched_new_job nj = { .id = id, .nodes = nodes, .estimate = estimate, .user = user };
+
+	return sched_submit_job(s, now, &nj);
+}
+
+/* The dependencies of a new job, checked before anything changes: each
+ * predecessor in the system, none twice; *n: the edges to make. */
+static int check_deps(struct sched *s, const struct sched_new_job *nj, uint32_t *n)
+{
+	int rc = SCHED_OK;
+
+	*n = 0;
+	if (nj->ndeps > SCHED_MAX_DEPS || (nj->ndeps && !nj->deps))
+		return SCHED_E_INVAL;
+	for (uint32_t k = 0; k < nj->ndeps && rc == SCHED_OK; k++) {
+		uint32_t p = idmap_get(&s->ids, nj->deps[k].job);
+
+		if (p == IDMAP_NONE)
+			rc = SCHED_E_NOJOB;
+		else if (nj->deps[k].kind > SCHED_DEP_START || (s->jobs[p].flags & JF_MARK))
+			rc = SCHED_E_INVAL;
+		else if (!(nj->deps[k].kind == SCHED_DEP_START && s->jobs[p].state == SLOT_RUNNING))
+			(*n)++;
+		if (p != IDMAP_NONE)
+			s->jobs[p].flags |= JF_MARK;	/* (a mark: seen once) */
+	}
+	for (uint32_t k = 0; k < nj->ndeps; k++) {
+		uint32_t p = idmap_get(&s->ids, nj->deps[k].job);
+
+		if (p != IDMAP_NONE)
+			s->jobs[p].flags &= (uint16_t)~JF_MARK;
+	}
+	if (rc == SCHED_OK && deps_room(s, *n) < 0)
+		rc = SCHED_E_NOMEM;
+	return rc;
+}
+
+/* The new job's edges and wait, before its policy places it. */
+static void add_deps(struct sched *s, uint32_t slot, const struct sched_new_job *nj)
+{
+	for (uint32_t k = 0; k < nj->ndeps; k++) {
+		uint32_t p = idmap_get(&s->ids, nj->deps[k].job);
+
+		if (!(nj->deps[k].kind == SCHED_DEP_START && s->jobs[p].state == SLOT_RUNNING))
+			deps_add(s, p, slot, nj->deps[k].kind, nj->deps[k].cond);
+	}
+	if (nj->waiting) {
+		s->jobs[slot].flags |= JF_COND;
+		s->deps.waiting++;
+	}
+}
+
+int sched_submit_job(struct sched *s, bf_time now, const struct sched_new_job *nj)
+{
+	uint32_t slot, n;
 	int rc;
 
-	if ((rc = sched_advance(s, now)) < 0 || (rc = check_new(s, id, nodes, estimate)) < 0)
+	if ((rc = sched_advance(s, now)) < 0 ||
+	    (rc = check_new(s, nj->id, nj->nodes, nj->estimate)) < 0 ||
+	    (rc = check_deps(s, nj, &n)) < 0)
 		return rc;
 	/* Ends come before arrivals: a hole opened at this instant is closed
 	 * before the newcomer joins the queue and looks for its place. */
 	if (s->need_compress && s->pol->compress && (rc = s->pol->compress(s, now)) < 0)
 		return rc;
-	if ((rc = new_job(s, id, nodes, estimate, now, user, &slot)) < 0)
+	if ((rc = new_job(s, nj->id, nj->nodes, nj->estimate, now, nj->user, &slot)) < 0)
 		return rc;
 	queue_append(s, slot);
+	add_deps(s, slot, nj);
 	s->dirty = true;
 	if (s->pol->arrive)
 		s->pol->arrive(s, slot, now);
+	return SCHED_OK;
+}
+
+int sched_restore_queued_job(struct sched *s, bf_time now, const struct sched_new_job *nj)
+{
+	uint32_t slot, n;
+	int rc;
+
+	if ((rc = sched_advance(s, now)) < 0 ||
+	    (rc = check_new(s, nj->id, nj->nodes, nj->estimate)) < 0 ||
+	    (rc = check_deps(s, nj, &n)) < 0)
+		return rc;
+	if (nj->submit < 0 || nj->submit > now)
+		return SCHED_E_INVAL;
+	if (sched_need_actions(s, 1) < 0 ||
+	    (rc = new_job(s, nj->id, nj->nodes, nj->estimate, nj->submit, nj->user, &slot)) < 0)
+		return rc < 0 ? rc : SCHED_E_NOMEM;
+	queue_append(s, slot);
+	add_deps(s, slot, nj);
+	s->dirty = true;
+	if (s->pol->restore)
+		s->pol->restore(s, slot, now, nj->guarantee);
+	return SCHED_OK;
+}
+
+int sched_dep_release(struct sched *s, bf_time now, uint64_t id)
+{
+	uint32_t slot = lookup(s, id, SLOT_QUEUED);
+	int rc;
+
+	if ((rc = sched_advance(s, now)) < 0)
+		return rc;
+	if (slot == NONE)
+		return SCHED_E_NOJOB;
+	deps_release(s, slot);
+	s->dirty = true;
 	return SCHED_OK;
 }
 
@@ -567,21 +666,10 @@ int sched_restore_queued(struct sched *s, bf_time now, uint64_t id, bf_time subm
 int sched_restore_queued_as(struct sched *s, bf_time now, uint64_t id, bf_time submit,
                             uint32_t nodes, bf_time estimate, bf_time guarantee, uint32_t user)
 {
-	uint32_t slot;
-	int rc;
+	struct sched_new_job nj = { .id = id, .nodes = nodes, .estimate = estimate, .user = user,
+		.submit = submit, .guarantee = guarantee };
 
-	if ((rc = sched_advance(s, now)) < 0 || (rc = check_new(s, id, nodes, estimate)) < 0)
-		return rc;
-	if (submit < 0 || submit > now)
-		return SCHED_E_INVAL;
-	if (sched_need_actions(s, 1) < 0 ||
-	    (rc = new_job(s, id, nodes, estimate, submit, user, &slot)) < 0)
-		return rc < 0 ? rc : SCHED_E_NOMEM;
-	queue_append(s, slot);
-	s->dirty = true;
-	if (s->pol->restore)
-		s->pol->restore(s, slot, now, guarantee);
-	return SCHED_OK;
+	return sched_restore_queued_job(s, now, &nj);
 }
 
 /* A job's nodes that went down while it held them have a "down" reservation
@@ -817,6 +905,8 @@ int sched_top(struct sched *s, bf_time now, uint64_t id)
 		return rc;
 	if (slot == NONE)
 		return SCHED_E_NOJOB;
+	if (s->jobs[slot].flags & JF_DEPS)
+		return SCHED_E_INVAL;	/* before its predecessors (see sched.h) */
 	if (s->qhead == slot && (s->jobs[slot].flags & JF_TOP))
 		return SCHED_OK;
 	if (profile_prepare(&s->prof, 4 * s->qlen + 2 * s->ns.ndown + 6) < 0 ||
@@ -875,6 +965,9 @@ void sched_start_job(struct sched *s, uint32_t slot, bf_time now)
 	}
 	if (now < j->submit)
 		sched_violation(s, "job %llu started before it arrived", (unsigned long long)j->id);
+	if (dep_blocked(j))
+		sched_violation(s, "job %llu started before its dependencies allowed",
+		                (unsigned long long)j->id);
 	/* A due job that a pass could not start (a killed job ended after
 	 * its hold but before the pass that would have found it overdue)
 	 * starts late: that is a broken promise, and it is said. A start at a
@@ -925,6 +1018,9 @@ void sched_start_job(struct sched *s, uint32_t slot, bf_time now)
 	j->first_node = first;
 	j->start = now;
 	j->state = SLOT_RUNNING;
+	j->flags &= (uint16_t)~JF_DEPMOVED;
+	if (j->flags & JF_PREDS)
+		deps_started(s, slot);
 	j->heap = NONE;
 	heap_push(s, slot);
 	s->nrunning++;
@@ -1009,7 +1105,10 @@ void sched_fill_info(const struct sched *s, const struct job *j, struct sched_jo
 		.first_guarantee = j->first_guarantee,
 		.backfilled = j->flags & JF_BACKFILLED,
 		.kill_sent = j->flags & JF_KILL_SENT,
+		.waiting = j->flags & JF_COND,
 	};
+	for (uint32_t k = s->deps.in[j - s->jobs]; k != NONE; k = s->deps.e[k].next_in)
+		o->preds++;
 }
 
 bool sched_placing(const struct sched *s)
@@ -1076,7 +1175,7 @@ void sched_drain_moved(struct sched *s, int (*visit)(const struct sched_job_info
 		/* (A slot freed and taken again: its new job was not noted.) */
 		if (!(j->flags & JF_MOVED))
 			continue;
-		j->flags &= (uint8_t)~JF_MOVED;
+		j->flags &= (uint16_t)~JF_MOVED;
 		if (j->state == SLOT_QUEUED && !s->moved_all) {
 			sched_fill_info(s, j, &info);
 			visit(&info, arg);
@@ -1084,7 +1183,7 @@ void sched_drain_moved(struct sched *s, int (*visit)(const struct sched_job_info
 	}
 	if (s->moved_all) {
 		for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
-			s->jobs[i].flags &= (uint8_t)~JF_MOVED;
+			s->jobs[i].flags &= (uint16_t)~JF_MOVED;
 			sched_fill_info(s, &s->jobs[i], &info);
 			visit(&info, arg);
 		}

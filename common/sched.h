@@ -231,11 +231,13 @@ enum sched_kill_why { KILL_OVERRUN, KILL_CANCELLED, KILL_NODE_FAILED };
  * also while the daemon was down (sched_restore_queued_as); or an operator
  * drained a node (sched_node_drain), raised a time limit
  * (sched_set_limit) or put a job first (sched_top); or, under CREASY, a
- * job of higher priority became the head (t = BF_NEVER).
+ * job of higher priority became the head (t = BF_NEVER); or a job it
+ * depends on was moved later (BROKEN_DEPENDENCY: its own cause was told
+ * to it).
  * New reasons go at the end: drivers store and print these numbers. */
 enum sched_broken_why { BROKEN_NODE_LOST, BROKEN_OVERRUN, BROKEN_LATE, BROKEN_POLICY,
                         BROKEN_USER_CAP, BROKEN_NODE_DRAINED, BROKEN_LIMIT, BROKEN_TOP,
-                        BROKEN_PRIORITY };
+                        BROKEN_PRIORITY, BROKEN_DEPENDENCY };
 
 struct sched_action {
 	enum sched_action_kind kind;
@@ -262,6 +264,10 @@ struct sched_job_info {
 	bf_time first_guarantee;	/* the first promise made; BF_NEVER if none */
 	bool backfilled;	/* started while an earlier arrival still waited */
 	bool kill_sent;
+	/* Queued: it waits for jobs it depends on to start or end (preds: how
+	 * many), or for its driver's word (waiting; sched_dep_release). */
+	uint32_t preds;
+	bool waiting;
 };
 
 /* Counters the core keeps for reports and --check. compressions counts the
@@ -293,6 +299,65 @@ void sched_free(struct sched *s);
 int  sched_submit(struct sched *s, bf_time now, uint64_t id, uint32_t nodes, bf_time estimate);
 int  sched_submit_as(struct sched *s, bf_time now, uint64_t id, uint32_t nodes,
                      bf_time estimate, uint32_t user);
+/* Dependencies. A job may depend on jobs in the system (queued or
+ * running): it starts only after each has ended (SCHED_DEP_END) or
+ * started (SCHED_DEP_START). The core knows nothing of conditions (done,
+ * exit, ||, !): a driver that evaluates one gives the core every job the
+ * condition names that has not decided it yet, each with cond set, and
+ * `waiting`: the job starts only once the driver says the condition is
+ * met (sched_dep_release, which also drops the cond edges: an || met
+ * early lets it start while other jobs it named still run), and the
+ * driver cancels it if it can never be met. An edge without cond is an
+ * order of its own (a job array's cap on elements at once: the k-th
+ * element after the element k before it), which holds until that job
+ * ends or starts, and which a release leaves.
+ *
+ * Conservative: a job is placed no earlier than the latest end (start)
+ * its predecessors can have in the plan: a running one's hold, a queued
+ * one's reservation plus its hold. So every step of a chain has a
+ * guaranteed start. When a predecessor moves earlier or ends early, the
+ * next compression moves its successors earlier; a predecessor placed
+ * later (a lost node, a longer hold, a limit) takes its successors'
+ * places back with it, and each that lands later than promised is told,
+ * SA_BROKEN(BROKEN_DEPENDENCY). A job waiting for its driver's word keeps
+ * its place: if that comes due first (the word comes at the instant its
+ * predecessors end), it starts when the word comes, late by as much.
+ * EASY, FCFS and CREASY pass over a job that may not start yet, as over a
+ * job of a user at the cap: it is never the head, and nothing waits for
+ * it; a forecast plans it after the ends of its predecessors.
+ *
+ * Predecessors come before their successors in the queue: a job can
+ * depend only on jobs submitted before it, and sched_top refuses a job
+ * that waits (SCHED_E_INVAL). */
+enum sched_dep_kind { SCHED_DEP_END = 0, SCHED_DEP_START = 1 };
+struct sched_dep {
+	uint64_t job;
+	uint8_t kind;		/* enum sched_dep_kind */
+	bool cond;
+};
+#define SCHED_MAX_DEPS 100000	/* edges of one job */
+
+/* A job arriving or restored with what sched_submit_as and
+ * sched_restore_queued_as take, and its dependencies. SCHED_E_NOJOB if
+ * a predecessor is not in the system (a START one that runs already is
+ * passed over: it has started), SCHED_E_INVAL for more than
+ * SCHED_MAX_DEPS or a job named twice. */
+struct sched_new_job {
+	uint64_t id;
+	uint32_t nodes;
+	bf_time estimate;
+	uint32_t user;
+	const struct sched_dep *deps;
+	uint32_t ndeps;
+	bool waiting;
+	bf_time submit, guarantee;	/* restore only */
+};
+int  sched_submit_job(struct sched *s, bf_time now, const struct sched_new_job *nj);
+int  sched_restore_queued_job(struct sched *s, bf_time now, const struct sched_new_job *nj);
+/* The driver's word: a waiting job's condition is met. Its cond edges
+ * go; it may start once its other predecessors allow (conservative: the
+ * next compression may move it earlier). SCHED_E_NOJOB unless queued. */
+int  sched_dep_release(struct sched *s, bf_time now, uint64_t id);
 /* A running job ended. */
 int  sched_end(struct sched *s, bf_time now, uint64_t id, enum sched_end_how how);
 /* Cancel: a queued job leaves at once (returns 0); for a running job an

@@ -207,7 +207,8 @@ int sched_check(const struct sched *s, bf_time now, char *buf, size_t len)
 	if (check_nodes(s, buf, len) < 0 || check_plan(s, now, buf, len) < 0 ||
 	    check_queue(s, buf, len) < 0 ||
 	    check_plan_whole(s, buf, len) < 0 ||
-	    (user_cap(s) && user_check(s, buf, len) < 0) || runs_check(s, buf, len) < 0)
+	    (user_cap(s) && user_check(s, buf, len) < 0) || runs_check(s, buf, len) < 0 ||
+	    deps_check(s, buf, len) < 0)
 		return -1;
 	return 0;
 }

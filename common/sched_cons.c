@@ -94,7 +94,19 @@ static void ready_remove(struct sched *s, uint32_t slot)
 static bool place_from(struct sched *s, uint32_t slot, bf_time now, bf_time from)
 {
 	struct job *j = &s->jobs[slot];
-	bf_time a = cons_anchor(s, j, from, BF_NEVER, BF_NEVER);
+	bf_time a, b = deps_bound(s, j);
+
+	/* No earlier than its predecessors allow; none while one of them has
+	 * no place (it is placed when that one is: compression places what
+	 * has none, in queue order, predecessors first). */
+	j->flags &= (uint16_t)~JF_DEPMOVED;
+	if (b == BF_NEVER) {
+		set_resv(s, j, BF_NEVER);
+		j->flags &= (uint16_t)~(JF_EVICTED | JF_WAITED);
+		s->need_compress = true;
+		return false;
+	}
+	a = cons_anchor(s, j, b > from ? b : from, BF_NEVER, BF_NEVER);
 
 	if (a == BF_NEVER) {
 		set_resv(s, j, BF_NEVER);
@@ -103,7 +115,7 @@ static bool place_from(struct sched *s, uint32_t slot, bf_time now, bf_time from
 	plan_reserve(s, j, a, j->hold);
 	set_resv(s, j, a);
 	j->settled = s->epoch;
-	j->flags = (uint8_t)((j->flags | JF_RESERVED) & ~(JF_EVICTED | JF_WAITED));
+	j->flags = (uint16_t)((j->flags | JF_RESERVED) & ~(JF_EVICTED | JF_WAITED));
 	if (j->first_guarantee == BF_NEVER)
 		j->first_guarantee = a;
 	if (a <= now)
@@ -154,6 +166,7 @@ static void cons_restore(struct sched *s, uint32_t slot, bf_time now, bf_time pr
 {
 	struct job *j = &s->jobs[slot];
 	bool nodes_fit = promised != BF_NEVER && promised >= now &&
+		promised >= deps_bound(s, j) &&
 		profile_first_below(&s->prof, j->nodes, promised, promised + j->hold) == BF_NEVER;
 	bf_time late;
 
@@ -300,9 +313,24 @@ static bf_time cons_search(struct sched *s, const struct job *j, bf_time now, bo
 	bf_time from = now;
 
 	*searched = false;
+	if (j->flags & (JF_DEPS | JF_DEPMOVED)) {
+		/* Never before its predecessors allow; where that moved
+		 * earlier, all the way from there (the freed log knows nothing
+		 * of it). */
+		bf_time b = deps_bound(s, j);
+
+		if (b >= j->resv)
+			return BF_NEVER;
+		if (b > from)
+			from = b;
+		if (j->flags & JF_DEPMOVED) {
+			*searched = true;
+			return cons_anchor(s, j, from, j->resv, j->resv);
+		}
+	}
 	if (s->prm.compress_unbounded) {
 		*searched = true;
-		return cons_anchor(s, j, now, j->resv, j->resv);
+		return cons_anchor(s, j, from, j->resv, j->resv);
 	}
 	/* The tests that need no more than the job and the log first: most
 	 * jobs a pass looks at end here. */
@@ -358,7 +386,7 @@ static uint32_t move_alike(struct sched *s, uint32_t i, bf_time was, bf_time now
 		const struct job *x = &s->jobs[k];
 
 		if (x->resv != was || x->nodes != j->nodes || x->hold != j->hold ||
-		    !(x->flags & JF_RESERVED))
+		    !(x->flags & JF_RESERVED) || (x->flags & (JF_DEPS | JF_DEPMOVED)))
 			break;
 		if (room == INT64_MAX && (room = profile_min_free(&s->prof, a, until)) < j->nodes)
 			break;
@@ -462,7 +490,10 @@ static int compress_pass(struct sched *s, bf_time now, bool *done)
 				s->pass_moved = true;
 			}
 			j->settled = s->epoch;
-			remember_settled(s, j);
+			/* (a job placed by its predecessors bounds no other) */
+			if (!(j->flags & JF_DEPS))
+				remember_settled(s, j);
+			j->flags &= (uint16_t)~JF_DEPMOVED;
 		}
 		if (job_settled(s, j) < s->pass_oldest)
 			s->pass_oldest = job_settled(s, j);
@@ -474,7 +505,7 @@ static int compress_pass(struct sched *s, bf_time now, bool *done)
 		/* A job found at its earliest: the rest of its run with it, or
 		 * it joins the run of the job before it (see sched_runs.c); a job
 		 * moved: the jobs alike after it with it, where they fit. */
-		if (j->resv <= now || s->prm.compress_unbounded) {
+		if (j->resv <= now || s->prm.compress_unbounded || (j->flags & JF_DEPS)) {
 			alike = NONE;
 		} else if (a != BF_NEVER) {
 			/* and the jobs alike after it with it */
@@ -572,7 +603,7 @@ static void start_due(struct sched *s, bf_time now)
 		/* A job overrunning its plan may still hold nodes (or a
 		 * place under its user's cap) the plan counted free: then the
 		 * due job waits for them. */
-		if (s->jobs[slot].nodes <= s->ns.nfree && user_eligible(s, &s->jobs[slot])) {
+		if (s->jobs[slot].nodes <= s->ns.nfree && may_start(s, &s->jobs[slot])) {
 			s->jobs[slot].flags &= ~JF_READY;
 			sched_start_job(s, slot, now);
 		} else {
@@ -607,6 +638,8 @@ void cons_evict(struct sched *s, uint32_t slot, enum sched_broken_why why)
 	s->jobs[slot].why = (uint8_t)why;
 	s->placing = true;
 	s->place_cursor = s->qhead;
+	if (s->jobs[slot].flags & JF_PREDS)
+		deps_evict_succs(s, slot);	/* placed again after it */
 }
 
 /* The reservations a repair may take back, swept in time order: the
@@ -734,6 +767,9 @@ static int cons_repair(struct sched *s, bf_time now, enum sched_broken_why why)
 	}
 	*r = (struct repair){ .active = true, .why = (uint8_t)why, .from = now };
 	s->placing = true;
+	/* A running predecessor's longer hold: its successors placed before
+	 * its new end are placed again (each after its predecessors). */
+	deps_evict_early(s);
 	cons_replace(s, now);
 	return SCHED_OK;
 }
@@ -820,7 +856,7 @@ static void cons_replace(struct sched *s, bf_time now)
 		budget--;
 		promised = j->resv;
 		if (place_from(s, i, now, bound ? bounds_from(&placed, s, j, now, BF_NEVER) : now) &&
-		    bound)
+		    bound && !(j->flags & JF_DEPS))
 			bounds_add(&placed, s, j);
 		s->st.replans++;	/* earlier or later: its guarantee changed */
 		if (j->resv > promised)
@@ -836,7 +872,7 @@ static void adopt_one(struct sched *s, uint32_t slot, bf_time now)
 	struct job *j = &s->jobs[slot];
 	bf_time was = j->resv;	/* EASY and FCFS: the head's shadow */
 
-	j->flags &= (uint8_t)~(JF_READY | JF_RESERVED | JF_EVICTED | JF_WAITED);
+	j->flags &= (uint16_t)~(JF_READY | JF_RESERVED | JF_EVICTED | JF_WAITED);
 	place(s, slot, now);
 	if (j->resv != was)
 		s->st.replans++;
@@ -902,7 +938,7 @@ static void cons_adopt(struct sched *s, bf_time now, const struct sched_policy_o
 
 		if (i == first)
 			continue;
-		j->flags = (uint8_t)((j->flags & ~(JF_READY | JF_RESERVED | JF_WAITED)) | JF_EVICTED);
+		j->flags = (uint16_t)((j->flags & ~(JF_READY | JF_RESERVED | JF_WAITED)) | JF_EVICTED);
 		j->why = BROKEN_POLICY;	/* (none is told: none had a promise) */
 	}
 	s->placing = true;
@@ -934,7 +970,7 @@ static void cons_drop(struct sched *s)
 
 		if ((j->flags & JF_RESERVED) && user_cap(s))
 			user_plan_add(s, j, j->resv, j->hold, 1);
-		j->flags &= (uint8_t)~(JF_READY | JF_RESERVED | JF_EVICTED | JF_WAITED);
+		j->flags &= (uint16_t)~(JF_READY | JF_RESERVED | JF_EVICTED | JF_WAITED);
 	}
 	s->ready_len = 0;
 	s->next_due = BF_NEVER;
@@ -968,6 +1004,9 @@ static void cons_limit_changed(struct sched *s, uint32_t slot, bf_time now, bf_t
 	 * memory, or jobs wait for a place) is placed as an arrival. */
 	j->why = BROKEN_LIMIT;
 	s->st.replans++;
+	/* Its successors follow it wherever it lands. */
+	if (j->flags & JF_PREDS)
+		deps_evict_succs(s, slot);
 	if (s->need_compress)
 		(void)cons_compress(s, now);
 	if ((j->flags & JF_RESERVED) || (s->compress_more && !s->placing))

@@ -86,7 +86,7 @@ static uint32_t first_walked(struct sched *s, bf_time now, uint64_t *walked)
 		struct prio_item x;
 
 		(*walked)++;
-		if (!user_eligible(s, j))
+		if (!may_start(s, j))
 			continue;
 		if (best.slot != NONE && !(j->flags & JF_TOP) &&
 		    minutes_waited(j, now) + boost < best.key) {
@@ -204,13 +204,13 @@ static uint32_t start_by_heap(struct sched *s, bf_time now)
 	uint64_t rank = 0;
 
 	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next)
-		if (user_eligible(s, &s->jobs[i]))
+		if (may_start(s, &s->jobs[i]))
 			s->order[n++] = item(s, i, now, &rank);
 	heap_make(s->order, n);
 	while (n) {
 		uint32_t slot = heap_pop(s->order, &n);
 
-		if (!user_eligible(s, &s->jobs[slot]))
+		if (!may_start(s, &s->jobs[slot]))
 			continue;
 		if (s->jobs[slot].nodes > s->ns.nfree)
 			return slot;

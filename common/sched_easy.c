@@ -90,7 +90,7 @@ bool easy_may_backfill(const struct sched *s, const struct job *j, bf_time shado
                        uint32_t freen, bf_time now)
 {
 	/* Ending by the shadow: the head's nodes are back by then. */
-	return j->nodes <= freen && user_eligible(s, j) &&
+	return j->nodes <= freen && may_start(s, j) &&
 	       (now + j->hold <= shadow || (int64_t)j->nodes <= extra);
 }
 
@@ -134,13 +134,13 @@ static void capped_pass(struct sched *s, bf_time now, bool backfill)
 	 * jobs start in queue order while they fit, and the first that does
 	 * not is the head. Jobs before a holder that waits only backfill. */
 	if (hslot != NONE && s->jobs[hslot].nodes <= s->ns.nfree &&
-	    user_eligible(s, &s->jobs[hslot])) {
+	    may_start(s, &s->jobs[hslot])) {
 		sched_start_job(s, hslot, now);
 		hslot = NONE;
 	}
 	for (uint32_t i = s->qhead, nx; hslot == NONE && i != NONE; i = nx) {
 		nx = s->jobs[i].next;
-		if (!user_eligible(s, &s->jobs[i]))
+		if (!may_start(s, &s->jobs[i]))
 			continue;
 		if (s->jobs[i].nodes > s->ns.nfree)
 			hslot = i;
@@ -200,7 +200,7 @@ static void pass(struct sched *s, bf_time now, bool backfill)
 	int64_t extra;
 	uint32_t freen;
 
-	if (user_cap(s) || (s->has_last_head && s->qhead != NONE &&
+	if (user_cap(s) || deps_any(s) || (s->has_last_head && s->qhead != NONE &&
 	                    s->jobs[s->qhead].id != s->last_head)) {
 		capped_pass(s, now, backfill);
 		return;
@@ -244,7 +244,7 @@ void easy_adopt(struct sched *s, bf_time now, struct job *head,
 	s->head_passed = false;
 	/* Under a cap the head is the first eligible job (see sched.h); with
 	 * none eligible, nobody is promised anything. */
-	while (head && !user_eligible(s, head))
+	while (head && !may_start(s, head))
 		head = head->next == NONE ? NULL : &s->jobs[head->next];
 	if (head) {
 		was = head->resv;

@@ -22,6 +22,14 @@ struct sched_forecast {
 	size_t norder, pos;
 	bool has_tail;
 	uint64_t tail_id, tail_seq;
+	/* The predicted starts of jobs that others depend on, by slot (seq:
+	 * the job the slot held), for their successors: a job is planned
+	 * after its predecessors' predicted ends. */
+	struct fc_pred {
+		uint64_t seq;
+		bf_time t;
+	} *pred;
+	uint32_t pred_cap;
 };
 
 struct sched_forecast *sched_forecast_new(const struct sched *s, bf_time now)
@@ -53,6 +61,7 @@ void sched_forecast_free(struct sched_forecast *f)
 	if (!f)
 		return;
 	profile_destroy(&f->what_if);
+	free(f->pred);
 	free(f->order);
 	free(f);
 }
@@ -74,6 +83,54 @@ static bool next_slot(const struct sched *s, const struct sched_forecast *f, uin
 	return true;
 }
 
+/* The earliest start a job's predecessors allow in this forecast: a
+ * running one's hold, a queued one's predicted start (plus its hold for an
+ * END edge); BF_NEVER if one was not planned (yet, or with no start). */
+static bf_time pred_bound(const struct sched *s, const struct sched_forecast *f,
+                          const struct job *j)
+{
+	bf_time b = INT64_MIN;
+
+	for (uint32_t k = s->deps.in[j - s->jobs]; k != NONE; k = s->deps.e[k].next_in) {
+		const struct dep_edge *e = &s->deps.e[k];
+		const struct job *p = &s->jobs[e->pred];
+		bf_time t;
+
+		if (p->state == SLOT_RUNNING) {
+			t = p->start + p->hold;
+		} else {
+			if (e->pred >= f->pred_cap || f->pred[e->pred].seq != p->seq ||
+			    f->pred[e->pred].t == BF_NEVER)
+				return BF_NEVER;
+			t = f->pred[e->pred].t + (e->kind == SCHED_DEP_END ? p->hold : 0);
+		}
+		if (t > b)
+			b = t;
+	}
+	return b;
+}
+
+/* Keep a job's predicted start for its successors. */
+static int keep_pred(const struct sched *s, struct sched_forecast *f, const struct job *j,
+                     bf_time t)
+{
+	uint32_t slot = (uint32_t)(j - s->jobs);
+
+	if (slot >= f->pred_cap) {
+		uint32_t cap = s->jobs_cap;
+		struct fc_pred *p = realloc(f->pred, (size_t)cap * sizeof *p);
+
+		if (!p)
+			return SCHED_E_NOMEM;
+		for (uint32_t k = f->pred_cap; k < cap; k++)
+			p[k] = (struct fc_pred){ .seq = UINT64_MAX, .t = BF_NEVER };
+		f->pred = p;
+		f->pred_cap = cap;
+	}
+	f->pred[slot] = (struct fc_pred){ .seq = j->seq, .t = t };
+	return 0;
+}
+
 /* One job's prediction (conservative: its guarantee). 0 or SCHED_E_NOMEM. */
 static int plan(const struct sched *s, struct sched_forecast *f, const struct job *j, bf_time now,
                 void (*out)(uint64_t id, bf_time t, void *arg), void *arg)
@@ -82,15 +139,20 @@ static int plan(const struct sched *s, struct sched_forecast *f, const struct jo
 
 	if (!s->pol->reserves) {
 		/* Planned in a later slice: from that slice's now. */
-		bf_time from = f->from > now ? f->from : now;
+		bf_time from = f->from > now ? f->from : now, b = INT64_MIN;
 
 		if (profile_prepare(&f->what_if, 2) < 0)
 			return SCHED_E_NOMEM;
-		t = profile_anchor(&f->what_if, j->nodes, j->hold, from);
+		if (j->flags & JF_DEPS)
+			b = pred_bound(s, f, j);
+		t = b == BF_NEVER ? BF_NEVER :
+		    profile_anchor(&f->what_if, j->nodes, j->hold, b > from ? b : from);
 		if (t != BF_NEVER)
 			profile_reserve(&f->what_if, t, j->nodes, j->hold);
 		if (s->pol->keeps_order && t != BF_NEVER)
 			f->from = t;
+		if ((j->flags & JF_PREDS) && keep_pred(s, f, j, t) < 0)
+			return SCHED_E_NOMEM;
 	}
 	out(j->id, t, arg);
 	return 0;

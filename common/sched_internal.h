@@ -19,6 +19,14 @@ enum job_flag {
 	JF_WAITED = 1 << 5,	/* conservative: due at a pass that could not start it */
 	JF_MOVED = 1 << 6,	/* its resv changed since sched_drain_moved (on s->moved) */
 	JF_TOP = 1 << 7,	/* put first (sched_top): CREASY puts it before any priority */
+	/* Dependencies (sched_deps.c): */
+	JF_DEPS = 1 << 8,	/* has predecessors it must start or end after */
+	JF_PREDS = 1 << 9,	/* has successors waiting for it */
+	JF_COND = 1 << 10,	/* waits for its driver's word (sched_dep_release) */
+	JF_DEPMOVED = 1 << 11,	/* conservative: its earliest start moved earlier
+				 * by a predecessor: the next compression searches
+				 * it from there, whatever the freed log says */
+	JF_MARK = 1 << 12,	/* a passing mark (check_deps: a job named twice) */
 };
 
 enum slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_RUNNING };
@@ -76,7 +84,7 @@ struct job {
 	uint32_t nodes;
 	uint32_t prev, next;	/* queue links; next also links free slots */
 	uint8_t state;
-	uint8_t flags;
+	uint16_t flags;
 	uint8_t why;		/* waiting for a place (JF_EVICTED): the cause told
 				 * if its new place is later than promised */
 
@@ -122,6 +130,28 @@ struct repair {
 	uint8_t why;		/* the cause told to a job that moves later */
 	bf_time from;		/* over capacity nowhere before, but for running jobs */
 	struct sweep w;
+};
+
+/* A dependency: succ may start only after pred ends (SCHED_DEP_END) or
+ * starts (SCHED_DEP_START). Each job's edges in and out are lists through
+ * the pool, both ways, so any edge goes in O(1). cond: part of a condition
+ * its driver evaluates (sched_dep_release drops those); otherwise an order
+ * of its own (a job array's cap on elements at once), which holds until
+ * the predecessor ends. */
+struct dep_edge {
+	uint32_t pred, succ;
+	uint32_t prev_in, next_in;	/* succ's edges */
+	uint32_t prev_out, next_out;	/* pred's edges (next_out links free edges) */
+	uint8_t kind;
+	bool cond;
+};
+
+struct deps {
+	struct dep_edge *e;
+	uint32_t len, cap, free_head;
+	uint32_t live;		/* edges in use */
+	uint32_t waiting;	/* queued jobs with JF_COND */
+	uint32_t *in, *out;	/* per slot, its first edge (NONE); as large as the job table */
 };
 
 struct sched {
@@ -222,6 +252,7 @@ struct sched {
 	uint8_t head_passed_why;
 
 	struct users users;	/* empty while prm.max_running_per_user is 0 */
+	struct deps deps;	/* sched_deps.c */
 
 	struct sched_stats st;
 	uint64_t violations;
@@ -282,6 +313,51 @@ static inline bool user_eligible(const struct sched *s, const struct job *j)
 	return !user_cap(s) || user_of(s, j)->running < user_cap(s);
 }
 
+/* sched_deps.c: dependencies between jobs (see sched.h). */
+/* A job waits for predecessors or for its driver's word. */
+static inline bool dep_blocked(const struct job *j)
+{
+	return (j->flags & (JF_DEPS | JF_COND)) != 0;
+}
+
+/* A job that may start now, as far as its user and its dependencies go. */
+static inline bool may_start(const struct sched *s, const struct job *j)
+{
+	return !dep_blocked(j) && user_eligible(s, j);
+}
+
+/* Jobs wait on one another: the EASY family's passes then take the path
+ * that passes over jobs that may not start (as under a cap). */
+static inline bool deps_any(const struct sched *s)
+{
+	return s->deps.live || s->deps.waiting;
+}
+
+int  deps_grow_slots(struct sched *s, uint32_t cap);
+void deps_destroy(struct sched *s);
+void deps_init_slot(struct sched *s, uint32_t slot);
+/* Room for n more edges; 0 or -1. */
+int  deps_room(struct sched *s, uint32_t n);
+void deps_add(struct sched *s, uint32_t pred, uint32_t succ, uint8_t kind, bool cond);
+/* The job leaves the system (ended, cancelled): every edge in and out
+ * goes; its successors may move earlier. */
+void deps_leave(struct sched *s, uint32_t slot);
+/* The job started: the edges of successors that waited for its start go. */
+void deps_started(struct sched *s, uint32_t slot);
+/* Its driver's word: the edges of its condition go, and its wait. */
+void deps_release(struct sched *s, uint32_t slot);
+/* The earliest start its predecessors allow (conservative: by their
+ * reservations and holds); INT64_MIN if none constrains it, BF_NEVER if
+ * one has no place yet. */
+bf_time deps_bound(const struct sched *s, const struct job *j);
+/* Conservative: the successors of a job whose place is taken back are
+ * taken back too (its new place may be later). */
+void deps_evict_succs(struct sched *s, uint32_t slot);
+/* Conservative: take back every reservation that now starts before its
+ * predecessors allow (a hold grew); true if any. */
+bool deps_evict_early(struct sched *s);
+int  deps_check(const struct sched *s, char *buf, size_t len);
+
 /* sched_runs.c: runs of alike queued jobs (see struct run). */
 void runs_init_slots(struct sched *s, uint32_t from, uint32_t to);
 /* The job leaves its run: it changes, or leaves the queue (called while it
@@ -313,10 +389,14 @@ static inline uint64_t job_settled(const struct sched *s, const struct job *j)
 
 /* A queued job's reserved or promised start changes: every change goes
  * through here, so the driver hears of it (sched_drain_moved). */
+void deps_earlier(struct sched *s, uint32_t slot);
+
 static inline void set_resv(struct sched *s, struct job *j, bf_time t)
 {
 	if (t != j->resv)
 		run_changes(s, (uint32_t)(j - s->jobs));
+	if (t < j->resv && (j->flags & JF_PREDS))
+		deps_earlier(s, (uint32_t)(j - s->jobs));
 	j->resv = t;
 	if (j->flags & JF_MOVED)
 		return;

@@ -88,8 +88,11 @@ void runs_clear(struct sched *s)
 
 bool runs_alike(const struct sched *s, const struct job *a, const struct job *b)
 {
+	/* (a job after its predecessors is placed by them, not by its
+	 * shape: it is in no run) */
 	return a->resv == b->resv && a->nodes == b->nodes && a->hold == b->hold &&
 	       (a->flags & JF_RESERVED) && (b->flags & JF_RESERVED) &&
+	       !((a->flags | b->flags) & (JF_DEPS | JF_DEPMOVED)) &&
 	       (!user_cap(s) || job_user(s, a) == job_user(s, b));
 }
 

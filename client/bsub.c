@@ -7,16 +7,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "bsub_args.h"
+#include "bsub_wait.h"
 #include "client.h"
 #include "duration.h"
 #include "proto.h"
+#include "where.h"
 
 extern char **environ;
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: bsub -n NODES [-t TIME] [-J NAME] [-o OUT] [-e ERR] [-cwd DIR]\n"
+"usage: bsub -n NODES [-t TIME] [-J NAME] [-o OUT] [-e ERR] [-cwd DIR] [-K]\n"
 "            [--socket PATH] [SCRIPT [ARGS...] | COMMAND [ARGS...]]\n"
 "       bsub --help | --version\n"
 "\n"
@@ -36,6 +38,11 @@ static void usage(FILE *f)
 "  -e ERR          standard error file (default: the -o file if given, else\n"
 "                  bsub-ID.out); relative to the job's directory\n"
 "  -cwd DIR        the job's working directory (default: the current one)\n"
+"  -K              wait until the job ends, saying <<Waiting for dispatch ...>>,\n"
+"                  <<Starting on NODES>> and <<Job is finished>> on stderr, and\n"
+"                  exit with the job's exit code (128+N if signal N ended it;\n"
+"                  126 if it never ran to its end: cancelled while pending,\n"
+"                  not started, failed). Ctrl-C cancels the job and exits 130.\n"
 "  --socket PATH   the daemon's socket (default: $BACKFILLD_SOCKET, else the\n"
 "                  socket key of $BACKFILLD_CONFIG or /etc/backfilld/backfilld.yaml,\n"
 "                  else /run/backfilld/backfilld.sock if it exists, else the\n"
@@ -47,7 +54,8 @@ static void usage(FILE *f)
 "'#BSUB -n 4 -t 1:00'; the command line wins. Options go before SCRIPT.\n"
 "\n"
 "Exit status: 0 submitted, 1 refused by the daemon, 2 usage error, 3 the\n"
-"daemon could not be reached. See bsub(1).\n");
+"daemon could not be reached; with -K, once submitted, as said above (125:\n"
+"the job's end cannot be learned). See bsub(1).\n");
 }
 
 static int usage_error(const char *msg)
@@ -95,16 +103,54 @@ static uint32_t current_umask(void)
 	return (uint32_t)m & 0777;
 }
 
+/* Send the job (req, encoded) to the daemon, say what it answered and,
+ * with -K, wait for the job's end at that same daemon. bsub's exit status. */
+static int send_job(const struct bsub_opts *cmd, const struct proto_buf *req,
+                    const struct bsub_job *job)
+{
+	struct proto_submitted sd;
+	struct where at, pinned;
+	uint8_t *reply = NULL;
+	size_t len = 0, used = 0;
+	char err[2048];
+	bool flushed;
+	int rc;
+
+	if (where_resolve(cmd->socket, geteuid() == 0, &at, err, sizeof err) < 0) {
+		fprintf(stderr, "bsub: %s\n", err);
+		return CLIENT_EXIT_UNREACHABLE;
+	}
+	/* From the submission on: a Ctrl-C while it is on its way cancels
+	 * the job as soon as it has an id, and leaves nothing behind. */
+	if (cmd->wait)
+		bsub_wait_arm();
+	if ((rc = client_call_at("bsub", &at, req, PT_SUBMITTED, &reply, &len, &used)) != 0)
+		return rc;
+	if (proto_dec_submitted(reply, len, &sd, err, sizeof err) < 0) {
+		fprintf(stderr, "bsub: unreadable reply from backfilld: %s (the job may have been "
+		        "submitted: check with bq)\n", err);
+		free(reply);
+		return CLIENT_EXIT_UNREACHABLE;
+	}
+	free(reply);
+	print_submitted(&sd, job);
+	flushed = fflush(stdout) == 0;
+	if (!cmd->wait)
+		return flushed ? CLIENT_EXIT_OK : CLIENT_EXIT_REFUSED;
+	/* With -K the job's end is the answer, even if that line was lost. */
+	bsub_wait_pin(&at, used, &pinned);
+	return bsub_wait(&pinned, sd.job);
+}
+
 int main(int argc, char **argv)
 {
 	struct bsub_opts cmd, scr = { 0 };
 	struct bsub_job job = { 0 };
 	struct proto_buf req;
 	struct proto_submit m;
-	struct proto_submitted sd;
 	char err[1024], *cwd;
-	uint8_t *script = NULL, *reply = NULL;
-	size_t script_len = 0, reply_len = 0;
+	uint8_t *script = NULL;
+	size_t script_len = 0;
 	const char **env = NULL;
 	uint32_t envc = 0, dropped = 0;
 	struct stat st;
@@ -198,21 +244,9 @@ int main(int argc, char **argv)
 		rc = CLIENT_EXIT_USAGE;
 		goto out;
 	}
-	rc = client_call("bsub", cmd.socket, &req, PT_SUBMITTED, &reply, &reply_len);
+	rc = send_job(&cmd, &req, &job);
 	proto_buf_free(&req);
-	if (rc != 0)
-		goto out;
-	if (proto_dec_submitted(reply, reply_len, &sd, err, sizeof err) < 0) {
-		fprintf(stderr, "bsub: unreadable reply from backfilld: %s (the job may have been "
-		        "submitted: check with bq)\n", err);
-		rc = CLIENT_EXIT_UNREACHABLE;
-		goto out;
-	}
-	print_submitted(&sd, &job);
-	if (fflush(stdout) != 0)
-		rc = CLIENT_EXIT_REFUSED;
 out:
-	free(reply);
 	free(env);
 	free(script);
 	bsub_job_free(&job);

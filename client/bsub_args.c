@@ -190,6 +190,10 @@ static int parse_cmdline(int argc, char **argv, struct bsub_opts *o, char *err, 
 		}
 		if (asks_mail(a))
 			return no_mail(a, err, errlen);
+		if (strcmp(a, "-K") == 0) {
+			o->wait = true;
+			continue;
+		}
 		if ((k = find_opt(a)) < 0) {
 			for (size_t j = 0; j < sizeof job_opts / sizeof *job_opts; j++) {
 				size_t fl = strlen(job_opts[j].flag);
@@ -270,7 +274,7 @@ static int split_words(const char *s, size_t len, char *buf, char **words, size_
  * the next word with it. */
 static bool lsf_flag(const char *w)
 {
-	static const char *const flags[] = { "-B", "-N", "-x", "-r", "-rn", "-K", "-I", "-Ip",
+	static const char *const flags[] = { "-B", "-N", "-x", "-r", "-rn", "-I", "-Ip",
 	                                     "-Is", "-H", "-ul", "-hl", "-Ne", "-IS", "-ISp",
 	                                     "-ISs", "-IX" };
 
@@ -330,13 +334,15 @@ static int bsub_line(const char *s, size_t len, struct bsub_opts *o, const char 
 				rc = set_opt(o, k, words[++i], err, errlen);
 		} else if (asks_mail(w)) {
 			rc = no_mail(w, err, errlen);
+		} else if (strcmp(w, "-K") == 0) {
+			o->wait = true;
 		} else if (w[0] == '-') {
 			const char *v = i + 1 < n && words[i + 1][0] != '-' && !lsf_flag(w) ?
 			                words[++i] : NULL;
 
 			if (warn(o, label, line, "#BSUB %.*s%s%s%.*s%s%s is not an option of "
-			         "backfilld's; ignored (#BSUB lines take -n, -t, -W, -J, -o, -e and "
-			         "-cwd)", shown(w), w, more(w), v ? " '" : "", v ? shown(v) : 0,
+			         "backfilld's; ignored (#BSUB lines take -n, -t, -W, -J, -o, -e, "
+			         "-cwd and -K)", shown(w), w, more(w), v ? " '" : "", v ? shown(v) : 0,
 			         v ? v : "", v ? more(v) : "", v ? "'" : "") < 0)
 				rc = errf(err, errlen, "out of memory");
 		} else {
@@ -450,6 +456,8 @@ void bsub_merge(struct bsub_opts *cmd, struct bsub_opts *script)
 		cmd->has_nodes = true;
 		cmd->nodes = script->nodes;
 	}
+	/* -K has no value to override: given in either place, bsub waits. */
+	cmd->wait = cmd->wait || script->wait;
 	if (!cmd->has_time && script->has_time) {
 		cmd->has_time = true;
 		cmd->estimate = script->estimate;

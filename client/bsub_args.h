@@ -6,7 +6,7 @@
  *   -n NODES   whole number >= 1        -J NAME   job name
  *   -t TIME    time limit (duration.h)  -o FILE   standard output
  *   -W TIME    the same as -t           -e FILE   standard error
- *   -cwd DIR   working directory
+ *   -cwd DIR   working directory        -K        wait for the job's end (no value)
  * Command line only: --socket PATH (or --socket=PATH), -h/--help,
  * -V/--version, "--" (ends the options). The first word that is not an
  * option is the script ("-": standard input), and the words after it are
@@ -33,6 +33,7 @@ struct bsub_opts {
 	uint32_t nodes;
 	bf_time estimate;
 	char *name, *out, *err, *cwd;
+	bool wait;		/* -K: wait for the job to end (bsub_wait.h) */
 	/* Command line only (pointers into argv). */
 	const char *socket;
 	const char *script;	/* NULL: standard input (also for "-") */
@@ -76,7 +77,8 @@ int bsub_parse_cmdline(int argc, char **argv, struct bsub_opts *o, char *err, si
 int bsub_scan_script(const uint8_t *data, size_t len, const char *label, struct bsub_opts *o,
                      char *err, size_t errlen);
 
-/* Give cmd every job option it lacks from script (which loses them). */
+/* Give cmd every job option it lacks from script (which loses them); -K
+ * in either sets it. */
 void bsub_merge(struct bsub_opts *cmd, struct bsub_opts *script);
 
 /* The job to send: -n and -t are required; the working directory is -cwd

@@ -209,6 +209,13 @@ int client_request(const char *socket_opt, const struct proto_buf *req, uint8_t 
 int client_request_at(const struct where *w, const struct proto_buf *req, uint8_t **reply,
                       size_t *reply_len, enum proto_type *type, char *err, size_t errlen)
 {
+	return client_request_via(w, req, reply, reply_len, type, NULL, err, errlen);
+}
+
+int client_request_via(const struct where *w, const struct proto_buf *req, uint8_t **reply,
+                       size_t *reply_len, enum proto_type *type, size_t *used, char *err,
+                       size_t errlen)
+{
 	const struct where_cand *cand = NULL;
 	const char *path;
 	char why[256];
@@ -225,6 +232,8 @@ int client_request_at(const struct where *w, const struct proto_buf *req, uint8_
 	if ((fd = connect_where(w, &cand, err, errlen)) < 0)
 		return -1;
 	path = cand->path;
+	if (used)
+		*used = (size_t)(cand - w->c);
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
 		int e = errno;
 
@@ -334,7 +343,6 @@ int client_call(const char *prog, const char *socket_opt, const struct proto_buf
                 enum proto_type want, uint8_t **reply, size_t *reply_len)
 {
 	char err[2048];
-	enum proto_type type;
 	struct where w;
 
 	*reply = NULL;
@@ -343,14 +351,25 @@ int client_call(const char *prog, const char *socket_opt, const struct proto_buf
 		fprintf(stderr, "%s: %s\n", prog, err);
 		return CLIENT_EXIT_UNREACHABLE;
 	}
+	return client_call_at(prog, &w, req, want, reply, reply_len, NULL);
+}
+
+int client_call_at(const char *prog, const struct where *w, const struct proto_buf *req,
+                   enum proto_type want, uint8_t **reply, size_t *reply_len, size_t *used)
+{
+	char err[2048];
+	enum proto_type type;
+
+	*reply = NULL;
+	*reply_len = 0;
 	/* A broken configuration file is the administrator's to fix; the
 	 * user still gets an answer, and a line saying why it may be wrong. */
-	if (w.warning[0]) {
+	if (w->warning[0]) {
 		fprintf(stderr, "%s: warning: ", prog);
-		client_put_text(stderr, w.warning, 0);
+		client_put_text(stderr, w->warning, 0);
 		fputc('\n', stderr);
 	}
-	if (client_request_at(&w, req, reply, reply_len, &type, err, sizeof err) < 0) {
+	if (client_request_via(w, req, reply, reply_len, &type, used, err, sizeof err) < 0) {
 		fprintf(stderr, "%s: %s\n", prog, err);
 		return CLIENT_EXIT_UNREACHABLE;
 	}

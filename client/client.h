@@ -49,6 +49,12 @@ int client_request(const char *socket_opt, const struct proto_buf *req, uint8_t 
  * Connection refused (is the daemon running? ...)". */
 int client_request_at(const struct where *w, const struct proto_buf *req, uint8_t **reply,
                       size_t *reply_len, enum proto_type *type, char *err, size_t errlen);
+/* The same, saying which candidate answered: its index in w->c, in *used
+ * (set only on success). A client that must keep talking to the same
+ * daemon (bsub -K) asks that one alone afterwards. */
+int client_request_via(const struct where *w, const struct proto_buf *req, uint8_t **reply,
+                       size_t *reply_len, enum proto_type *type, size_t *used, char *err,
+                       size_t errlen);
 
 /* client_request() and the reply's first check, as every client needs it:
  * a warning about a broken configuration file goes to stderr as
@@ -58,6 +64,11 @@ int client_request_at(const struct where *w, const struct proto_buf *req, uint8_
  * printed). On success returns 0 with the reply as client_request gives it. */
 int client_call(const char *prog, const char *socket_opt, const struct proto_buf *req,
                 enum proto_type want, uint8_t **reply, size_t *reply_len);
+/* client_call with the candidates already resolved (where_resolve; the
+ * caller says a failure of that), and which one answered in *used (may be
+ * NULL), as client_request_via. */
+int client_call_at(const char *prog, const struct where *w, const struct proto_buf *req,
+                   enum proto_type want, uint8_t **reply, size_t *reply_len, size_t *used);
 /* One job, as bq -l asks for it (PT_INFO): 0 with *job, whose strings are in
  * *reply and *a (the caller frees both, also on failure); CLIENT_EXIT_NOJOB
  * when the reply holds no such job (nothing printed); else client_call's

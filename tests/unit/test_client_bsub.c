@@ -1,11 +1,14 @@
 /* bsub's rules without a daemon: node counts, the command line, #BSUB
  * lines, merging, absolute paths, the environment, reading the script. */
 #include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "bsub_args.h"
+#include "bsub_wait.h"
 #include "proto.h"
 #include "tap.h"
 
@@ -300,9 +303,112 @@ static void merging(void)
 	CMD(&c, "job.sh");
 	scan(&s, "");
 	bsub_merge(&c, &s);
-	ok(!c.has_nodes && !c.has_time && !c.name, "nothing from nothing");
+	ok(!c.has_nodes && !c.has_time && !c.name && !c.wait, "nothing from nothing");
 	bsub_opts_free(&c);
 	bsub_opts_free(&s);
+
+	CMD(&c, "-n", "1", "job.sh");
+	scan(&s, "#BSUB -K -t 10\n");
+	ok(s.wait && !s.warnings, "#BSUB -K is read, without a warning");
+	bsub_merge(&c, &s);
+	ok(c.wait && c.estimate == 10 * MIN_US, "#BSUB -K: bsub waits");
+	bsub_opts_free(&c);
+	bsub_opts_free(&s);
+}
+
+/* A job's record as PT_INFO gives it: state, started or not, exit status
+ * (st < 0: none). */
+static struct proto_job rec(const char *state, bool ran, int32_t st)
+{
+	return (struct proto_job){ .id = 7, .state = state, .start_kind = ran ? PS_ACTUAL : PS_NONE,
+	                           .has_exit = st >= 0, .exit_status = st >= 0 ? st : 0 };
+}
+
+#define EXITED(c) ((c) << 8)
+
+static void waiting(void)
+{
+	static const struct {
+		const char *state;
+		bool ran;
+		int32_t st;
+		enum bsub_phase phase;
+		int code;
+		const char *what;
+	} cases[] = {
+		{ "queued", false, -1, BW_PENDING, 0, NULL },
+		{ "held", false, -1, BW_PENDING, 0, NULL },
+		{ "running", true, -1, BW_RUNNING, 0, NULL },
+		{ "done", true, EXITED(0), BW_ENDED, 0, "Job is finished" },
+		{ "done", true, EXITED(3), BW_ENDED, 3, "Job is finished" },
+		{ "exit", true, EXITED(3), BW_ENDED, 3, "Job is finished" },
+		{ "done", true, SIGTERM, BW_ENDED, 143, "Job is finished" },
+		{ "exit", true, SIGSEGV | 0x80, BW_ENDED, 139, "Job is finished" },
+		{ "killed", true, SIGKILL, BW_ENDED, 137, "Job was killed at its time limit" },
+		{ "killed", true, EXITED(0), BW_ENDED, 143, "Job was killed at its time limit" },
+		{ "killed", true, EXITED(4), BW_ENDED, 4, "Job was killed at its time limit" },
+		{ "cancelled", true, SIGTERM, BW_ENDED, 143, "Job was cancelled while running" },
+		{ "cancelled", true, EXITED(0), BW_ENDED, 143, "Job was cancelled while running" },
+		{ "cancelled", false, -1, BW_ENDED, 126, "Terminated while pending" },
+		{ "failed", false, -1, BW_ENDED, 126, "Job failed" },
+		{ "failed", true, EXITED(0), BW_ENDED, 126, "Job failed" },
+		{ "done", true, -1, BW_ENDED, 125, "Job ended; its exit status is not known" },
+		/* a newer daemon's states: live until the record has an exit status */
+		{ "waiting", false, -1, BW_PENDING, 0, NULL },
+		{ "suspended", true, -1, BW_RUNNING, 0, NULL },
+		{ "timeout", true, EXITED(5), BW_ENDED, 5, "Job is finished" },
+	};
+
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		struct proto_job j = rec(cases[k].state, cases[k].ran, cases[k].st);
+		enum bsub_phase ph = bsub_wait_phase(&j);
+		struct bsub_end e = { 0 };
+
+		if (ph == BW_ENDED)
+			bsub_wait_end(&j, &e);
+		ok(ph == cases[k].phase && (ph != BW_ENDED || (e.code == cases[k].code &&
+		   streq(e.what, cases[k].what))), "%s, %s, status %d: phase %d, exit %d, <<%s>>",
+		   cases[k].state, cases[k].ran ? "started" : "never started", (int)cases[k].st,
+		   (int)ph, e.code, e.what ? e.what : "");
+	}
+	{
+		struct proto_job j = rec("failed", false, -1);
+		struct bsub_end e;
+
+		j.reason = "cannot chdir to /gone";
+		bsub_wait_end(&j, &e);
+		ok(streq(e.detail, "cannot chdir to /gone"), "a failure says its reason");
+	}
+	{
+		int ms = BSUB_WAIT_FIRST_MS, steps = 0, last = 0;
+
+		while (ms < BSUB_WAIT_MAX_MS && steps < 100) {
+			last = ms;
+			ms = bsub_wait_backoff(ms, BSUB_WAIT_MAX_MS);
+			steps++;
+		}
+		ok(ms == BSUB_WAIT_MAX_MS && last < ms && steps < 10 &&
+		   bsub_wait_backoff(ms, BSUB_WAIT_MAX_MS) == BSUB_WAIT_MAX_MS,
+		   "the interval grows from %d ms to %d ms in %d steps and stays there",
+		   BSUB_WAIT_FIRST_MS, BSUB_WAIT_MAX_MS, steps);
+		ok(bsub_wait_backoff(BSUB_WAIT_DOWN_MS, BSUB_WAIT_MAX_MS) == BSUB_WAIT_MAX_MS &&
+		   bsub_wait_backoff(0, BSUB_WAIT_MAX_MS) == BSUB_WAIT_FIRST_MS,
+		   "a longer interval comes back down to the cap; none starts at the first");
+	}
+}
+
+static void pinning(void)
+{
+	struct where w = { .n = 3 }, p;
+
+	snprintf(w.c[0].path, sizeof w.c[0].path, "/etc.sock");
+	snprintf(w.c[1].path, sizeof w.c[1].path, "/run/b.sock");
+	snprintf(w.c[2].path, sizeof w.c[2].path, "/tmp/u.sock");
+	w.c[1].may_skip = true;
+	snprintf(w.warning, sizeof w.warning, "broken file");
+	bsub_wait_pin(&w, 1, &p);
+	ok(p.n == 1 && streq(p.c[0].path, "/run/b.sock") && !p.c[0].may_skip && !p.warning[0],
+	   "waiting asks only the daemon that took the job, even while its socket is gone");
 }
 
 static void abs_paths(void)
@@ -573,8 +679,8 @@ static void wrapping(void)
 	ok(CMD(&o, "-n", "1", "-B", "job.sh") < 0 && has("-B: backfilld sends no mail"),
 	   "-B is refused: no mail is configured");
 	ok(CMD(&o, "-N", "job.sh") < 0 && has("-N: backfilld sends no mail"), "so is -N");
-	ok(scan(&o, "#BSUB -x -K -n 2\n") == 0 && o.nodes == 2 && o.warnings &&
-	   strstr(o.warnings, "#BSUB -x is not") && strstr(o.warnings, "#BSUB -K is not"),
+	ok(scan(&o, "#BSUB -x -r -n 2\n") == 0 && o.nodes == 2 && o.warnings &&
+	   strstr(o.warnings, "#BSUB -x is not") && strstr(o.warnings, "#BSUB -r is not"),
 	   "LSF flags without a value do not swallow the next option");
 	bsub_opts_free(&o);	/* (a scan starts from an empty *o) */
 	ok(scan(&o, "#BSUB -n 2\n#BSUB -N\n") < 0 && has("-N: backfilld sends no mail"),
@@ -592,6 +698,8 @@ int main(void)
 	command_line();
 	bsub_lines();
 	merging();
+	waiting();
+	pinning();
 	abs_paths();
 	finishing();
 	environment();

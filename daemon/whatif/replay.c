@@ -358,6 +358,18 @@ struct sim {
 	uint64_t events, checks, extended, broken;
 };
 
+/* Here, not with the reports' names: --jobs-out names it too, and the
+ * replay calls nothing of the reports. */
+const char *replay_deps_name(enum replay_deps mode)
+{
+	switch (mode) {
+	case DEPS_TRACE:	return "trace";
+	case DEPS_NONE:		return "none";
+	case DEPS_AUTO:		break;
+	}
+	return "auto";
+}
+
 /* Why job j's field 17 is not honoured, or DEP_NREASONS if it is;
  * where[] maps trace lines to simulated jobs. */
 static enum replay_dep_ignored dep_verdict(const struct rjob *j, const uint32_t *where,

@@ -38,16 +38,6 @@ const char *replay_dep_ignored_name(enum replay_dep_ignored why)
 	return "unknown";
 }
 
-const char *replay_deps_name(enum replay_deps mode)
-{
-	switch (mode) {
-	case DEPS_TRACE:	return "trace";
-	case DEPS_NONE:		return "none";
-	case DEPS_AUTO:		break;
-	}
-	return "auto";
-}
-
 static uint64_t skipped_total(const struct replay_result *r)
 {
 	uint64_t total = 0;

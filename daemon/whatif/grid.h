@@ -34,6 +34,7 @@ struct cell_row {
 	double utilization, est_accuracy, wall_s;
 	struct bd_dist wait, response, bsld;
 	struct stats_bm ci_wait, ci_bsld;
+	struct replay_dep_counts deps;	/* the same shown in every cell */
 };
 
 size_t grid_cells(const struct grid *g);

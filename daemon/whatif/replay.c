@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "preceding.h"
 #include "swf.h"
 #include "tq.h"
 #include "sys/clock.h"
@@ -24,6 +25,9 @@ struct rjob {
 	int64_t size;			/* as read; checked against the machine later */
 	uint32_t line;			/* input order */
 	uint32_t user, exe;		/* fields 12 and 14; UINT32_MAX: unknown */
+	uint32_t pred_line;		/* field 17: the preceding job's line, or
+					 * PRECEDING_NONE / PRECEDING_UNKNOWN */
+	bf_time think;			/* field 18 (unknown: 0); -1: beyond 100 years */
 	uint8_t skip;			/* enum replay_skip, or SKIP_NREASONS if simulated */
 	bool killed, backfilled;
 	bool extend;			/* history: its prediction runs out before its end */
@@ -32,7 +36,10 @@ struct rjob {
 struct trace {
 	struct rjob *jobs;
 	struct swf_job *recs;		/* only with --jobs-out: every field, to write back */
+	int64_t *num, *want;		/* fields 1 and 17, while reading */
 	size_t n, cap;
+	bool names_pred;		/* some line's field 17 is > 0 */
+	bool earlier_pred;		/* some line's field 17 names an earlier line */
 	struct swf_header hdr;		/* a copy; text owned here */
 	uint64_t malformed, reordered;
 	const char *path;
@@ -43,30 +50,61 @@ static uint32_t id_field(int64_t v)
 	return v >= 0 && v < UINT32_MAX ? (uint32_t)v : UINT32_MAX;
 }
 
+/* Room for one more job in every per-line array. 0 or -1. */
+static int grow(struct trace *tr, bool keep_rec)
+{
+	size_t ncap = tr->cap ? tr->cap * 2 : 4096;
+	struct rjob *nj;
+	int64_t *nn, *nw;
+
+	if (tr->n < tr->cap)
+		return 0;
+	/* Lines are numbered in 32 bits, and two values of them are taken. */
+	if (ncap >= PRECEDING_UNKNOWN)
+		return -1;
+	if (!(nj = realloc(tr->jobs, ncap * sizeof *nj)))
+		return -1;
+	tr->jobs = nj;
+	if (!(nn = realloc(tr->num, ncap * sizeof *nn)))
+		return -1;
+	tr->num = nn;
+	if (!(nw = realloc(tr->want, ncap * sizeof *nw)))
+		return -1;
+	tr->want = nw;
+	if (keep_rec) {
+		struct swf_job *nr = realloc(tr->recs, ncap * sizeof *nr);
+
+		if (!nr)
+			return -1;
+		tr->recs = nr;
+	}
+	tr->cap = ncap;
+	return 0;
+}
+
+/* Field 18 in microseconds: unknown (negative) is no think time; -1
+ * marks one beyond 100 years, which cannot be honoured. */
+static bf_time think_time(int64_t v)
+{
+	if (v <= 0)
+		return 0;
+	return v > MAX_SECONDS ? -1 : v * BF_SEC;
+}
+
 static int push_job(struct trace *tr, const struct swf_job *rec, bool keep_rec)
 {
 	struct rjob *j;
 
-	if (tr->n == tr->cap) {
-		size_t ncap = tr->cap ? tr->cap * 2 : 4096;
-		struct rjob *nj = realloc(tr->jobs, ncap * sizeof *nj);
-
-		if (!nj)
-			return -1;
-		tr->jobs = nj;
-		if (keep_rec) {
-			struct swf_job *nr = realloc(tr->recs, ncap * sizeof *nr);
-
-			if (!nr)
-				return -1;
-			tr->recs = nr;
-		}
-		tr->cap = ncap;
-	}
+	if (grow(tr, keep_rec) < 0)
+		return -1;
 	if (keep_rec)
 		tr->recs[tr->n] = *rec;
+	tr->num[tr->n] = rec->f[SWF_JOB];
+	tr->want[tr->n] = rec->f[SWF_PRECEDING];
+	tr->names_pred |= rec->f[SWF_PRECEDING] > 0;
 	j = &tr->jobs[tr->n];
-	*j = (struct rjob){ .line = (uint32_t)tr->n, .start = BF_NEVER, .skip = SKIP_NREASONS };
+	*j = (struct rjob){ .line = (uint32_t)tr->n, .start = BF_NEVER, .skip = SKIP_NREASONS,
+	                    .pred_line = PRECEDING_NONE, .think = think_time(rec->f[SWF_THINK]) };
 	/* Size: requested processors, else allocated. */
 	j->size = rec->f[SWF_REQPROCS] > 0 ? rec->f[SWF_REQPROCS] : rec->f[SWF_ALLOC];
 	if (j->size <= 0)
@@ -87,6 +125,31 @@ static int push_job(struct trace *tr, const struct swf_job *rec, bool keep_rec)
 	}
 	tr->n++;
 	return 0;
+}
+
+/* Each line's preceding job (field 17) as a line; the job numbers are
+ * not needed after this. Returns 0 or -1 (memory). */
+static int resolve_preceding(struct trace *tr)
+{
+	uint32_t *pred;
+	int rc = 0;
+
+	if (tr->names_pred) {
+		if (!(pred = malloc(tr->n * sizeof *pred)) ||
+		    preceding_resolve(tr->num, tr->want, tr->n, pred) < 0) {
+			rc = -1;
+		} else {
+			for (size_t i = 0; i < tr->n; i++) {
+				tr->jobs[i].pred_line = pred[i];
+				tr->earlier_pred |= pred[i] < PRECEDING_UNKNOWN;
+			}
+		}
+		free(pred);
+	}
+	free(tr->num);
+	free(tr->want);
+	tr->num = tr->want = NULL;
+	return rc;
 }
 
 /* Read the whole trace. Malformed lines are errors (the first few shown),
@@ -120,6 +183,11 @@ static int read_trace(const char *path, bool lenient, bool keep, struct trace *t
 			swf_close(r);
 			return -1;
 		}
+	}
+	if (resolve_preceding(tr) < 0) {
+		fprintf(stderr, "backfilld: %s: out of memory after %zu jobs\n", path, tr->n);
+		swf_close(r);
+		return -1;
 	}
 	tr->hdr = *swf_get_header(r);
 	tr->hdr.text = NULL;
@@ -163,6 +231,8 @@ void replay_trace_free(struct trace *tr)
 		return;
 	free(tr->jobs);
 	free(tr->recs);
+	free(tr->num);
+	free(tr->want);
 	free(tr->hdr.text);
 	free(tr);
 }
@@ -265,16 +335,105 @@ static void draw_estimates(const struct replay_settings *set, struct rjob *sim, 
 	}
 }
 
+/* A simulated job's place in a workflow, when dependencies are honoured. */
+#define NO_JOB UINT32_MAX
+struct dep {
+	uint32_t pred;			/* the simulated job it waits for; NO_JOB: none */
+	uint32_t first, next;		/* the jobs waiting for it: a list through next */
+};
+
 struct sim {
 	struct sched *s;
 	struct rjob *jobs;
 	size_t n;
+	struct dep *dep;		/* NULL: no dependency honoured */
 	struct tq ends;			/* job ends, each job at most once */
 	struct tq ext;			/* history: predictions running out */
+	struct tq rel;			/* jobs released by their predecessor's end,
+					 * at their effective submit time */
+	uint64_t delayed;		/* released later than their own submit time */
+	double delay_s;			/* by this much in all, in seconds */
 	struct est_history *hist;	/* the history model only */
 	bool check, per_event;
 	uint64_t events, checks, extended, broken;
 };
+
+/* Here, not with the reports' names: --jobs-out names it too, and the
+ * replay calls nothing of the reports. */
+const char *replay_deps_name(enum replay_deps mode)
+{
+	switch (mode) {
+	case DEPS_TRACE:	return "trace";
+	case DEPS_NONE:		return "none";
+	case DEPS_AUTO:		break;
+	}
+	return "auto";
+}
+
+/* Why job j's field 17 is not honoured, or DEP_NREASONS if it is;
+ * where[] maps trace lines to simulated jobs. */
+static enum replay_dep_ignored dep_verdict(const struct rjob *j, const uint32_t *where,
+                                           enum replay_deps mode)
+{
+	if (j->pred_line == PRECEDING_UNKNOWN)
+		return DEP_NOT_EARLIER;
+	if (where[j->pred_line] == NO_JOB)
+		return DEP_NOT_REPLAYED;
+	if (j->think < 0)
+		return DEP_BAD_THINK;
+	return mode == DEPS_TRACE ? DEP_NREASONS : DEP_OFF;
+}
+
+/* Link every simulated job to the simulated job it waits for (sm->dep),
+ * and count what field 17 did. sm->dep stays NULL when nothing is
+ * honoured, so such a replay runs exactly as one of a trace without
+ * workflows. Returns 0 or -1 (memory). */
+static int link_deps(const struct trace *tr, const struct replay_settings *set, struct sim *sm,
+                     struct replay_dep_counts *c)
+{
+	uint32_t *where;
+
+	c->mode = set->deps != DEPS_AUTO ? set->deps : tr->earlier_pred ? DEPS_TRACE : DEPS_NONE;
+	c->shown = tr->names_pred || set->deps != DEPS_AUTO;
+	if (!tr->names_pred)
+		return 0;
+	where = malloc((tr->n ? tr->n : 1) * sizeof *where);
+	sm->dep = malloc((sm->n ? sm->n : 1) * sizeof *sm->dep);
+	if (!where || !sm->dep) {
+		free(where);
+		return -1;
+	}
+	for (size_t i = 0; i < tr->n; i++)
+		where[i] = NO_JOB;
+	for (size_t k = 0; k < sm->n; k++) {
+		where[sm->jobs[k].line] = (uint32_t)k;
+		sm->dep[k] = (struct dep){ NO_JOB, NO_JOB, NO_JOB };
+	}
+	for (size_t k = 0; k < sm->n; k++) {
+		const struct rjob *j = &sm->jobs[k];
+		enum replay_dep_ignored why;
+		uint32_t p;
+
+		if (j->pred_line == PRECEDING_NONE)
+			continue;
+		c->with_pred++;
+		if ((why = dep_verdict(j, where, c->mode)) != DEP_NREASONS) {
+			c->ignored[why]++;
+			continue;
+		}
+		c->honoured++;
+		p = where[j->pred_line];
+		sm->dep[k].pred = p;
+		sm->dep[k].next = sm->dep[p].first;
+		sm->dep[p].first = (uint32_t)k;
+	}
+	free(where);
+	if (!c->honoured) {
+		free(sm->dep);
+		sm->dep = NULL;
+	}
+	return 0;
+}
 
 static int check(struct sim *sm, bf_time now, const char *after)
 {
@@ -365,6 +524,25 @@ static int extend_event(struct sim *sm, bf_time now, uint32_t id)
 	return check(sm, now, "an extended prediction");
 }
 
+/* The jobs waiting for job id, which ended now: each is submitted after
+ * its think time, but never before its own submit time. From then on its
+ * submit time is that one: its wait and response count from it. The
+ * queue's room was reserved, so the pushes cannot fail. */
+static void release(struct sim *sm, bf_time now, uint32_t id)
+{
+	for (uint32_t d = sm->dep[id].first; d != NO_JOB; d = sm->dep[d].next) {
+		struct rjob *j = &sm->jobs[d];
+		bf_time at = now + j->think;
+
+		if (at > j->submit) {
+			sm->delayed++;
+			sm->delay_s += (double)(at - j->submit) / BF_SEC;
+			j->submit = at;
+		}
+		tq_push(&sm->rel, j->submit, d);
+	}
+}
+
 static int end_event(struct sim *sm, bf_time now, uint32_t id)
 {
 	struct rjob *j = &sm->jobs[id];
@@ -374,6 +552,8 @@ static int end_event(struct sim *sm, bf_time now, uint32_t id)
 	if (rc < 0)
 		return core_error(rc, "end", id);
 	sm->events++;
+	if (sm->dep)
+		release(sm, now, id);
 	if (sm->hist && est_history_record(sm->hist, now, j->user, j->exe, (uint32_t)j->size,
 	                                   j->run) < 0) {
 		fprintf(stderr, "backfilld: out of memory\n");
@@ -404,11 +584,40 @@ static int arrival(struct sim *sm, bf_time now, size_t k)
 	return check(sm, now, "an arrival");
 }
 
+/* The first job from next on that arrives at its own submit time: not
+ * one that waits for its predecessor's end (release brings those). */
+static size_t skip_waiting(const struct sim *sm, size_t next)
+{
+	while (sm->dep && next < sm->n && sm->dep[next].pred != NO_JOB)
+		next++;
+	return next;
+}
+
+/* Every arrival at now, in arrival order: by own submit time, file order
+ * among equal ones (the order of sm->jobs), whether a job comes at its own
+ * submit time or was released by an end (at this instant or before). */
+static int arrivals(struct sim *sm, bf_time now, size_t *next)
+{
+	for (;;) {
+		bool own, rel = sm->rel.len && sm->rel.t[0] == now;
+		size_t k;
+
+		*next = skip_waiting(sm, *next);
+		own = *next < sm->n && sm->jobs[*next].submit == now;
+		if (!own && !rel)
+			return 0;
+		k = own && (!rel || *next < sm->rel.id[0]) ? (*next)++ : tq_pop(&sm->rel);
+		if (arrival(sm, now, k) < 0 || (sm->per_event && pass(sm, now, k) < 0))
+			return -1;
+	}
+}
+
 static int simulate(struct sim *sm)
 {
 	size_t next = 0;
 
-	while (next < sm->n || sm->ends.len || sm->ext.len || sched_queue_len(sm->s)) {
+	while ((next = skip_waiting(sm, next)) < sm->n || sm->ends.len || sm->ext.len || sm->rel.len ||
+	       sched_queue_len(sm->s)) {
 		/* The next instant: an end, an arrival, or a time the core
 		 * asked to be woken at (as the live daemon's timer would); a
 		 * queued job can fall due after the last end. */
@@ -418,6 +627,8 @@ static int simulate(struct sim *sm)
 			now = sm->ends.t[0];
 		if (sm->ext.len && sm->ext.t[0] < now)
 			now = sm->ext.t[0];
+		if (sm->rel.len && sm->rel.t[0] < now)
+			now = sm->rel.t[0];
 		if (next < sm->n && sm->jobs[next].submit < now)
 			now = sm->jobs[next].submit;
 		if (now == BF_NEVER) {
@@ -425,8 +636,9 @@ static int simulate(struct sim *sm)
 			        sched_queue_len(sm->s));
 			return -1;
 		}
-		/* Same instant: predictions extended, every end, then every
-		 * arrival in order. */
+		/* Same instant: predictions extended, every end (which may
+		 * release jobs that waited for it), then every arrival in
+		 * arrival order. */
 		while (sm->ext.len && sm->ext.t[0] == now)
 			if (extend_event(sm, now, tq_pop(&sm->ext)) < 0)
 				return -1;
@@ -435,10 +647,7 @@ static int simulate(struct sim *sm)
 			    (sm->per_event && pass(sm, now, next) < 0))
 				return -1;
 		}
-		for (; next < sm->n && sm->jobs[next].submit == now; next++)
-			if (arrival(sm, now, next) < 0 || (sm->per_event && pass(sm, now, next) < 0))
-				return -1;
-		if (pass(sm, now, next) < 0)
+		if (arrivals(sm, now, &next) < 0 || pass(sm, now, next) < 0)
 			return -1;
 	}
 	for (size_t k = 0; k < sm->n; k++) {
@@ -490,6 +699,11 @@ static int write_jobs(const char *path, const struct trace *tr, const struct rep
 	fprintf(f, "; backfilld: field 2 = submit time (after --load), field 3 = simulated wait,"
 	        " field 4 = simulated run time (cut at the limit for killed jobs)%s\n",
 	        set->est.kind != EST_TRACE ? ", field 9 = the estimate the scheduler used" : "");
+	if (res->deps.shown)
+		fprintf(f, "; backfilld: dependencies %s (fields 17 and 18)%s\n",
+		        replay_deps_name(res->deps.mode), res->deps.mode == DEPS_TRACE ?
+		        ": field 2 is the effective submit time, its preceding job's end plus the "
+		        "think time when that came after its own" : ": not honoured");
 	for (size_t i = 0; i < tr->n; i++) {
 		struct swf_job rec;
 		const struct rjob *j;
@@ -628,12 +842,14 @@ int replay_cell(const struct trace *tr, const struct replay_opts *o,
 	if (shape(tr, sm.jobs, &sm.n, res) < 0)
 		goto out;
 	draw_estimates(set, sm.jobs, sm.n);
-	if (set->est.kind == EST_HISTORY && !(sm.hist = est_history_new())) {
+	if ((set->est.kind == EST_HISTORY && !(sm.hist = est_history_new())) ||
+	    link_deps(tr, set, &sm, &res->deps) < 0) {
 		fprintf(stderr, "backfilld: out of memory\n");
 		goto out;
 	}
 	/* Room for every job in each, so that no push fails. */
-	if (tq_reserve(&sm.ends, sm.n) < 0 || tq_reserve(&sm.ext, sm.n) < 0) {
+	if (tq_reserve(&sm.ends, sm.n) < 0 || tq_reserve(&sm.ext, sm.n) < 0 ||
+	    (sm.dep && tq_reserve(&sm.rel, sm.n) < 0)) {
 		fprintf(stderr, "backfilld: out of memory\n");
 		goto out;
 	}
@@ -647,6 +863,8 @@ int replay_cell(const struct trace *tr, const struct replay_opts *o,
 	res->checks = sm.checks;
 	res->extended = sm.extended;
 	res->broken = sm.broken;
+	res->deps.delayed = sm.delayed;
+	res->deps.delay_avg = sm.delayed ? sm.delay_s / (double)sm.delayed : 0;
 	res->stats = *sched_get_stats(sm.s);
 	res->wall_seconds = (double)(clock_monotonic() - t0) / BF_SEC;
 	res->events_per_second = res->wall_seconds > 0 ? (double)sm.events / res->wall_seconds : 0;
@@ -658,6 +876,8 @@ out:
 	est_history_free(sm.hist);
 	tq_free(&sm.ends);
 	tq_free(&sm.ext);
+	tq_free(&sm.rel);
+	free(sm.dep);
 	free(sm.jobs);
 	return rc;
 }

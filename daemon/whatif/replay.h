@@ -12,6 +12,10 @@
  *   pass per instant, or one after every event with per_event
  *   queue order is arrival order; a file not sorted by submit time is
  *   stably sorted (and the count of out-of-order lines reported).
+ *   workflows (SWF fields 17 and 18), when honoured: a job whose preceding
+ *   job is an earlier line of the trace and is replayed is submitted at
+ *   max(its own submit time, that job's simulated end + the think time);
+ *   its waits count from then. Other references are ignored and counted.
  *
  * A trace is read once (replay_load) and replayed any number of times with
  * different settings (replay_cell): seeds, comparisons and sweeps share it. */
@@ -31,6 +35,14 @@ enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_CSV };
 /* The largest machine a replay sets up (the node set costs ~14 bytes a node). */
 #define REPLAY_MAX_NODES (16u * 1024 * 1024)
 
+/* SWF fields 17 (preceding job) and 18 (think time): --dependencies. */
+enum replay_deps {
+	DEPS_AUTO,	/* the default: TRACE if a job names an earlier job of the
+			 * trace, else NONE (nothing to honour) */
+	DEPS_TRACE,	/* honoured */
+	DEPS_NONE,	/* ignored: every job arrives at its own submit time */
+};
+
 /* What a cell of a replay is: everything that can vary between two replays
  * of one trace. */
 struct replay_settings {
@@ -41,6 +53,7 @@ struct replay_settings {
 	struct est_model est;		/* default trace */
 	uint64_t seed;			/* for the estimate models' draws; default 1 */
 	struct shaping shape;		/* load, window, users, flurries */
+	enum replay_deps deps;		/* default AUTO */
 };
 
 struct replay_opts {
@@ -64,6 +77,33 @@ enum replay_skip {
 };
 const char *replay_skip_name(enum replay_skip why);	/* stable JSON key */
 
+/* Why a simulated job's field 17 was not honoured; the first that applies. */
+enum replay_dep_ignored {
+	DEP_NOT_EARLIER,	/* no earlier line of the trace has that job number */
+	DEP_NOT_REPLAYED,	/* that job was skipped or left out by shaping */
+	DEP_BAD_THINK,		/* field 18 beyond 100 years */
+	DEP_OFF,		/* --dependencies none */
+	DEP_NREASONS
+};
+const char *replay_dep_ignored_name(enum replay_dep_ignored why);	/* stable JSON key */
+const char *replay_deps_name(enum replay_deps mode);	/* "trace", "none" */
+
+/* What the dependencies did in a replay. with_pred = honoured + every
+ * ignored count. */
+struct replay_dep_counts {
+	enum replay_deps mode;		/* as used: DEPS_TRACE or DEPS_NONE */
+	bool shown;			/* reported: the trace names a preceding job
+					 * (field 17 > 0), or --dependencies was given;
+					 * else the reports are as they were without */
+	uint64_t with_pred;		/* simulated jobs whose field 17 names a job */
+	uint64_t honoured;
+	uint64_t ignored[DEP_NREASONS];
+	uint64_t delayed;		/* honoured jobs submitted after their own
+					 * submit time (their predecessor's end and
+					 * think time came later) */
+	double delay_avg;		/* by how much, on average, in seconds */
+};
+
 struct replay_result {
 	const char *trace;
 	enum sched_policy policy;
@@ -74,6 +114,7 @@ struct replay_result {
 	uint64_t jobs_read;		/* job lines in the trace */
 	uint64_t skipped[SKIP_NREASONS];
 	uint64_t reordered;		/* lines whose submit was before the previous line's */
+	struct replay_dep_counts deps;
 	struct metrics_summary m;	/* jobs, killed, backfilled, times ... */
 	uint64_t events;		/* arrivals + ends fed to the core */
 	uint64_t checks;		/* full invariant checks run (--check) */

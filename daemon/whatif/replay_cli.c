@@ -38,6 +38,10 @@ void replay_usage(FILE *f)
 "  --from WHEN, --to WHEN  only jobs submitted in [from, to): YYYY-MM-DD[THH:MM]\n"
 "                    (UTC, needs UnixStartTime) or +30d, +12h from the trace's start\n"
 "  --exclude-user U[,U..]  leave out these users' jobs (SWF field 12)\n"
+"  --dependencies trace|none  honour SWF fields 17 and 18 (preceding job, think\n"
+"                    time): a job is submitted at its preceding job's end in the\n"
+"                    replay plus the think time, if that is after its own submit\n"
+"                    time (default: trace when a job names an earlier job)\n"
 "  --remove-flurries N  leave out every job of an hour in which its user\n"
 "                    submitted N or more\n"
 "  --batch N         jobs per batch for the batch-means intervals (default jobs/32)\n"
@@ -61,7 +65,9 @@ void replay_usage(FILE *f)
 "is killed at it (runtime cut, counted). Skipped and counted by reason: no\n"
 "usable size, negative runtime, negative submit time, a time beyond 100 years,\n"
 "more nodes than the machine. Same instant: ends first, then arrivals in file\n"
-"order. Queue order is arrival order.\n", f);
+"order. Queue order is arrival order. A job whose preceding job (field 17) is\n"
+"not an earlier, replayed job of the trace arrives at its own submit time\n"
+"(counted); a delayed job's waits count from its effective submit time.\n", f);
 }
 
 struct cli {
@@ -219,7 +225,7 @@ enum {
 	O_REPLAY = 256, O_POLICY, O_NODES, O_FORMAT, O_JOBS_OUT, O_CHECK, O_LENIENT, O_PER_EVENT,
 	O_ESTIMATES, O_CAP, O_SEED, O_SEEDS, O_LOAD, O_FROM, O_TO, O_EXCLUDE, O_FLURRIES, O_BATCH,
 	O_WARMUP, O_BREAKDOWN, O_COMPARE, O_PARALLEL, O_CELL, O_CELLS, O_PLOT, O_METRIC, O_ALPHA,
-	O_HELP,
+	O_DEPS, O_HELP,
 };
 
 static const struct option longopts[] = {
@@ -241,6 +247,7 @@ static const struct option longopts[] = {
 	{ "to", required_argument, NULL, O_TO },
 	{ "exclude-user", required_argument, NULL, O_EXCLUDE },
 	{ "remove-flurries", required_argument, NULL, O_FLURRIES },
+	{ "dependencies", required_argument, NULL, O_DEPS },
 	{ "batch", required_argument, NULL, O_BATCH },
 	{ "warmup", required_argument, NULL, O_WARMUP },
 	{ "breakdown", no_argument, NULL, O_BREAKDOWN },
@@ -318,6 +325,15 @@ static int option(struct cli *c, int opt, const char *arg)
 		if (parse_count("--remove-flurries", arg, 2, 1000000, &v) < 0)
 			return -1;
 		o->set.shape.flurry = (uint32_t)v;
+		return 0;
+	case O_DEPS:
+		if (strcmp(arg, "trace") == 0)
+			o->set.deps = DEPS_TRACE;
+		else if (strcmp(arg, "none") == 0)
+			o->set.deps = DEPS_NONE;
+		else
+			return usage_error("--dependencies", arg, "expected trace (honour SWF fields 17 "
+			                   "and 18) or none");
 		return 0;
 	case O_BATCH:
 		if (parse_count("--batch", arg, 1, 100000000, &v) < 0)

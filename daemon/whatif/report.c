@@ -26,6 +26,18 @@ const char *replay_skip_name(enum replay_skip why)
 	return "unknown";
 }
 
+const char *replay_dep_ignored_name(enum replay_dep_ignored why)
+{
+	switch (why) {
+	case DEP_NOT_EARLIER:	return "not_earlier";
+	case DEP_NOT_REPLAYED:	return "not_replayed";
+	case DEP_BAD_THINK:	return "bad_think";
+	case DEP_OFF:		return "off";
+	case DEP_NREASONS:	break;
+	}
+	return "unknown";
+}
+
 static uint64_t skipped_total(const struct replay_result *r)
 {
 	uint64_t total = 0;
@@ -35,7 +47,35 @@ static uint64_t skipped_total(const struct replay_result *r)
 	return total;
 }
 
+static uint64_t ignored_total(const struct replay_dep_counts *d)
+{
+	uint64_t total = 0;
+
+	for (int i = 0; i < DEP_NREASONS; i++)
+		total += d->ignored[i];
+	return total;
+}
+
 /* ---- JSON ---------------------------------------------------------------- */
+
+/* Only when shown (replay.h), so that a report of a trace without
+ * workflows is what it was before they were read. */
+static void deps_json(struct jw *w, const struct replay_dep_counts *d)
+{
+	jw_key(w, "dependencies");
+	jw_open(w);
+	jw_str(w, "mode", replay_deps_name(d->mode));
+	jw_u64(w, "with_predecessor", d->with_pred);
+	jw_u64(w, "honoured", d->honoured);
+	jw_key(w, "ignored");
+	jw_open(w);
+	for (int i = 0; i < DEP_NREASONS; i++)
+		jw_u64(w, replay_dep_ignored_name((enum replay_dep_ignored)i), d->ignored[i]);
+	jw_close(w);
+	jw_u64(w, "delayed", d->delayed);
+	jw_f64(w, "delay_avg_s", d->delay_avg);
+	jw_close(w);
+}
 
 static void report_json(FILE *out, const struct replay_result *r)
 {
@@ -57,6 +97,8 @@ static void report_json(FILE *out, const struct replay_result *r)
 		jw_u64(&w, replay_skip_name((enum replay_skip)i), r->skipped[i]);
 	jw_close(&w);
 	jw_u64(&w, "reordered", r->reordered);
+	if (r->deps.shown)
+		deps_json(&w, &r->deps);
 	jw_u64(&w, "killed", r->m.killed);
 	jw_u64(&w, "backfilled", r->m.backfilled);
 	jw_f64(&w, "makespan_s", r->m.makespan);
@@ -100,6 +142,33 @@ static void text_string(FILE *out, const char *s)
 /* Labels are padded to one column so the values line up. */
 #define LABEL "%-14s"
 
+/* "N jobs had a predecessor (M of them ignored: why n, ...)", and how
+ * much later the honoured ones came. Only when shown (replay.h). */
+static void deps_text(FILE *out, const struct replay_dep_counts *d)
+{
+	uint64_t ignored = ignored_total(d);
+	const char *sep = "";
+
+	fprintf(out, LABEL "%s (fields 17 and 18 %s): %" PRIu64 " job%s had a predecessor",
+	        "dependencies", replay_deps_name(d->mode),
+	        d->mode == DEPS_TRACE ? "honoured" : "not honoured", d->with_pred,
+	        d->with_pred == 1 ? "" : "s");
+	if (d->with_pred)
+		fprintf(out, " (%" PRIu64 " of them ignored%s", ignored, ignored ? ": " : "");
+	for (int i = 0; i < DEP_NREASONS; i++) {
+		if (!d->ignored[i])
+			continue;
+		fprintf(out, "%s%s %" PRIu64, sep, replay_dep_ignored_name((enum replay_dep_ignored)i),
+		        d->ignored[i]);
+		sep = ", ";
+	}
+	fputs(d->with_pred ? ")\n" : "\n", out);
+	if (d->mode != DEPS_TRACE)
+		return;
+	fprintf(out, LABEL "%" PRIu64 " submitted after their own submit time, %.1f s later on"
+	        " average; waits count from then\n", "", d->delayed, d->delay_avg);
+}
+
 static void report_text(FILE *out, const struct replay_result *r)
 {
 	const struct metrics_summary *m = &r->m;
@@ -131,6 +200,8 @@ static void report_text(FILE *out, const struct replay_result *r)
 	if (r->reordered > 0)
 		fprintf(out, LABEL "%" PRIu64 " lines before an earlier submit time"
 		        " (stably sorted by submit)\n", "reordered", r->reordered);
+	if (r->deps.shown)
+		deps_text(out, &r->deps);
 	fprintf(out, LABEL "%" PRIu64 " (ran past their estimate; cut at it)\n",
 	        "killed", m->killed);
 	fprintf(out, LABEL "%" PRIu64 " (started while an earlier arrival still waited)\n",
@@ -166,7 +237,14 @@ static void report_text(FILE *out, const struct replay_result *r)
 	fprintf(out, LABEL "%s\n", "",
 	        "skipped: no size, runtime < 0, submit < 0, a time over 100 years, too many nodes;");
 	fprintf(out, LABEL "%s\n", "",
+	        r->deps.shown ? "a trace not sorted by submit time is stably sorted by it;" :
 	        "a trace not sorted by submit time is stably sorted by it");
+	if (!r->deps.shown)
+		return;
+	fprintf(out, LABEL "%s\n", "",
+	        "with dependencies, a job whose field 17 names an earlier, replayed job arrives");
+	fprintf(out, LABEL "%s\n", "",
+	        "at max(its submit time, that job's end + field 18), the others at their own");
 }
 
 void report_print(FILE *out, const struct replay_result *r, enum report_format f)

@@ -34,6 +34,7 @@ static void fill_row(struct cell_row *row, const struct replay_settings *set,
 	row->bsld = r->bd->all.bsld;
 	row->ci_wait = r->bd->ci_wait;
 	row->ci_bsld = r->bd->ci_bsld;
+	row->deps = r->deps;
 }
 
 static int run_cell(const struct trace *tr, const struct replay_opts *o, const struct grid *g,

@@ -38,7 +38,12 @@ static const char *const csv_header =
 	"flurry,jobs,killed,backfilled,utilization,estimate_accuracy,"
 	"wait_avg_s,wait_median_s,wait_p90_s,wait_p99_s,"
 	"response_avg_s,response_median_s,response_p90_s,response_p99_s,"
-	"bsld_avg,bsld_median,bsld_p90,bsld_p99,bsld_ci90_half,wait_ci90_half,wall_s\n";
+	"bsld_avg,bsld_median,bsld_p90,bsld_p99,bsld_ci90_half,wait_ci90_half,wall_s";
+
+/* Appended to the header and to every row when the trace names a
+ * preceding job or --dependencies was given (replay.h); otherwise the
+ * columns are what they were before workflows were read. */
+static const char *const csv_deps_header = ",dependencies,with_predecessor,honoured,delayed";
 
 static void when_csv(FILE *out, const struct shape_when *w)
 {
@@ -77,6 +82,9 @@ static void csv_row(FILE *out, const char *trace, size_t k, const struct cell_ro
 	csv_num(out, r->ci_bsld.half_width);
 	csv_num(out, r->ci_wait.half_width);
 	csv_num(out, r->wall_s);
+	if (r->deps.shown)
+		fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64, replay_deps_name(r->deps.mode),
+		        r->deps.with_pred, r->deps.honoured, r->deps.delayed);
 	putc('\n', out);
 }
 
@@ -126,6 +134,9 @@ static void print_csv(FILE *out, const struct replay_opts *o, const struct cell_
                       size_t first, size_t count)
 {
 	fputs(csv_header, out);
+	if (count && rows[0].deps.shown)
+		fputs(csv_deps_header, out);
+	putc('\n', out);
 	for (size_t i = 0; i < count; i++)
 		csv_row(out, o->trace, first + i, &rows[i]);
 }
@@ -165,6 +176,8 @@ static void settings_json(struct jw *w, const struct cell_row *r)
 		jw_u64(w, NULL, r->set.shape.exclude[i]);
 	jw_close_array(w);
 	jw_u64(w, "flurry", r->set.shape.flurry);
+	if (r->deps.shown)
+		jw_str(w, "dependencies", replay_deps_name(r->deps.mode));
 }
 
 static void print_json(FILE *out, const struct replay_opts *o, const struct grid *g,
@@ -187,6 +200,11 @@ static void print_json(FILE *out, const struct replay_opts *o, const struct grid
 		settings_json(&w, r);
 		jw_u64(&w, "seed", r->set.seed);
 		jw_u64(&w, "jobs", r->jobs);
+		if (r->deps.shown) {
+			jw_u64(&w, "with_predecessor", r->deps.with_pred);
+			jw_u64(&w, "honoured", r->deps.honoured);
+			jw_u64(&w, "delayed", r->deps.delayed);
+		}
 		jw_u64(&w, "killed", r->killed);
 		jw_u64(&w, "backfilled", r->backfilled);
 		jw_f64(&w, "utilization", r->utilization);
@@ -232,6 +250,10 @@ static void print_text(FILE *out, const struct replay_opts *o, const struct grid
 	fprintf(out, "backfilld sweep: %s, %zu cells (%zu seed%s each); the replays took %.2f s "
 	        "in all\n",
 	        o->trace, nsum * g->nseed, g->nseed, g->nseed == 1 ? "" : "s", wall);
+	if (nsum && rows[0].deps.shown)
+		fprintf(out, "dependencies %s (SWF fields 17 and 18 %s in every cell)\n",
+		        replay_deps_name(rows[0].deps.mode), rows[0].deps.mode == DEPS_TRACE ?
+		        "honoured, waits counted from the effective submit times," : "not honoured");
 	fprintf(out, "%-13s %-10s %6s %7s  %-35s %10s %7s\n", "policy", "estimates", "load",
 	        "nodes", "bsld avg (sd, min-max)", "wait avg s", "util %");
 	for (size_t i = 0; i < nsum; i++) {

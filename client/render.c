@@ -493,7 +493,6 @@ static void json_job(FILE *f, const struct proto_job *j)
 	} else {
 		fputs(",\"exit_status\":null,\"exit_code\":null,\"exit_signal\":null", f);
 	}
-	json_signal_name(f, j);
 	fputs(",\"node_list\":", f);
 	client_put_json_str(f, j->node_list);
 	fputs(",\"cwd\":", f);
@@ -527,6 +526,8 @@ static void json_job(FILE *f, const struct proto_job *j)
 		json_time(f, "predicted_as_of", false, 0);
 		fputs(",\"prediction_fresh\":null", f);
 	}
+	/* Last: bq(1) promises new keys at the end, the order kept. */
+	json_signal_name(f, j);
 	fputc('}', f);
 }
 

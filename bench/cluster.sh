@@ -46,7 +46,7 @@ chmod 755 spread.sh
 spread() {	# spread TAG: one 16-node job; its spread in ms
 	rm -f t.*
 	id=$("$BSUB" -n $N -t 1 -o /dev/null ./spread.sh | sed -n 's/^Job \([0-9]*\) .*/\1/p')
-	wait_state "$id" "done\|failed" 60 >/dev/null
+	wait_state "$id" "$ENDED" 60 >/dev/null
 	start=$(jfield "$id" start_us)
 	last=$(cat t.* 2>/dev/null | sort -n | tail -1)
 	got=$(ls t.* 2>/dev/null | wc -l)
@@ -73,7 +73,7 @@ touch go
 # Waiting costs as little as it can (a listing of every job, ten times a
 # second, took a third of a core from what is measured): the last job
 # first, one job's state at a time; then every job, once a second.
-wait_state "$last" "done\|failed" 120 >/dev/null
+wait_state "$last" "$ENDED" 120 >/dev/null
 i=0
 while [ $i -lt 120 ] && "$BQ" -a | grep -q 'queued\|running'; do sleep 1; i=$((i + 1)); done
 "$BQ" -d -a --json | tr '{' '\n' | grep '"nodes":1,' >ended.json

@@ -216,6 +216,19 @@ static int64_t secs(bf_time us)
 	return (us + BF_SEC / 2) / BF_SEC;
 }
 
+/* The SWF's status (field 11): 1 completed, 0 failed, 5 cancelled. Only
+ * done (exit 0) completed; exit (non-zero, or a signal of its own),
+ * killed at the limit and failed are the standard's failures. A job an
+ * older daemon stored as done keeps 1 whatever its exit status. */
+static int64_t swf_status(const char *state)
+{
+	if (state && strcmp(state, "done") == 0)
+		return 1;
+	if (state && strcmp(state, "cancelled") == 0)
+		return 5;
+	return 0;
+}
+
 static void print_swf(struct hist *h, uint32_t nodes)
 {
 	int64_t t0;
@@ -252,8 +265,7 @@ static void print_swf(struct hist *h, uint32_t nodes)
 			r.f[SWF_USEDMEM] = j->mem_kb;
 		r.f[SWF_REQPROCS] = j->nodes;
 		r.f[SWF_REQTIME] = (j->estimate + BF_SEC - 1) / BF_SEC;
-		r.f[SWF_STATUS] = strcmp(j->state, "done") == 0 ? 1 :
-		                  strcmp(j->state, "cancelled") == 0 ? 5 : 0;
+		r.f[SWF_STATUS] = swf_status(j->state);
 		r.f[SWF_USER] = j->uid;
 		swf_format(&r, line, sizeof line);
 		fputs(line, stdout);

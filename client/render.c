@@ -336,6 +336,25 @@ static void usage_lines(FILE *f, const struct proto_job *j)
 		   j->mem_src == PU_CGROUP ? "peak of its cgroup" : "its largest process");
 }
 
+/* The exit code, or the signal by name and number, each on a line of its
+ * own (what a script reads, and what tells an exit job's cause: the
+ * Exit status line says it in words). A stop status has neither. */
+static void exit_lines(FILE *f, int32_t status)
+{
+	int st = (int)status;
+	const char *name;
+
+	if (WIFEXITED(st)) {
+		kv(f, "Exit code", "%d", WEXITSTATUS(st));
+	} else if (WIFSIGNALED(st)) {
+		name = client_signal_name(WTERMSIG(st));
+		if (name)
+			kv(f, "Signal", "SIG%s (%d)", name, WTERMSIG(st));
+		else
+			kv(f, "Signal", "%d", WTERMSIG(st));
+	}
+}
+
 void render_info(FILE *f, const struct proto_job *j, bf_time now)
 {
 	char a[64], b[96], uid[16];
@@ -387,6 +406,7 @@ void render_info(FILE *f, const struct proto_job *j, bf_time now)
 	if (j->has_exit) {
 		client_exit_status(j->exit_status, a, sizeof a);
 		kv(f, "Exit status", "%s", a);
+		exit_lines(f, j->exit_status);
 	} else {
 		kv(f, "Exit status", "%s", "-");
 	}
@@ -415,6 +435,19 @@ static void json_time(FILE *f, const char *k, bool known, bf_time t)
 	}
 	client_format_iso(t, b, sizeof b);
 	fprintf(f, ",\"%s\":\"%s\",\"%s_us\":%" PRId64, k, b, k, t);
+}
+
+/* "exit_signal_name": "SIGSEGV" for a job a signal ended (as bq -l's
+ * Signal line names it), else null; null too for a signal without a name. */
+static void json_signal_name(FILE *f, const struct proto_job *j)
+{
+	int st = (int)j->exit_status;
+	const char *name = j->has_exit && WIFSIGNALED(st) ? client_signal_name(WTERMSIG(st)) : NULL;
+
+	if (name)
+		fprintf(f, ",\"exit_signal_name\":\"SIG%s\"", name);
+	else
+		fputs(",\"exit_signal_name\":null", f);
 }
 
 static void json_job(FILE *f, const struct proto_job *j)
@@ -493,6 +526,8 @@ static void json_job(FILE *f, const struct proto_job *j)
 		json_time(f, "predicted_as_of", false, 0);
 		fputs(",\"prediction_fresh\":null", f);
 	}
+	/* Last: bq(1) promises new keys at the end, the order kept. */
+	json_signal_name(f, j);
 	fputc('}', f);
 }
 

@@ -81,6 +81,8 @@ submit_many() {
 	return $rc
 }
 
+# The final states (bq(1)), for wait_state: a job in one of them is over.
+ENDED='done\|exit\|killed\|cancelled\|failed'
 # wait_state ID STATE [SECONDS]: until bq -l shows the job in that state.
 wait_state() {
 	i=0
@@ -171,6 +173,6 @@ cancel_all() {
 	ids=$("$BQ" -a --json 2>/dev/null | tr ',' '\n' | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
 	# shellcheck disable=SC2086
 	[ -n "$ids" ] && "$BKILL" $ids >/dev/null 2>&1
-	for id in $ids; do wait_state "$id" "done\|killed\|cancelled\|failed" 10; done
+	for id in $ids; do wait_state "$id" "$ENDED" 10; done
 }
 trap cleanup_daemon EXIT

@@ -763,12 +763,23 @@ void drive_kill_orphans(struct daemon *d, struct djob *j, pid_t sup_pid, int64_t
 		        n == 1 ? "" : "es");
 }
 
-/* The end, in one line: how, the exit status or signal, the run time. */
-static void log_end(const struct djob *j)
+enum store_state drive_end_state(int kill_why, int wstatus)
+{
+	switch (kill_why) {
+	case 0: return store_state_of_exit(wstatus);
+	case 1 + KILL_OVERRUN: return ST_KILLED;
+	case 1 + KILL_CANCELLED: return ST_CANCELLED;
+	default: return ST_FAILED;	/* its node failed (or a kill this daemon does not know) */
+	}
+}
+
+void drive_log_end(const struct djob *j, const char *what)
 {
 	char ran[64] = "?", why[600] = "";
 	int w = j->rec.exit_status;
-	/* A job killed at its limit or cancelled ended as asked: a notice. */
+	/* A job killed at its limit or cancelled ended as asked, and one that
+	 * exited non-zero is its owner's matter: a notice. A failure is the
+	 * daemon's or a node's: a warning. */
 	int prio = j->rec.state == ST_FAILED ? LOG_WARNING : LOG_NOTICE;
 
 	if (j->rec.start != BF_NEVER && j->rec.end >= j->rec.start)
@@ -776,10 +787,10 @@ static void log_end(const struct djob *j)
 	if (j->rec.reason)
 		snprintf(why, sizeof why, ": %s", j->rec.reason);
 	if (WIFSIGNALED(w))
-		log_job(prio, j->rec.id, j->rec.user, "ended: %s, killed by signal %d, ran %s%s",
+		log_job(prio, j->rec.id, j->rec.user, "%s: %s, killed by signal %d, ran %s%s", what,
 		        store_state_name(j->rec.state), WTERMSIG(w), ran, why);
 	else
-		log_job(prio, j->rec.id, j->rec.user, "ended: %s, exit %d, ran %s%s",
+		log_job(prio, j->rec.id, j->rec.user, "%s: %s, exit %d, ran %s%s", what,
 		        store_state_name(j->rec.state), WEXITSTATUS(w), ran, why);
 }
 
@@ -876,11 +887,12 @@ static void sup_cb(evutil_socket_t fd, short what, void *arg)
 	    runner_collect_at_limit(d->spool.status_dir, j->rec.id) == 2)
 		j->rec.kill_why = 1 + KILL_OVERRUN;
 	switch (j->rec.kill_why) {
-	case 1 + KILL_OVERRUN: how = END_KILLED; j->rec.state = ST_KILLED; break;
-	case 1 + KILL_CANCELLED: how = END_CANCELLED; j->rec.state = ST_CANCELLED; break;
-	case 1 + KILL_NODE_FAILED: how = END_NODE_FAILED; j->rec.state = ST_FAILED; break;
-	default: j->rec.state = ST_DONE; break;
+	case 1 + KILL_OVERRUN: how = END_KILLED; break;
+	case 1 + KILL_CANCELLED: how = END_CANCELLED; break;
+	case 1 + KILL_NODE_FAILED: how = END_NODE_FAILED; break;
+	default: break;
 	}
+	j->rec.state = drive_end_state(j->rec.kill_why, wstatus);
 	if (rc != 1) {
 		/* Its fate is unknown: it may have run to the end. Lost, said so,
 		 * and never run again. */
@@ -917,7 +929,7 @@ static void sup_cb(evutil_socket_t fd, short what, void *arg)
 		snprintf(detail, sizeof detail, "%s, exit %d%s%s", store_state_name(j->rec.state),
 		         WEXITSTATUS(wstatus), reason[0] ? ": " : "", reason);
 	drive_store(d, j, detail);
-	log_end(j);
+	drive_log_end(j, "ended");
 	drive_want_commit(d);
 }
 

@@ -37,6 +37,14 @@ void drive_arm_tick(struct daemon *d);
 void drive_kill(struct daemon *d, struct djob *j, bf_time gone_by);
 /* A job whose supervisor died without a record: kill what it left. */
 void drive_kill_orphans(struct daemon *d, struct djob *j, pid_t sup_pid, int64_t sup_start);
+/* The final state of a job that ran, by why the daemon signalled it
+ * (kill_why: 0 if it did not) and its wait status: killed at its limit,
+ * cancelled, failed with a node; else done (exit 0) or exit (non-zero,
+ * or a signal the daemon did not send). */
+enum store_state drive_end_state(int kill_why, int wstatus);
+/* The log's line of an ended job: "WHAT: state, exit N (or killed by
+ * signal N), ran H:MM:SS[: reason]". */
+void drive_log_end(const struct djob *j, const char *what);
 /* Watch a started (or re-found) job's supervisor. */
 int  drive_watch(struct daemon *d, struct djob *j);
 /* Is the spool still there? Logs once when it is found gone. */

@@ -144,10 +144,9 @@ static bool collect_end(struct daemon *d, struct djob *j)
 	/* A cluster job's node sides end it at its limit by themselves. */
 	if (!j->rec.kill_why && runner_collect_at_limit(d->spool.status_dir, j->rec.id) == 2)
 		j->rec.kill_why = 1 + KILL_OVERRUN;
-	st = reason[0] ? ST_FAILED :
-	     j->rec.kill_why == 1 + KILL_OVERRUN ? ST_KILLED :
-	     j->rec.kill_why == 1 + KILL_CANCELLED ? ST_CANCELLED :
-	     j->rec.kill_why ? ST_FAILED : ST_DONE;
+	/* As a live end is (drive.c): the exit status the supervisor recorded
+	 * tells done from exit. */
+	st = reason[0] ? ST_FAILED : drive_end_state(j->rec.kill_why, wstatus);
 	if (j->rec.requeue && !reason[0]) {
 		/* bctl requeue: it ended while the daemon was down; it joins
 		 * the queue with the queued jobs below. */
@@ -162,6 +161,7 @@ static bool collect_end(struct daemon *d, struct djob *j)
 	j->rec.exit_status = wstatus;
 	contain_usage(d, j);
 	finish(d, j, st, reason[0] ? reason : "ended while the daemon was down");
+	drive_log_end(j, "ended while the daemon was down");
 	runner_collect_down(d->spool.status_dir, j->rec.id, lost_node, d);
 	return true;
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include "store.h"
 
 /* 2: jobs.hold_end (a running job's end of hold in the plan); a version 1
@@ -30,12 +31,17 @@
 #define SCHEMA_VERSION "6"
 
 static const char *const state_names[ST_NSTATES] = {
-	"queued", "running", "done", "killed", "cancelled", "failed",
+	"queued", "running", "done", "killed", "cancelled", "failed", "exit",
 };
 
 const char *store_state_name(enum store_state s)
 {
 	return (unsigned)s < ST_NSTATES ? state_names[s] : "?";
+}
+
+enum store_state store_state_of_exit(int wstatus)
+{
+	return WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 ? ST_DONE : ST_EXIT;
 }
 
 #define STR_(x) #x

@@ -13,18 +13,32 @@
 #include <stdint.h>
 #include "bf_time.h"
 
+/* The numbers are stored: a new state goes at the end, and every final
+ * state is above ST_RUNNING (the queries read "state > 1" as ended).
+ *
+ * ST_EXIT came later: a database of an older daemon keeps its jobs that
+ * exited non-zero as ST_DONE (their exit_status tells); they are not
+ * rewritten, so that an export of the past (bq --swf) does not change
+ * under its reader. An older daemon reads ST_EXIT, unknown to it, as
+ * ST_FAILED. */
 enum store_state {
 	ST_QUEUED = 0,
 	ST_RUNNING = 1,
-	ST_DONE = 2,		/* exited by itself (see exit_status) */
+	ST_DONE = 2,		/* exited by itself with 0 */
 	ST_KILLED = 3,		/* killed at its time limit */
 	ST_CANCELLED = 4,	/* cancelled, queued or running */
 	ST_FAILED = 5,		/* could not be started, or lost with a node */
+	ST_EXIT = 6,		/* exited by itself non-zero, or a signal the
+				 * daemon did not send ended it (LSF's EXIT) */
 };
-#define ST_NSTATES 6
+#define ST_NSTATES 7
 const char *store_state_name(enum store_state s);
 /* Queued and running jobs are live; the rest are final. */
 static inline bool store_state_live(enum store_state s) { return s <= ST_RUNNING; }
+/* How a job that ended by itself ends, by its wait status: ST_DONE for an
+ * exit with 0, else ST_EXIT (an exit code, or a signal of its own or of
+ * anyone but the daemon). */
+enum store_state store_state_of_exit(int wstatus);
 
 /* One job. Strings may be NULL; times are BF_NEVER when unknown. */
 struct store_job {

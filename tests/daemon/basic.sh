@@ -128,4 +128,55 @@ ok $? "every acknowledged job is still there, the running one re-found"
 "$BKILL" 10 >/dev/null
 wait_state 12 done 20 && wait_state 13 done 20
 ok $? "after the cancel, the waiting jobs run to the end"
+
+# How a job ends by itself: done for exit 0; exit (LSF's EXIT) for a
+# non-zero exit or a signal the daemon did not send (its own, or a user's
+# kill -9), with its code or signal in bq -l, JSON and the log.
+id_of() { sed -n 's/^Job \([0-9]*\) submitted.*/\1/p'; }
+printf '#!/bin/sh\nexit "$1"\n' >code.sh
+printf '#!/bin/sh\nkill -SEGV $$\n' >segv.sh
+printf '#!/bin/sh\necho $$ >k9.pid\nexec sleep 300\n' >k9.sh
+z=$("$BSUB" -n 1 -t 1:00 code.sh 0 | id_of)
+x=$("$BSUB" -n 1 -t 1:00 code.sh 3 | id_of)
+g=$("$BSUB" -n 1 -t 1:00 segv.sh | id_of)
+k=$("$BSUB" -n 1 -t 1:00 k9.sh | id_of)
+wait_state "$z" "$ENDED" 10 && wait_state "$x" "$ENDED" 10 && wait_state "$g" "$ENDED" 10
+"$BQ" -l "$z" >z.out && grep -q "^State: *done$" z.out && grep -q "^Exit code: *0$" z.out
+ok $? "exit 0: done, exit code 0 (job $z: $(sed -n 's/^State: *//p' z.out))"
+"$BQ" -l "$x" >x.out && grep -q "^State: *exit$" x.out && grep -q "^Exit code: *3$" x.out &&
+	grep -q "^Exit status: *exit code 3$" x.out && ! grep -q "^Signal:" x.out
+ok $? "exit 3: exit, with exit code 3 in bq -l (job $x: $(sed -n 's/^State: *//p' x.out))"
+"$BQ" -l "$x" --json | grep -q '"state":"exit",.*"exit_code":3,"exit_signal":null,.*"exit_signal_name":null}'
+ok $? "and in JSON: state exit, exit_code 3"
+"$BQ" -l "$g" >g.out && grep -q "^State: *exit$" g.out && grep -q "^Signal: *SIGSEGV (11)$" g.out &&
+	! grep -q "^Exit code:" g.out
+ok $? "a job that kills itself with SIGSEGV: exit, Signal: SIGSEGV (11) (job $g: $(sed -n 's/^\(State\|Signal\): *//p' g.out | tr '\n' ' '))"
+"$BQ" -l "$g" --json | grep -q '"state":"exit",.*"exit_code":null,"exit_signal":11,.*"exit_signal_name":"SIGSEGV"}'
+ok $? "and in JSON: exit_signal 11, exit_signal_name SIGSEGV"
+wait_state "$k" running 10 && wait_file k9.pid && kill -9 "$(cat k9.pid)" && wait_state "$k" "$ENDED" 10 &&
+	"$BQ" -l "$k" >k.out && grep -q "^State: *exit$" k.out && grep -q "^Signal: *SIGKILL (9)$" k.out
+ok $? "a user's kill -9 of the job's process: exit, Signal: SIGKILL (9) (job $k: $(sed -n 's/^State: *//p' k.out))"
+"$BQ" -a >list.out && grep -q "^ *$x .* exit " list.out && grep -q "^ *$z .* done " list.out
+ok $? "bq lists exit apart from done"
+grep -q "job $z: ended: done, exit 0, ran " daemon.log && grep -q "job $x: ended: exit, exit 3, ran " daemon.log &&
+	grep -q "job $g: ended: exit, killed by signal 11, ran " daemon.log &&
+	grep -q "job $k: ended: exit, killed by signal 9, ran " daemon.log
+ok $? "the log says how each ended"
+"$BQ" -l 6 | grep -q "^State: *killed$" && "$BQ" -l 6 | grep -q "^Signal: *SIGKILL (9)$" &&
+	"$BQ" -l 7 | grep -q "^State: *cancelled$"
+ok $? "the daemon's own kills stay apart: killed at the limit, cancelled by bkill"
+
+# A job that exits 3 while the daemon is down (killed with -9): the
+# restart reads its supervisor's record and ends it as exit.
+printf '#!/bin/sh\necho up >r.up\nwhile [ ! -e r.go ]; do sleep 0.1; done\nexit 3\n' >r.sh
+r=$("$BSUB" -n 1 -t 1:00 r.sh | id_of)
+wait_state "$r" running 10 && wait_file r.up
+stop_daemon KILL
+touch r.go
+wait_file "$TMP/spool/status/$r.status" 10
+ok $? "job $r exits 3 while the daemon is down; its supervisor records it"
+start_daemon --nodes 4 --policy conservative --kill-grace 1
+"$BQ" -l "$r" >r.out && grep -q "^State: *exit$" r.out && grep -q "^Exit code: *3$" r.out &&
+	grep -q "job $r: ended while the daemon was down: exit, exit 3, ran " daemon.log
+ok $? "after the restart it is exit, exit code 3, and the log says so (job $r: $(sed -n 's/^State: *//p' r.out))"
 done_testing

@@ -128,7 +128,7 @@ chmod 755 w/env.sh
 # from SHELL when the owner's passwd one (nobody's nologin) is none it knows,
 # and warns without it: a submitter's environment has it.
 id=$(SHELL=/bin/sh sub -n 4 -t 1 -o "$TMP/w/env.out" ./env.sh)
-wait_state "$id" "done\|failed\|killed" 60
+wait_state "$id" "$ENDED" 60
 first=$(sed -n 's/^nodes=\([^ ]*\).*/\1/p' w/env.out)
 grep -q "^host=$first\$" w/env.out && [ -n "$first" ]
 ok $? "a 4-node job's script runs on its first node ($first: $(sed -n 's/^host=//p' w/env.out))"
@@ -157,7 +157,7 @@ EOF
 chmod 755 w/spread.sh
 id=$(sub -n 4 -t 0:00:04 ./spread.sh lim)
 wait_files 4 w/lim.
-wait_state "$id" "killed\|failed\|done" 30
+wait_state "$id" "$ENDED" 30
 until_gone 5 w/lim.*
 ok $? "past its limit, every process on every node is gone, setsid'd and TERM-ignoring ones too ($(state "$id"), $(alive w/lim.*) left)"
 
@@ -254,7 +254,7 @@ chmod 755 w/refuse.sh
 "$BKILL" "$j" >/dev/null
 wait_state "$j" cancelled 20
 id=$(sub -n 2 -t 1 -o "$TMP/w/refuse.out" ./refuse.sh)
-wait_state "$id" "done\|failed" 30
+wait_state "$id" "$ENDED" 30
 grep -q '^rc1=255$' w/refuse.out && grep -q '^rc2=255$' w/refuse.out &&
 	grep -q "node node9 is not one of job $id's nodes" w/refuse.err1 &&
 	grep -q "node node9 is not one of job $id's nodes" w/refuse.err2
@@ -289,7 +289,7 @@ mkdir -m 777 "$gone_dir"
 id=$(cd "$gone_dir" && $NOBODY "$BSUB" -n 1 -t 1 -o "$TMP/w/cwd.out" /bin/true |
 	sed -n 's/^Job \([0-9]*\) .*/\1/p')
 rmdir "$gone_dir"
-wait_state "$id" "failed\|done" 20
+wait_state "$id" "$ENDED" 20
 [ "$(state "$id")" = failed ] && reason "$id" | grep -q "on node node.: changing to $gone_dir: No such file"
 ok $? "a working directory missing on the node fails the job at once ($(state "$id"): $(reason "$id"))"
 

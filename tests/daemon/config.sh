@@ -134,7 +134,7 @@ ok $? "the log has job 1's life: submitted, started, killed at its limit, ended"
 ids=$("$BQ" -a --json | tr ',' '\n' | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
 # shellcheck disable=SC2086
 [ -n "$ids" ] && "$BKILL" $ids >/dev/null 2>&1
-for id in $ids; do wait_state "$id" "done\|killed\|cancelled\|failed" 10; done
+for id in $ids; do wait_state "$id" "$ENDED" 10; done
 stop_daemon
 
 # ---- a restart with more nodes keeps the database; fewer is refused ----

@@ -72,4 +72,21 @@ r1=$?
 r2=$?
 [ "$r1" -eq 2 ] && [ "$r2" -eq 2 ]
 ok $? "bq --swf with --json or -w: usage error"
+
+# exit (LSF's EXIT): 6 exits 3, 7 kills itself with SIGSEGV; apart from
+# done in bq -d, and failed (status 0) in the SWF, done staying completed.
+"$BSUB" -n 1 -t 1:00 -o /dev/null sh -c 'exit 3' >/dev/null	# 6
+"$BSUB" -n 1 -t 1:00 -o /dev/null sh -c 'kill -SEGV $$' >/dev/null	# 7
+wait_state 6 "$ENDED" 10 && wait_state 7 "$ENDED" 10
+"$BQ" -d >out && "$BQ" -d -w >wide
+grep -q "^ *6 .* exit  *exit code 3 " out && grep -q "^ *7 .* exit  *killed by signal 11 (SIGSEGV)" wide &&
+	grep -q "^ *2 .* done  *exit code 0 " out
+ok $? "bq -d: exit apart from done, with the exit code or the signal"
+"$BQ" -d --json >json.out && grep -q '"id":6,.*"state":"exit",.*"exit_code":3,' json.out &&
+	grep -q '"id":7,.*"state":"exit",.*"exit_signal":11,.*"exit_signal_name":"SIGSEGV"}' json.out
+ok $? "bq -d --json: state exit, exit_code 3; exit_signal 11 (SIGSEGV)"
+"$BQ" --swf >export2.swf
+st() { awk -v j="$1" '$1 == j { print $11 }' export2.swf; }
+[ "$(st 6)" = 0 ] && [ "$(st 7)" = 0 ] && [ "$(st 2)" = 1 ] && [ "$(st 4)" = 5 ]
+ok $? "bq --swf: status 0 (failed) for exit, 1 for done, 5 for cancelled ($(st 6) $(st 7) $(st 2) $(st 4))"
 done_testing

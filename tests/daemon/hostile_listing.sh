@@ -151,7 +151,7 @@ ok $? "after the loop a fresh forecast predicts every queued job ($pred)"
 
 # Every job at once: cancelling job 1 alone would start the next ones,
 # which would outlive the daemon's stop.
-"$BKILL" -u all 0 >/dev/null && wait_state 1 "done\|killed\|cancelled\|failed" 10 &&
+"$BKILL" -u all 0 >/dev/null && wait_state 1 "$ENDED" 10 &&
 	[ "$("$BQ" -a --json | grep -c '"state":"\(queued\|running\)"')" -eq 0 ]
 ok $? "every job is cancelled, none left running"
 stop_daemon

@@ -81,7 +81,7 @@ alive "$pg" && alive "$ss"
 ok $? "job $b runs, its two children alive ($pg, $ss)"
 t=$(ms "$BSUB" -n 1 -t 10s ./quick.sh) q=$(ms "$BQ" -a)
 echo "# root's bsub $t ms, bq -a $q ms while nobody's job runs; daemon RSS $(rss_kb) KiB"
-"$BKILL" "$b" >/dev/null && wait_state "$b" "killed\|cancelled\|failed\|done" 10
+"$BKILL" "$b" >/dev/null && wait_state "$b" "$ENDED" 10
 ok $? "bkill ends job $b"
 gone "$pg" "$ss"
 ok $? "after bkill, neither child is alive"

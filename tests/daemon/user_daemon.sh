@@ -30,7 +30,7 @@ $AS_NOBODY "$BF_BUILD/backfilld" --foreground --socket "$SOCK" --db "$TMP/nb/u.d
 	>"$TMP/daemon.log" 2>&1 &
 DPID=$!
 # Root may not cancel here: its jobs go as its user's, before the daemon.
-trap 'as "$BKILL" 0 >/dev/null 2>&1; for id in 1 2 3; do st "$id" "done\|killed\|cancelled\|failed" 5; done
+trap 'as "$BKILL" 0 >/dev/null 2>&1; for id in 1 2 3; do st "$id" "$ENDED" 5; done
 	cleanup_daemon' EXIT
 i=0
 while ! as "$BQ" >/dev/null 2>&1 && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done

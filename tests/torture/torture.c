@@ -576,8 +576,9 @@ static void add_obs(struct sub *s, bf_time sent, bf_time t, bf_time g, enum src 
 
 static bool state_final(const char *st)
 {
-	return st && (strcmp(st, "done") == 0 || strcmp(st, "killed") == 0 ||
-	              strcmp(st, "cancelled") == 0 || strcmp(st, "failed") == 0);
+	return st && (strcmp(st, "done") == 0 || strcmp(st, "exit") == 0 ||
+	              strcmp(st, "killed") == 0 || strcmp(st, "cancelled") == 0 ||
+	              strcmp(st, "failed") == 0);
 }
 
 /* The parameters the job was submitted with, against a record. */

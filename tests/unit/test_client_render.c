@@ -348,6 +348,8 @@ static void info(void)
 	ok(has("Name:              bad?name\n") && has("Exit status:       killed by signal 9 (SIGKILL)\n") &&
 	   has("End:               2026-11-21 13:01:00 (ended)\n") && has("Run time:          0:01:00\n"),
 	   "ended job: exit status decoded, actual end, run time");
+	ok(has("Signal:            SIGKILL (9)\n") && !has("Exit code:"),
+	   "and the signal that ended it, by name and number");
 	ok(has("User:              alice\n") && has("Node list:         -\n") &&
 	   has("Working directory: -\n"), "absent values are '-'");
 	ok(has("CPU time:          -\n") && has("Max memory:        -\n"),
@@ -370,7 +372,7 @@ static void info(void)
 		render_json(f, &uj, true);
 		fclose(f);
 		ok(has(",\"cpu_us\":1500400,\"cpu_source\":\"cgroup\",\"max_memory_kb\":40960,"
-		       "\"memory_source\":\"rusage\"}"), "the same in JSON");
+		       "\"memory_source\":\"rusage\","), "the same in JSON");
 	}
 	f = mem();
 	render_info(f, &jobs[1], T0);
@@ -436,7 +438,8 @@ static void json_out(void)
 		"\"exit_status\":9,\"exit_code\":null,\"exit_signal\":9,"
 		"\"node_list\":null,\"cwd\":null,\"out\":null,\"err\":null,\"reason\":null,"
 		"\"guarantee_broken\":null,\"pending_reason\":null,"
-		"\"cpu_us\":null,\"cpu_source\":null,\"max_memory_kb\":null,\"memory_source\":null}";
+		"\"cpu_us\":null,\"cpu_source\":null,\"max_memory_kb\":null,\"memory_source\":null,"
+		"\"exit_signal_name\":\"SIGKILL\"}";
 	char want[2048];
 
 	render_json(f, &js, true);
@@ -473,9 +476,71 @@ static void json_out(void)
 		f = mem();
 		render_json(f, &js, true);
 		fclose(f);
-		ok(has("\"exit_status\":512,\"exit_code\":2,\"exit_signal\":null") &&
+		ok(has("\"exit_status\":512,\"exit_code\":2,\"exit_signal\":null,") &&
+		   has(",\"exit_signal_name\":null}") &&
 		   has("\"estimate_s\":0.25,"), "exit code, fractional estimate");
 	}
+}
+
+/* exit (LSF's EXIT): a job that exited non-zero or that a signal of its
+ * own ended, shown apart from done everywhere, with its code or signal. */
+static void exit_state(void)
+{
+	struct proto_job e[] = {
+		{ .id = 21, .uid = 1000, .user = "alice", .name = "ok", .state = "done", .nodes = 1,
+		  .estimate = 60 * BF_SEC, .submit = T0, .start = T0, .end = T0 + BF_SEC,
+		  .start_kind = PS_ACTUAL, .has_exit = true, .exit_status = 0 },
+		{ .id = 22, .uid = 1000, .user = "alice", .name = "three", .state = "exit", .nodes = 1,
+		  .estimate = 60 * BF_SEC, .submit = T0, .start = T0, .end = T0 + BF_SEC,
+		  .start_kind = PS_ACTUAL, .has_exit = true, .exit_status = 3 << 8 },
+		{ .id = 23, .uid = 1000, .user = "alice", .name = "segv", .state = "exit", .nodes = 1,
+		  .estimate = 60 * BF_SEC, .submit = T0, .start = T0, .end = T0 + BF_SEC,
+		  .start_kind = PS_ACTUAL, .has_exit = true, .exit_status = SIGSEGV | 0x80 },
+		{ .id = 24, .uid = 1000, .user = "alice", .name = "odd", .state = "exit", .nodes = 1,
+		  .estimate = 60 * BF_SEC, .submit = T0, .start = T0, .end = T0 + BF_SEC,
+		  .start_kind = PS_ACTUAL, .has_exit = true, .exit_status = 64 },
+	};
+	struct proto_jobs js = { .jobs = e, .count = 4, .total = 0 };
+	FILE *f;
+
+	ok(render_job_ended(&e[1]) && render_end_kind(&e[1]) == RE_ACTUAL, "exit is ended");
+	f = mem();
+	render_table(f, &js, true);
+	fclose(f);
+	ok(has(" done ") && has("three  exit ") && has("segv   exit "),
+	   "the listing shows exit apart from done");
+	f = mem();
+	render_info(f, &e[1], T0);
+	fclose(f);
+	ok(has("State:             exit\n") && has("Exit status:       exit code 3\n") &&
+	   has("Exit code:         3\n") && !has("Signal:"), "bq -l: exit, exit code 3");
+	f = mem();
+	render_info(f, &e[2], T0);
+	fclose(f);
+	ok(has("Exit status:       killed by signal 11 (SIGSEGV), core dumped\n") &&
+	   has("Signal:            SIGSEGV (11)\n") && !has("Exit code:"),
+	   "bq -l: a signal of its own, by name and number");
+	f = mem();
+	render_info(f, &e[3], T0);
+	fclose(f);
+	ok(has("Signal:            64\n"), "a signal without a name: its number");
+	f = mem();
+	render_info(f, &e[0], T0);
+	fclose(f);
+	ok(has("State:             done\n") && has("Exit code:         0\n"), "bq -l: done, exit code 0");
+	f = mem();
+	render_json(f, &js, false);
+	fclose(f);
+	ok(has("\"id\":22,\"uid\":1000,\"user\":\"alice\",\"name\":\"three\",\"state\":\"exit\","
+	       "\"ended\":true") &&
+	   has("\"exit_status\":768,\"exit_code\":3,\"exit_signal\":null,"),
+	   "JSON: state exit, exit code 3");
+	ok(has("\"state\":\"exit\"") &&
+	   has("\"exit_status\":139,\"exit_code\":null,\"exit_signal\":11,") &&
+	   has("\"exit_signal_name\":\"SIGSEGV\"}") &&
+	   has("\"exit_status\":64,\"exit_code\":null,\"exit_signal\":64,") &&
+	   has("\"memory_source\":null,\"exit_signal_name\":null}\n]"),
+	   "JSON: a signal, named where it has a name");
 }
 
 static void profile(void)
@@ -563,6 +628,7 @@ int main(void)
 	json_out();
 	profile();
 	ended();
+	exit_state();
 	free(out);
 	return tap_done();
 }

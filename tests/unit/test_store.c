@@ -2,6 +2,7 @@
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -112,6 +113,69 @@ static void budgets(struct store *st)
 	j.state = ST_CANCELLED;
 	store_put_job(st, &j);
 	store_commit(st);
+}
+
+/* The stored number of job id's state, read past the store (-1: none). */
+static int raw_state(uint64_t id)
+{
+	sqlite3 *db;
+	sqlite3_stmt *q;
+	int state = -1;
+
+	if (sqlite3_open(path, &db) != SQLITE_OK)
+		return -1;
+	if (sqlite3_prepare_v2(db, "SELECT state FROM jobs WHERE id = ?1", -1, &q, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(q, 1, (sqlite3_int64)id);
+		if (sqlite3_step(q) == SQLITE_ROW)
+			state = sqlite3_column_int(q, 0);
+		sqlite3_finalize(q);
+	}
+	sqlite3_close(db);
+	return state;
+}
+
+/* exit (LSF's EXIT): named, told from done by the wait status, stored as
+ * 6 and listed with the ended jobs; a row an older daemon stored as done
+ * with a non-zero status stays done. */
+static void exit_states(struct store *st)
+{
+	struct seen s = { 0 };
+	struct store_job j;
+
+	ok(strcmp(store_state_name(ST_EXIT), "exit") == 0 &&
+	   strcmp(store_state_name(ST_DONE), "done") == 0 &&
+	   strcmp(store_state_name(ST_FAILED), "failed") == 0 &&
+	   strcmp(store_state_name((enum store_state)ST_NSTATES), "?") == 0,
+	   "state names: exit after the six there were");
+	ok(store_state_of_exit(0) == ST_DONE && store_state_of_exit(3 << 8) == ST_EXIT &&
+	   store_state_of_exit(255 << 8) == ST_EXIT && store_state_of_exit(SIGSEGV) == ST_EXIT &&
+	   store_state_of_exit(SIGKILL | 0x80) == ST_EXIT,
+	   "exit 0 is done; exit 3, exit 255, SIGSEGV, SIGKILL with a core are exit");
+	ok(!store_state_live(ST_EXIT), "exit is final");
+
+	j = job(40, 40);
+	j.state = ST_EXIT;
+	j.start = 2000;
+	j.end = 3000;
+	j.has_exit = true;
+	j.exit_status = 3 << 8;
+	ok(store_begin(st) == 0 && store_put_job(st, &j) == 0 &&
+	   store_log(st, 40, 3000, ST_EXIT, "exit, exit 3") == 0 && store_commit(st) == 0,
+	   "an exit job is stored");
+	ok_eq(raw_state(40), 6, "as state 6");
+	ok(store_get_job(st, 40, collect, &s) == 0 && s.n == 1 && s.last.state == ST_EXIT &&
+	   s.last.exit_status == 3 << 8, "and read back as exit, with its status");
+	s = (struct seen){ 0 };
+	ok(store_load_history(st, 3000, 3001, -1, BF_NEVER, 0, 10, collect, &s) == 0 && s.n == 1 &&
+	   s.ids[0] == 40, "bq -d's query lists it with the ended jobs");
+	s = (struct seen){ 0 };
+	ok(store_get_job(st, 1, collect, &s) == 0 && s.n == 1 && s.last.state == ST_DONE &&
+	   s.last.exit_status == 256, "an older row, done with exit 1, is not rewritten");
+	store_begin(st);
+	store_prune_ended(st, 3001, 100);
+	store_commit(st);
+	s = (struct seen){ 0 };
+	ok(store_get_job(st, 40, collect, &s) == 0 && s.n == 0, "keep_ended prunes it as any ended job");
 }
 
 /* A database as an older backfilld left it: schema version `v` (1: no
@@ -357,6 +421,7 @@ int main(void)
 	   s.last.cpu_src == 1 && s.last.mem_kb == -1 && s.last.mem_src == 0,
 	   "a job's CPU time and its source round trip; a usage without a source is unknown");
 	budgets(st);
+	exit_states(st);
 	migrations();
 
 	/* A database from another schema version is refused. */

@@ -235,6 +235,7 @@ int main(int argc, char **argv)
 		.script = script, .script_len = (uint32_t)script_len, .cwd = job.cwd,
 		.out = job.out, .err = job.err, .argv = (const char **)cmd.args, .argc = cmd.nargs,
 		.env = env, .envc = envc, .has_umask = true, .umask = current_umask(),
+		.depend = job.depend,
 	};
 	proto_buf_init(&req);
 	if (proto_enc_submit(&req, &m) < 0) {

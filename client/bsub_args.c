@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "errf.h"
 #include "bsub_args.h"
+#include "depexpr.h"
 #include "duration.h"
 #include "proto.h"
 
@@ -33,6 +34,7 @@ void bsub_opts_free(struct bsub_opts *o)
 	free(o->out);
 	free(o->err);
 	free(o->cwd);
+	free(o->depend);
 	free(o->warnings);
 	*o = (struct bsub_opts){ 0 };
 }
@@ -43,6 +45,7 @@ void bsub_job_free(struct bsub_job *j)
 	free(j->cwd);
 	free(j->out);
 	free(j->err);
+	free(j->depend);
 	*j = (struct bsub_job){ 0 };
 }
 
@@ -69,14 +72,14 @@ int bsub_parse_nodes(const char *s, uint32_t *out, char *err, size_t errlen)
 
 /* ---- one option ---- */
 
-enum opt_id { O_NODES, O_TIME, O_NAME, O_OUT, O_ERR, O_CWD };
+enum opt_id { O_NODES, O_TIME, O_NAME, O_OUT, O_ERR, O_CWD, O_DEPEND };
 
 static const struct {
 	const char *flag;
 	enum opt_id id;
 } job_opts[] = {
 	{ "-n", O_NODES }, { "-t", O_TIME }, { "-W", O_TIME }, { "-J", O_NAME },
-	{ "-o", O_OUT }, { "-e", O_ERR }, { "-cwd", O_CWD },
+	{ "-o", O_OUT }, { "-e", O_ERR }, { "-cwd", O_CWD }, { "-w", O_DEPEND },
 };
 
 static int find_opt(const char *w)
@@ -127,6 +130,17 @@ static int set_opt(struct bsub_opts *o, int k, const char *v, char *err, size_t 
 			if (*p < 0x20 || *p == 0x7f)
 				return errf(err, errlen, "%s: the job name has a control character", flag);
 		return set_string(&o->name, v, err, errlen);
+	case O_DEPEND: {
+		/* Checked here too, so a mistake is shown at once, with its
+		 * column; the daemon checks it again and finds the jobs. */
+		struct depexpr *e;
+		size_t pos = 0;
+
+		if (depexpr_parse(v, strlen(v), &e, why, sizeof why, &pos) < 0)
+			return errf(err, errlen, "%s: at column %zu: %s", flag, pos + 1, why);
+		depexpr_free(e);
+		return set_string(&o->depend, v, err, errlen);
+	}
 	case O_OUT:
 	case O_ERR:
 	case O_CWD:
@@ -552,8 +566,10 @@ int bsub_finish(const struct bsub_opts *o, const char *base, struct bsub_job *j,
 		j->name = strdup(o->name);
 	else if (o->script)
 		j->name = default_name(o->script);
+	if (o->depend)
+		j->depend = strdup(o->depend);
 	if (!j->cwd || (o->out && !j->out) || ((o->out || o->err) && !j->err) ||
-	    (o->name && !j->name)) {
+	    (o->name && !j->name) || (o->depend && !j->depend)) {
 		bsub_job_free(j);
 		return errf(err, errlen, "out of memory");
 	}

@@ -7,6 +7,8 @@
  *   -t TIME    time limit (duration.h)  -o FILE   standard output
  *   -W TIME    the same as -t           -e FILE   standard error
  *   -cwd DIR   working directory        -K        wait for the job's end (no value)
+ *   -w COND    start only once COND on other jobs holds (depexpr.h: LSF's
+ *              done(ID), exit(), ended(), started(), names, && || ! ( ))
  * Command line only: --socket PATH (or --socket=PATH), -h/--help,
  * -V/--version, "--" (ends the options). The first word that is not an
  * option is the script ("-": standard input), and the words after it are
@@ -33,6 +35,7 @@ struct bsub_opts {
 	uint32_t nodes;
 	bf_time estimate;
 	char *name, *out, *err, *cwd;
+	char *depend;		/* -w, as written (checked: depexpr_parse) */
 	bool wait;		/* -K: wait for the job to end (bsub_wait.h) */
 	/* Command line only (pointers into argv). */
 	const char *socket;
@@ -57,6 +60,7 @@ struct bsub_job {
 	char *name;		/* NULL: none */
 	char *cwd;
 	char *out, *err;	/* NULL: the daemon's default */
+	char *depend;		/* -w; NULL: none */
 };
 
 void bsub_opts_free(struct bsub_opts *o);

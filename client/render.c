@@ -415,6 +415,8 @@ void render_info(FILE *f, const struct proto_job *j, bf_time now)
 	kv_text(f, "Error", j->err);
 	if (j->reason)
 		kv_text(f, "Reason", j->reason);
+	if (j->depend)
+		kv_text(f, "Dependency", j->depend);
 	if (j->pending)
 		kv_text(f, "Pending reason", j->pending);
 	if (j->broken && *j->broken)
@@ -528,6 +530,8 @@ static void json_job(FILE *f, const struct proto_job *j)
 	}
 	/* Last: bq(1) promises new keys at the end, the order kept. */
 	json_signal_name(f, j);
+	fputs(",\"depend\":", f);
+	client_put_json_str(f, j->depend);
 	fputc('}', f);
 }
 

@@ -351,7 +351,7 @@ static void *arena_push(struct proto_arena *a, void **arr, uint32_t *count, size
 /* ---- SUBMIT ---- */
 
 enum { SU_NODES = 1, SU_ESTIMATE, SU_NAME, SU_SCRIPT, SU_CWD, SU_OUT, SU_ERR, SU_ARG, SU_ENV,
-       SU_UMASK };
+       SU_UMASK, SU_DEPEND };
 
 static const struct spec submit_spec[] = {
 	{ SU_NODES, PK_INT, true, false, 0, 0 },
@@ -364,6 +364,7 @@ static const struct spec submit_spec[] = {
 	{ SU_ARG, PK_BYTES, false, true, PROTO_MAX_STRING, 0 },
 	{ SU_ENV, PK_BYTES, false, true, PROTO_MAX_STRING, 0 },
 	{ SU_UMASK, PK_INT, false, false, 0, 0 },	/* absent: an older client's, 022 */
+	{ SU_DEPEND, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
 };
 
 int proto_enc_submit(struct proto_buf *b, const struct proto_submit *m)
@@ -383,6 +384,7 @@ int proto_enc_submit(struct proto_buf *b, const struct proto_submit *m)
 		proto_put_str(b, SU_ENV, m->env[k]);
 	if (m->has_umask)
 		proto_put_int(b, SU_UMASK, m->umask);
+	proto_put_str(b, SU_DEPEND, m->depend);
 	return proto_finish(b);
 }
 
@@ -422,6 +424,7 @@ static int take_submit(const struct field *f, void *vctx, char *err, size_t errl
 		break;
 	case SU_OUT: m->out = s; break;
 	case SU_ERR: m->err = s; break;
+	case SU_DEPEND: m->depend = s; break;
 	case SU_UMASK:
 		if (f->i < 0 || f->i > 0777)
 			return errf(err, errlen, "the umask must be from 0 to 0777");
@@ -667,6 +670,7 @@ enum {
 	JO_ID = 1, JO_UID, JO_USER, JO_NAME, JO_STATE, JO_NODES, JO_ESTIMATE, JO_SUBMIT,
 	JO_START, JO_END, JO_START_KIND, JO_EXIT, JO_NODE_LIST, JO_CWD, JO_OUT, JO_ERR, JO_REASON,
 	JO_CPU_US, JO_CPU_SRC, JO_MEM_KB, JO_MEM_SRC, JO_BROKEN, JO_FIRST_GUARANTEE, JO_PENDING,
+	JO_DEPEND,
 };
 enum { JS_JOB = 1, JS_TOTAL, JS_FORECAST_AT, JS_FORECAST_STALE };
 
@@ -702,6 +706,7 @@ static const struct spec job_spec[] = {
 	{ JO_BROKEN, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
 	{ JO_FIRST_GUARANTEE, PK_INT, false, false, 0, 0 },
 	{ JO_PENDING, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
+	{ JO_DEPEND, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
 };
 
 static void put_job(struct proto_buf *b, const struct proto_job *j)
@@ -734,6 +739,8 @@ static void put_job(struct proto_buf *b, const struct proto_job *j)
 		proto_put_bytes(b, JO_BROKEN, j->broken, strnlen(j->broken, PROTO_MAX_STRING));
 	if (j->pending)
 		proto_put_bytes(b, JO_PENDING, j->pending, strnlen(j->pending, PROTO_MAX_STRING));
+	if (j->depend)
+		proto_put_bytes(b, JO_DEPEND, j->depend, strnlen(j->depend, PROTO_MAX_STRING));
 	if (j->first_guarantee != BF_NEVER && j->first_guarantee != 0)
 		proto_put_int(b, JO_FIRST_GUARANTEE, j->first_guarantee);
 	/* A usage with a known source and a value, or nothing. */
@@ -854,6 +861,7 @@ static int take_job_field(const struct field *f, void *vctx, char *err, size_t e
 	case JO_REASON: j->reason = s; break;
 	case JO_BROKEN: j->broken = s; break;
 	case JO_PENDING: j->pending = s; break;
+	case JO_DEPEND: j->depend = s; break;
 	case JO_FIRST_GUARANTEE:
 		if (f->i < 0 || f->i >= BF_NEVER)
 			return errf(err, errlen, "bad guarantee");

@@ -120,6 +120,9 @@ struct proto_submit {
 	 * it on too); absent from an older client: the daemon's 022. */
 	bool has_umask;
 	uint32_t umask;			/* 0 to 0777 */
+	/* bsub -w: the condition on other jobs it starts after, as written
+	 * (the daemon parses it: depexpr.h); NULL: none. */
+	const char *depend;
 };
 
 struct proto_list {
@@ -196,6 +199,9 @@ struct proto_job {
 	/* PT_INFO, a queued or held job: why it does not run yet, in words;
 	 * else NULL. */
 	const char *pending;
+	/* PT_INFO: its dependency condition (bsub -w), as the daemon keeps
+	 * it; NULL if none. */
+	const char *depend;
 };
 
 struct proto_jobs {

@@ -60,8 +60,8 @@ struct serve_opts {
  * the store only). Strings are owned. */
 struct djob {
 	struct store_job rec;		/* its row; the strings point into `owned` */
-	char *owned[10];		/* user, name, cwd, out, err, argv, env, node_list,
-					 * reason, broken (JS_*) */
+	char *owned[12];		/* user, name, cwd, out, err, argv, env, node_list,
+					 * reason, broken, depend, depend_ids (JS_*) */
 	struct runner_proc sup;		/* pid 0 until it starts */
 	struct event *sup_ev;		/* its supervisor's pidfd */
 	struct event *grace_ev;		/* hard kill after the grace */
@@ -77,6 +77,8 @@ struct djob {
 	bf_time pred[2];
 	uint64_t pred_round[2];
 	struct daemon *daemon;		/* for the event callbacks */
+	struct djob_dep *dep;		/* its condition (bsub -w), loaded when it
+					 * enters the core; NULL: none (depstate.h) */
 };
 
 /* A node an operator took out of service (bctl(8)); state NA_UP: in
@@ -88,6 +90,8 @@ struct node_admin {
 	char *reason, *by;		/* owned */
 };
 
+struct djob_dep;
+struct depidx;
 struct sched_forecast;
 /* The forecast's state (forecast.c, forecast.h): predicted starts under
  * EASY and FCFS, made a slice per turn. */
@@ -136,6 +140,9 @@ struct daemon_hooks {
 	 * failed, or the link went silent): mark it down, repairing the
 	 * guarantees it moves (nodectl.c). */
 	void (*node_lost)(struct daemon *d, const char *node, const char *why, bool restoring);
+	/* A job started or ended: the jobs waiting on it are looked at
+	 * (depend.c); returns how many were released or cancelled. */
+	uint32_t (*deps_changed)(struct daemon *d, uint64_t id, bf_time now);
 };
 
 struct daemon {
@@ -250,6 +257,7 @@ struct daemon {
 	bool disk_full;
 	struct event *reserve_ev;
 	int writes_again;		/* drive.c: a turn written again after a full disk */
+	struct depidx *depidx;		/* depend.c: who waits on whom (bsub -w) */
 };
 
 /* The wall clock for the core, never going back: a wall clock stepped

@@ -1148,6 +1148,25 @@ static void flush_spool(struct daemon *d)
 	flushed(d, batch, e);
 }
 
+/* Jobs that started or ended this turn (touched): the jobs waiting on
+ * them are looked at (depend.c), and released or cancelled. Returns how
+ * many were. */
+static uint32_t deps_turn(struct daemon *d, bf_time now)
+{
+	uint32_t n = 0;
+
+	if (!d->depidx)
+		return 0;	/* (nothing waits on anything) */
+	/* (a cancel touches the job cancelled: the count grows meanwhile) */
+	for (uint32_t k = 0; k < d->ntouched; k++) {
+		struct djob *j = jobs_get(d, d->touched[k]);
+
+		if (j && j->rec.state != ST_QUEUED)
+			n += d->hooks.deps_changed(d, j->rec.id, now);
+	}
+	return n;
+}
+
 void drive_commit(struct daemon *d)
 {
 	bf_time now = daemon_now(d);
@@ -1184,9 +1203,14 @@ void drive_commit(struct daemon *d)
 		}
 	}
 	flush_spool(d);
+	/* Ends before the pass: what they release may start in it. */
+	deps_turn(d, now);
 	run_slices(d, now);
 	note_placing(d, now);
 	take_actions(d, now);
+	/* Starts after it (started()): what they release, at the next turn. */
+	if (deps_turn(d, now))
+		drive_next_turn(d);
 	sync_guarantees(d);
 	announce_some(d);
 	prune_ended(d, now);

@@ -262,7 +262,7 @@ static void answer_info(struct conn *c)
 	if (j) {
 		struct sched_job_info info;
 		struct store_job shown = j->rec;	/* a copy: see add_queued */
-		char why[300];
+		char why[PROTO_MAX_STRING];
 
 		if (sched_job_info(d->sched, j->rec.id, &info) == SCHED_OK && info.state == JOB_QUEUED)
 			shown.guarantee = info.guarantee;

@@ -27,6 +27,7 @@
 #include "sys/store.h"
 #include "conn.h"
 #include "daemon.h"
+#include "depend.h"
 #include "drive.h"
 #include "forecast.h"
 #include "jobctl.h"
@@ -109,14 +110,18 @@ static enum proto_err release(struct daemon *d, struct djob *j, const char *by)
 {
 	struct sched_job_info info;
 	bf_time now = daemon_now(d);
-	char detail[400];
+	char detail[400], why[1024];
 	int rc;
 
 	if (j->rec.state != ST_QUEUED || !j->rec.held)
 		return PE_INVALID;
-	/* A new arrival now: behind every job waiting. */
-	if ((rc = sched_submit_as(d->sched, now, j->rec.id, j->rec.nodes, j->rec.estimate,
-	                          j->rec.uid)) < 0)
+	/* A new arrival now: behind every job waiting (after the jobs it
+	 * waits on, too). */
+	if ((rc = depend_enter(d, j, now, DEPEND_SUBMIT, now, BF_NEVER, why, sizeof why)) == 1) {
+		depend_never(d, j, now);	/* (decided while it was held) */
+		return PE_OK;
+	}
+	if (rc < 0)
 		return rc == SCHED_E_TOOBIG || rc == SCHED_E_INVAL ? PE_TOOBIG : PE_INTERNAL;
 	j->rec.held = false;
 	j->rec.seq = d->next_seq++;	/* its new place, also after a restart */

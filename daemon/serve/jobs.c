@@ -12,7 +12,11 @@
 #include "sys/runner.h"
 #include "sys/store.h"
 #include "daemon.h"
+#include "depstate.h"
 #include "jobs.h"
+
+_Static_assert(JS_NFIELDS <= sizeof ((struct djob *)0)->owned / sizeof (char *),
+               "struct djob has a string for each JS_ field");
 
 struct djob *jobs_get(struct daemon *d, uint64_t id)
 {
@@ -34,6 +38,8 @@ static void relink(struct djob *j)
 	j->rec.node_list = j->owned[JS_NODES];
 	j->rec.reason = j->owned[JS_REASON];
 	j->rec.broken = j->owned[JS_BROKEN];
+	j->rec.depend = j->owned[JS_DEPEND];
+	j->rec.depend_ids = j->owned[JS_DEPIDS];
 }
 
 int jobs_set_str(struct djob *j, int field, const char *v, size_t len)
@@ -78,7 +84,9 @@ struct djob *jobs_add(struct daemon *d, const struct store_job *rec)
 	    jobs_set_str(j, JS_ENV, rec->env, rec->env_len) < 0 ||
 	    jobs_set_str(j, JS_NODES, rec->node_list, slen(rec->node_list)) < 0 ||
 	    jobs_set_str(j, JS_REASON, rec->reason, slen(rec->reason)) < 0 ||
-	    jobs_set_str(j, JS_BROKEN, rec->broken, slen(rec->broken)) < 0)
+	    jobs_set_str(j, JS_BROKEN, rec->broken, slen(rec->broken)) < 0 ||
+	    jobs_set_str(j, JS_DEPEND, rec->depend, slen(rec->depend)) < 0 ||
+	    jobs_set_str(j, JS_DEPIDS, rec->depend_ids, slen(rec->depend_ids)) < 0)
 		goto nomem;
 	if (d->njobs == d->jobs_cap) {
 		uint32_t cap = d->jobs_cap ? d->jobs_cap * 2 : 256;
@@ -121,6 +129,7 @@ void jobs_remove(struct daemon *d, struct djob *j)
 		event_free(j->grace_ev);
 	for (int f = 0; f < JS_NFIELDS; f++)
 		free(j->owned[f]);
+	depstate_free(j->dep);
 	free(j);
 }
 
@@ -233,6 +242,7 @@ void jobs_to_proto(const struct store_job *r, bool detail, bf_time predicted,
 		o->out = r->out;
 		o->err = r->err;
 		o->reason = r->reason;
+		o->depend = r->depend;
 		o->cpu_us = r->cpu_us;
 		o->cpu_src = (enum proto_usage_src)r->cpu_src;
 		o->mem_kb = r->mem_kb;

@@ -18,7 +18,7 @@ void jobs_remove(struct daemon *d, struct djob *j);
 /* Replace one owned string field (JS_*, as in owned[]). -1 on no memory. */
 int  jobs_set_str(struct djob *j, int field, const char *v, size_t len);
 enum { JS_USER, JS_NAME, JS_CWD, JS_OUT, JS_ERR, JS_ARGV, JS_ENV, JS_NODES, JS_REASON,
-       JS_BROKEN, JS_NFIELDS };
+       JS_BROKEN, JS_DEPEND, JS_DEPIDS, JS_NFIELDS };
 /* Fill a protocol record for bq; `detail` adds the owner-only fields. */
 void jobs_to_proto(const struct store_job *r, bool detail, bf_time predicted,
                    struct proto_job *out);

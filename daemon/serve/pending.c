@@ -4,6 +4,8 @@
 #include "sched.h"
 #include "sys/store.h"
 #include "daemon.h"
+#include "depend.h"
+#include "depstate.h"
 #include "pending.h"
 
 const char *pending_reason(struct daemon *d, const struct djob *j, bf_time guarantee, char *buf,
@@ -16,6 +18,13 @@ const char *pending_reason(struct daemon *d, const struct djob *j, bf_time guara
 		return NULL;
 	if (j->rec.held) {
 		snprintf(buf, len, "held (bresume %llu releases it)", (unsigned long long)j->rec.id);
+		return buf;
+	}
+	if (j->dep && j->dep->waiting) {
+		size_t n = (size_t)snprintf(buf, len, "waiting for its dependency: ");
+
+		if (n < len)
+			depend_pending(d, j, buf + n, len - n);
 		return buf;
 	}
 	for (uint32_t k = 0; k < d->nnodes; k++)

@@ -40,6 +40,7 @@
 #include "sys/store.h"
 #include "contain.h"
 #include "daemon.h"
+#include "depend.h"
 #include "drive.h"
 #include "jobs.h"
 #include "nodectl.h"
@@ -379,6 +380,7 @@ int restore_state(struct daemon *d, char *err, size_t errlen)
 	qsort(order, nq, sizeof *order, by_seq);
 	for (uint32_t k = 0; k < nq; k++) {
 		struct djob *j = order[k];
+		char why[1024];
 		bf_time since;
 
 		if (!spool_job_has_script(&d->spool, j->rec.id)) {
@@ -395,9 +397,13 @@ int restore_state(struct daemon *d, char *err, size_t errlen)
 		 * requeued above joined a moment after `now`). */
 		since = j->rec.queued != BF_NEVER && j->rec.queued > j->rec.submit ? j->rec.queued :
 		        j->rec.submit;
-		rc = sched_restore_queued_as(d->sched, now, j->rec.id, since < now ? since : now,
-		                             j->rec.nodes, j->rec.estimate, j->rec.guarantee,
-		                             j->rec.uid);
+		rc = depend_enter(d, j, now, DEPEND_RESTORE, since < now ? since : now,
+		                  j->rec.guarantee, why, sizeof why);
+		if (rc == 1) {
+			/* (what it waited on ended while the daemon was down) */
+			depend_never(d, j, now);
+			continue;
+		}
 		/* Put first before the restart: first again (restored in seq
 		 * order), and marked so (CREASY keeps it before any priority). */
 		if (rc >= 0 && j->rec.seq < 0)

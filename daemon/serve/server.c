@@ -24,6 +24,7 @@
 #include "conn.h"
 #include "contain.h"
 #include "daemon.h"
+#include "depend.h"
 #include "drive.h"
 #include "forecast.h"
 #include "handlers.h"
@@ -302,6 +303,7 @@ int server_init(struct daemon *d, const struct serve_opts *o, char *err, size_t 
 		.submission_ids = submit_ids,
 		.space_back = jobctl_release_disk_held,
 		.node_lost = nodectl_lost,
+		.deps_changed = depend_changed,
 	};
 	d->spool.top_fd = d->spool.status_fd = d->spool.jobs_fd = -1;
 	d->lock_fd[0] = d->lock_fd[1] = -1;
@@ -411,6 +413,7 @@ void server_free(struct daemon *d)
 	submit_drop(d->unsynced);
 	while (d->njobs)
 		jobs_remove(d, d->jobs[d->njobs - 1]);
+	depend_free_all(d);
 	usage_free(d);
 	reserve_close(d);
 	for (int k = 0; k < 3; k++)

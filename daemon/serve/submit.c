@@ -28,6 +28,7 @@
 #include "sys/store.h"
 #include "conn.h"
 #include "daemon.h"
+#include "depend.h"
 #include "drive.h"
 #include "forecast.h"
 #include "jobs.h"
@@ -43,6 +44,7 @@ struct pending_sub {
 	uid_t uid;
 	gid_t gid;
 	char *user, *argv, *env, *out_path, *err_path;
+	char *dep_text, *dep_ids;	/* -w: as kept with the job (depend.h) */
 	size_t argv_len, env_len;
 	uint64_t cost;			/* usage.h: its bytes once live */
 };
@@ -84,6 +86,8 @@ static void pending_free(struct pending_sub *p)
 	free(p->env);
 	free(p->out_path);
 	free(p->err_path);
+	free(p->dep_text);
+	free(p->dep_ids);
 	proto_arena_free(&p->a);
 	free(p);
 }
@@ -263,6 +267,13 @@ void submit_request(struct conn *c, const uint8_t *frame, size_t len)
 		conn_error(c, PE_INTERNAL, "%s", err);
 		goto fail;
 	}
+	/* Its condition's jobs are found now, as they are when it is asked
+	 * for (the admission, once its script is durable, evaluates it). */
+	if (p->m.depend && depend_resolve(d, p->uid, p->m.depend, &p->dep_text, &p->dep_ids, err,
+	                                  sizeof err) < 0) {
+		conn_error(c, PE_INVALID, "%s", err);
+		goto fail;
+	}
 	p->id = ++d->last_id;
 	if ((p->m.out && !(p->out_path = jobs_expand_id(p->m.out, p->id))) ||
 	    (p->m.err && !(p->err_path = jobs_expand_id(p->m.err, p->id)))) {
@@ -323,15 +334,26 @@ static void admit_one(struct daemon *d, struct pending_sub *p, bf_time now, cons
 		.out = p->out_path, .err = p->err_path, .argv = p->argv, .argv_len = p->argv_len,
 		.env = p->env, .env_len = p->env_len,
 		.has_umask = p->m.has_umask, .umask = (uint16_t)p->m.umask,
+		.depend = p->dep_text, .depend_ids = p->dep_ids,
 	};
 	if (!(j = jobs_add(d, &rec))) {
 		snprintf(err, sizeof err, "out of memory");
 		rc = PE_INTERNAL;
 		goto refused;
 	}
-	if ((rc = sched_submit_as(d->sched, now, p->id, p->m.nodes, p->m.estimate, p->uid)) < 0) {
+	if ((rc = depend_enter(d, j, now, DEPEND_SUBMIT, now, BF_NEVER, err, sizeof err)) != 0) {
 		jobs_remove(d, j);
-		snprintf(err, sizeof err, "%s", sched_strerror(rc));
+		if (rc == 1) {
+			/* (err has the condition, each part marked) */
+			static const char said[] = "-w: the condition can never be met: ";
+			size_t n = strnlen(err, sizeof err - sizeof said);
+
+			memmove(err + sizeof said - 1, err, n);
+			memcpy(err, said, sizeof said - 1);
+			err[sizeof said - 1 + n] = 0;
+		} else {
+			snprintf(err, sizeof err, "%s", sched_strerror(rc));
+		}
 		rc = rc == SCHED_E_NOMEM ? PE_INTERNAL : PE_INVALID;
 		goto refused;
 	}

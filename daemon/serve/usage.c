@@ -21,7 +21,7 @@ static uint64_t slen(const char *s)
 uint64_t usage_live_cost(const struct store_job *r, uint64_t script_len)
 {
 	return 256 + slen(r->user) + slen(r->name) + slen(r->cwd) + slen(r->out) + slen(r->err) +
-	       r->argv_len + r->env_len + script_len;
+	       slen(r->depend) + slen(r->depend_ids) + r->argv_len + r->env_len + script_len;
 }
 
 uint64_t usage_script_len(const struct daemon *d, uint64_t id)
@@ -100,7 +100,8 @@ int usage_admit(const struct daemon *d, uid_t uid, uint64_t cost, char *err, siz
 static uint64_t ended_cost(const struct store_job *r)
 {
 	return 256 + slen(r->user) + slen(r->name) + slen(r->node_list) + slen(r->cwd) +
-	       slen(r->out) + slen(r->err) + slen(r->reason) + slen(r->broken) + 4 * (40 + 64);
+	       slen(r->out) + slen(r->err) + slen(r->reason) + slen(r->broken) + slen(r->depend) +
+	       slen(r->depend_ids) + 4 * (40 + 64);
 }
 
 static struct ended_use *slot(struct daemon *d, uint32_t uid)

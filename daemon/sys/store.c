@@ -27,8 +27,12 @@
  * submission and removed at its end (only a start needs them): a row
  * rewritten when a guarantee moves no longer rewrites up to 4 MiB with it.
  * jobs.argv and jobs.env stay NULL (an older database's move at the
- * upgrade; an ended job's are dropped). */
-#define SCHEMA_VERSION "6"
+ * upgrade; an ended job's are dropped).
+ * 7: jobs.depend (a job's dependency condition, bsub -w, as the daemon
+ * keeps it) and jobs.depend_ids (the jobs each of its parts named when it
+ * was submitted); NULL: none, as for every job of an older database. The
+ * index of a user's jobs by name (bsub -w names a job by its name). */
+#define SCHEMA_VERSION "7"
 
 static const char *const state_names[ST_NSTATES] = {
 	"queued", "running", "done", "killed", "cancelled", "failed", "exit",
@@ -53,6 +57,7 @@ enum store_state store_state_of_exit(int wstatus)
 #define ENDED_COST "(256 + ifnull(length(user), 0) + ifnull(length(name), 0) + " \
 	"ifnull(length(node_list), 0) + ifnull(length(cwd), 0) + ifnull(length(out), 0) + " \
 	"ifnull(length(err), 0) + ifnull(length(reason), 0) + ifnull(length(broken), 0) + " \
+	"ifnull(length(depend), 0) + ifnull(length(depend_ids), 0) + " \
 	"ifnull(length(argv), 0) + ifnull(length(env), 0) + (SELECT ifnull(sum(40 + " \
 	"ifnull(length(detail), 0)), 0) FROM job_log WHERE job_log.job = jobs.id))"
 
@@ -60,25 +65,25 @@ enum stmt {
 	S_BEGIN, S_COMMIT, S_ROLLBACK, S_META_SET, S_META_GET, S_PUT, S_LOG, S_LIVE, S_ONE,
 	S_FINAL, S_LOG_COUNT, S_PRUNE_LOG, S_PRUNE_JOBS, S_NODE_PUT, S_NODE_DEL, S_NODE_ALL,
 	S_HISTORY, S_USAGE, S_USAGE_ONE, S_OLDEST, S_DEL_LOG, S_DEL_JOB, S_ARGS_PUT,
-	S_ARGS_DEL, S_NSTMTS
+	S_ARGS_DEL, S_NAMED, S_NSTMTS
 };
 
 /* Column order of the jobs table, shared by S_PUT and the loaders. */
 #define JOB_COLUMNS "id, seq, uid, gid, user, name, nodes, estimate, submit, state, " \
 	"guarantee, first_guarantee, start, end_time, exit_status, node_list, cwd, out, err, " \
 	"argv, env, sup_pid, sup_start, kill_why, reason, hold_end, cpu_us, mem_kb, cpu_src, mem_src, " \
-	"broken, held, requeue, queued, umask"
+	"broken, held, requeue, queued, umask, depend, depend_ids"
 /* The live jobs, with their arguments and environments from job_args. */
 #define LIVE_COLUMNS "id, seq, uid, gid, user, name, nodes, estimate, submit, state, " \
 	"guarantee, first_guarantee, start, end_time, exit_status, node_list, cwd, out, err, " \
 	"job_args.argv, job_args.env, sup_pid, sup_start, kill_why, reason, hold_end, cpu_us, " \
-	"mem_kb, cpu_src, mem_src, broken, held, requeue, queued, umask"
+	"mem_kb, cpu_src, mem_src, broken, held, requeue, queued, umask, depend, depend_ids"
 /* The same for listings: argv and env (up to 4 MiB a job) are never sent
  * to a client, so a listing never reads them. */
 #define LIST_COLUMNS "id, seq, uid, gid, user, name, nodes, estimate, submit, state, " \
 	"guarantee, first_guarantee, start, end_time, exit_status, node_list, cwd, out, err, " \
 	"NULL, NULL, sup_pid, sup_start, kill_why, reason, hold_end, cpu_us, mem_kb, cpu_src, " \
-	"mem_src, broken, held, requeue, queued, umask"
+	"mem_src, broken, held, requeue, queued, umask, depend, depend_ids"
 
 static const char *const sql[S_NSTMTS] = {
 	[S_BEGIN] = "BEGIN IMMEDIATE",
@@ -88,7 +93,8 @@ static const char *const sql[S_NSTMTS] = {
 	[S_META_GET] = "SELECT value FROM meta WHERE key = ?1",
 	[S_PUT] = "INSERT OR REPLACE INTO jobs (" JOB_COLUMNS ") VALUES "
 	          "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-	          "?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35)",
+	          "?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, "
+	          "?36, ?37)",
 	/* A job's log holds at most STORE_LOG_MAX changes, and always its end:
 	 * what a user can repeat on their own job (hold, release) cannot
 	 * grow the store without bound. */
@@ -98,6 +104,7 @@ static const char *const sql[S_NSTMTS] = {
 	           "WHERE state <= 1 ORDER BY seq",
 	[S_ARGS_PUT] = "INSERT OR REPLACE INTO job_args (job, argv, env) VALUES (?1, ?2, ?3)",
 	[S_ARGS_DEL] = "DELETE FROM job_args WHERE job = ?1",
+	[S_NAMED] = "SELECT id FROM jobs WHERE uid = ?1 AND name = ?2 ORDER BY id DESC LIMIT 1",
 	[S_ONE] = "SELECT " LIST_COLUMNS " FROM jobs WHERE id = ?1",
 	[S_FINAL] = "SELECT " LIST_COLUMNS " FROM jobs WHERE state > 1 AND (?2 < 0 OR uid = ?2) "
 	            "ORDER BY end_time DESC, id DESC LIMIT ?1",
@@ -138,7 +145,8 @@ static const char schema[] =
 	"  sup_start INTEGER NOT NULL DEFAULT 0, kill_why INTEGER NOT NULL DEFAULT 0,"
 	"  reason TEXT, hold_end INTEGER, cpu_us INTEGER, mem_kb INTEGER, cpu_src INTEGER,"
 	"  mem_src INTEGER, broken TEXT, held INTEGER NOT NULL DEFAULT 0,"
-	"  requeue INTEGER NOT NULL DEFAULT 0, queued INTEGER, umask INTEGER);"
+	"  requeue INTEGER NOT NULL DEFAULT 0, queued INTEGER, umask INTEGER, depend TEXT,"
+	"  depend_ids TEXT);"
 	"CREATE INDEX IF NOT EXISTS jobs_live ON jobs (state, seq);"
 	"CREATE TABLE IF NOT EXISTS job_log ("
 	"  job INTEGER NOT NULL, t INTEGER NOT NULL, state INTEGER NOT NULL, detail TEXT);"
@@ -151,6 +159,8 @@ static const char schema[] =
 	 * history is over keep_ended_per_user. */
 	"CREATE INDEX IF NOT EXISTS jobs_ended_uid ON jobs (uid, end_time, id) WHERE state > 1;"
 	"CREATE TABLE IF NOT EXISTS job_args (job INTEGER PRIMARY KEY, argv BLOB, env BLOB);"
+	/* A user's jobs by name, the latest first: bsub -w's names. */
+	"CREATE INDEX IF NOT EXISTS jobs_named ON jobs (uid, name, id);"
 	"CREATE TABLE IF NOT EXISTS node_admin ("
 	"  name TEXT PRIMARY KEY, state INTEGER NOT NULL, since INTEGER NOT NULL,"
 	"  reason TEXT, by TEXT);";
@@ -226,7 +236,9 @@ static int migrate(struct store *s)
 		"INSERT OR REPLACE INTO job_args (job, argv, env) SELECT id, argv, env FROM jobs "
 		"WHERE state <= 1; "
 		"UPDATE jobs SET argv = NULL, env = NULL; ";
-	char q[1200], what[64];
+	static const char v7[] = "ALTER TABLE jobs ADD COLUMN depend TEXT; "
+		"ALTER TABLE jobs ADD COLUMN depend_ids TEXT; ";
+	char q[1400], what[64];
 	sqlite3_stmt *st;
 	int from = 0;
 
@@ -236,16 +248,17 @@ static int migrate(struct store *s)
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		const char *v = (const char *)sqlite3_column_text(st, 0);
 
-		from = v && v[0] >= '1' && v[0] <= '5' && !v[1] ? v[0] - '0' : 0;
+		from = v && v[0] >= '1' && v[0] <= '6' && !v[1] ? v[0] - '0' : 0;
 	}
 	sqlite3_finalize(st);
 	if (!from)
 		return 0;	/* new, current, or another version (refused at open) */
 	/* Each step's columns, in one transaction with the new version (4's
 	 * table came with the schema). */
-	snprintf(q, sizeof q, "BEGIN IMMEDIATE; %s%s%s%s%sUPDATE meta SET value = '" SCHEMA_VERSION
-	         "' WHERE key = 'schema'; COMMIT;", from == 1 ? v2 : "", from <= 2 ? v3 : "",
-	         from <= 3 ? v4 : "", from <= 4 ? v5 : "", v6);
+	snprintf(q, sizeof q, "BEGIN IMMEDIATE; %s%s%s%s%s%sUPDATE meta SET value = '"
+	         SCHEMA_VERSION "' WHERE key = 'schema'; COMMIT;", from == 1 ? v2 : "",
+	         from <= 2 ? v3 : "", from <= 3 ? v4 : "", from <= 4 ? v5 : "", from <= 5 ? v6 : "",
+	         v7);
 	if (sqlite3_exec(s->db, q, NULL, NULL, NULL) != SQLITE_OK) {
 		snprintf(what, sizeof what, "upgrading the schema from version %d", from);
 		fail(s, what);
@@ -620,6 +633,8 @@ int store_put_job(struct store *s, const struct store_job *j)
 	bind_time(st, 34, j->queued);
 	if (j->has_umask)
 		sqlite3_bind_int(st, 35, j->umask & 0777);
+	bind_str(st, 36, j->depend);
+	bind_str(st, 37, j->depend_ids);
 	return step_done(s, S_PUT, "storing a job");
 }
 
@@ -714,6 +729,7 @@ static void read_job(sqlite3_stmt *st, struct store_job *j)
 		.requeue = sqlite3_column_int(st, 32) != 0, .queued = col_time(st, 33),
 		.has_umask = sqlite3_column_type(st, 34) != SQLITE_NULL,
 		.umask = (uint16_t)(sqlite3_column_int(st, 34) & 0777),
+		.depend = col_str(st, 35), .depend_ids = col_str(st, 36),
 	};
 	/* A figure and its source together, or neither. */
 	if (j->cpu_us < 0 || j->cpu_src <= 0) {
@@ -752,6 +768,21 @@ int store_get_job(struct store *s, uint64_t id, store_visit visit, void *arg)
 {
 	sqlite3_bind_int64(s->st[S_ONE], 1, (sqlite3_int64)id);
 	return visit_rows(s, S_ONE, visit, arg);
+}
+
+int store_find_named(struct store *s, uint32_t uid, const char *name, uint64_t *id)
+{
+	sqlite3_stmt *st = s->st[S_NAMED];
+	int rc;
+
+	sqlite3_bind_int64(st, 1, uid);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*id = (uint64_t)sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : fail(s, "finding a job by its name");
 }
 
 int store_load_final(struct store *s, uint32_t limit, int64_t uid, store_visit visit, void *arg)

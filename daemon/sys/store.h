@@ -82,6 +82,10 @@ struct store_job {
 	 * database): 022. */
 	bool has_umask;
 	uint16_t umask;
+	/* bsub -w: its condition as the daemon keeps it (depexpr_format) and
+	 * the jobs each of its parts named at its submission (depend.c's
+	 * form); NULL: none. */
+	const char *depend, *depend_ids;
 };
 
 struct store;
@@ -150,6 +154,8 @@ int  store_load_live(struct store *st, store_visit visit, void *arg);
 int  store_get_job(struct store *st, uint64_t id, store_visit visit, void *arg);
 /* A store_visit that puts the job's owner (its uid) into *(int64_t *)arg. */
 int  store_job_owner(const struct store_job *j, void *arg);
+/* The latest job of uid named `name`: 1 with its id, 0 none, -1 error. */
+int  store_find_named(struct store *st, uint32_t uid, const char *name, uint64_t *id);
 int  store_load_final(struct store *st, uint32_t limit, int64_t uid, store_visit visit, void *arg);
 /* Ended jobs, ended in [since, until) (BF_NEVER: unbounded), of one uid
  * (or all: uid < 0), in (end, id) order after (after_end, after_id)

@@ -16,7 +16,7 @@ struct seen {
 	int n;
 	uint64_t ids[16];
 	struct store_job last;
-	char name[64], nodes[64], argv[64];
+	char name[64], nodes[64], argv[64], depend[64];
 	size_t argv_len;
 };
 
@@ -33,6 +33,9 @@ static int collect(const struct store_job *j, void *arg)
 	s->argv_len = j->argv_len < sizeof s->argv ? j->argv_len : sizeof s->argv;
 	if (s->argv_len)	/* a migrated row may have no argv at all (NULL) */
 		memcpy(s->argv, j->argv, s->argv_len);
+	snprintf(s->depend, sizeof s->depend, "%s|%s", j->depend ? j->depend : "(null)",
+	         j->depend_ids ? j->depend_ids : "(null)");
+	s->last.depend = s->last.depend_ids = NULL;
 	s->last.name = s->last.node_list = s->last.user = s->last.cwd = NULL;
 	s->last.out = s->last.err = s->last.argv = s->last.env = NULL;
 	return 0;
@@ -243,8 +246,8 @@ static void migrations(void)
 		snprintf(file, sizeof file, "%s/v%d.db", dir, v);
 		ok(old_database(file, v) == 0, "a version %d database", v);
 		st = store_open(file, err, sizeof err);
-		ok(st && store_meta_get(st, "schema", buf, sizeof buf) == 1 && strcmp(buf, "6") == 0,
-		   "version %d is upgraded to 6 (%s)", v, st ? buf : err);
+		ok(st && store_meta_get(st, "schema", buf, sizeof buf) == 1 && strcmp(buf, "7") == 0,
+		   "version %d is upgraded to 7 (%s)", v, st ? buf : err);
 		ok(st && store_load_live(st, collect, &s) == 0 && s.n == 1 && s.ids[0] == 7 &&
 		   s.last.state == ST_RUNNING && s.last.start == 2000 &&
 		   s.last.hold_end == (v == 1 ? BF_NEVER : 62000000) && s.last.cpu_us == -1 &&
@@ -297,7 +300,7 @@ int main(void)
 	snprintf(path, sizeof path, "%s/state.db", dir);
 	st = store_open(path, err, sizeof err);
 	ok(st != NULL, "a new database is created (%s)", st ? "" : err);
-	ok(store_meta_get(st, "schema", buf, sizeof buf) == 1 && strcmp(buf, "6") == 0,
+	ok(store_meta_get(st, "schema", buf, sizeof buf) == 1 && strcmp(buf, "7") == 0,
 	   "the schema version is recorded");
 	j = job(1, 1);
 	ok(store_put_job(st, &j) < 0 && strstr(store_error(st), "outside"),
@@ -319,6 +322,24 @@ int main(void)
 	ok(strcmp(s.name, "(null)") == 0 && s.last.guarantee == 5000 && s.last.start == BF_NEVER &&
 	   !s.last.has_exit, "NULL name, guarantee, unknown start read back");
 	ok(s.last.queued == 4000, "when it last joined the queue read back");
+	{
+		/* bsub -w: the condition and its jobs, and a job found by name */
+		struct seen d = { 0 };
+		uint64_t named = 0;
+
+		j = job(id2, 2);
+		j.name = "post";
+		j.depend = "done(1) && ended(prep)";
+		j.depend_ids = "1;1";
+		ok(store_begin(st) == 0 && store_put_job(st, &j) == 0 && store_commit(st) == 0 &&
+		   store_get_job(st, id2, collect, &d) == 0 &&
+		   strcmp(d.depend, "done(1) && ended(prep)|1;1") == 0,
+		   "a condition and its jobs read back");
+		ok(store_find_named(st, j.uid, "post", &named) == 1 && named == id2 &&
+		   store_find_named(st, j.uid, "nothing", &named) == 0 &&
+		   store_find_named(st, j.uid + 1, "post", &named) == 0,
+		   "the latest job of a user by name; none of another user's");
+	}
 	/* bctl top: job 2 put first, a place below every arrival's. */
 	j = job(id2, -1);
 	memset(&s, 0, sizeof s);

@@ -126,12 +126,14 @@ replay-sample: deps
 	    $(BUILD)/backfilld --replay $(BUILD)/sample.swf --policy $$p --check || exit 1; \
 	done
 
-# Fuzz the SWF reader, then the wire-protocol decoders, for FUZZ_SECONDS each
-# (libFuzzer with clang; see tests/fuzz/README.md). New inputs go to the
-# first corpus directory, under $(BUILD); the seeds in tests/fuzz stay as they are.
+# Fuzz the SWF reader, the wire-protocol decoders, the dependency
+# expressions and the job array specs, for FUZZ_SECONDS each (libFuzzer with
+# clang; see tests/fuzz/README.md). New inputs go to the first corpus
+# directory, under $(BUILD); the seeds in tests/fuzz stay as they are.
 FUZZ_SECONDS ?= 60
 fuzz:
-	@mkdir -p $(BUILD)/fuzz-corpus $(BUILD)/fuzz-proto-corpus
+	@mkdir -p $(BUILD)/fuzz-corpus $(BUILD)/fuzz-proto-corpus \
+	    $(BUILD)/fuzz-depexpr-corpus $(BUILD)/fuzz-jobarray-corpus
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -iquote common \
 	    tests/fuzz/fuzz_swf.c common/swf.c common/errf.c $(PKG_LIBS) -o $(BUILD)/fuzz_swf
 	$(BUILD)/fuzz_swf -max_total_time=$(FUZZ_SECONDS) -max_len=20000 $(BUILD)/fuzz-corpus tests/fuzz/corpus
@@ -139,6 +141,14 @@ fuzz:
 	    tests/fuzz/fuzz_proto.c common/proto.c common/errf.c -o $(BUILD)/fuzz_proto
 	$(BUILD)/fuzz_proto -max_total_time=$(FUZZ_SECONDS) -max_len=16384 \
 	    $(BUILD)/fuzz-proto-corpus tests/fuzz/proto-corpus
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -iquote common \
+	    tests/fuzz/fuzz_depexpr.c common/depexpr.c -o $(BUILD)/fuzz_depexpr
+	$(BUILD)/fuzz_depexpr -max_total_time=$(FUZZ_SECONDS) -max_len=4200 \
+	    $(BUILD)/fuzz-depexpr-corpus tests/fuzz/depexpr-corpus
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -iquote common \
+	    tests/fuzz/fuzz_jobarray.c common/jobarray.c -o $(BUILD)/fuzz_jobarray
+	$(BUILD)/fuzz_jobarray -max_total_time=$(FUZZ_SECONDS) -max_len=4200 \
+	    $(BUILD)/fuzz-jobarray-corpus tests/fuzz/jobarray-corpus
 
 # Crash torture (tests/torture/torture.c): the live daemon killed -9
 # TORTURE_CRASHES times under a storm of clients, then every invariant

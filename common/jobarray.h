@@ -87,7 +87,8 @@ void jobref_free(struct jobref *r);
  * then "%K" when cap > 0; "" when count is 0. index[] must be ascending
  * and distinct (as parsed). Runs of consecutive indices become A-B, runs
  * of three or more with an equal step above 1 become A-B:STEP, and the
- * rest single indices: [1-100:2,105] for 1, 3, .., 99, 105. For such a
+ * rest single indices: [1-99:2,105] for 1, 3, .., 99, 105 (a run ends at
+ * its last index: [1-100:2] prints as [1-99:2]). For such a
  * list, jobarray_parse("x" + text) gives the same indices and cap back.
  * Like snprintf: returns the length the full text needs (-1 if over
  * INT_MAX), writes at most len bytes, always NUL-terminated when len > 0;

@@ -7,6 +7,7 @@
 #include <strings.h>
 #include <time.h>
 #include "client.h"
+#include "jobarray.h"
 #include "proto.h"
 #include "render.h"
 
@@ -331,6 +332,41 @@ static int cancel_all_of(const char *socket, const struct idset *s, uint32_t fro
 	return rc;
 }
 
+/* The elements "ID[SPEC]" names, found by their indices and added by
+ * their own ids; 0, or an exit code (said). */
+static int add_elements(const char *socket, const char *s, struct idset *ids)
+{
+	struct jobref r;
+	char why[300];
+	size_t pos = 0;
+	int rc = 0;
+
+	if (jobref_parse(s, &r, why, sizeof why, &pos) < 0) {
+		fprintf(stderr, "bkill: '%s' is not a job ID: at column %zu: %s\n", s, pos + 1, why);
+		return CLIENT_EXIT_USAGE;
+	}
+	for (uint32_t k = 0; k < r.count && rc == 0; k++) {
+		struct proto_arena a = { 0 };
+		struct proto_job job;
+		uint8_t *reply = NULL;
+		int e = client_element_info("bkill", socket, r.id, r.index[k], &job, &a, &reply);
+
+		if (e == CLIENT_EXIT_NOJOB)
+			printf("Job %" PRIu64 "[%" PRIu32 "]: no such job\n", r.id, r.index[k]);
+		else if (e != 0)
+			rc = e;
+		else if (ids->n == PROTO_MAX_LIST && !idset_has(ids, job.id))
+			rc = (fprintf(stderr, "bkill: more than %u jobs at once\n", PROTO_MAX_LIST),
+			      CLIENT_EXIT_USAGE);
+		else if (idset_add(ids, job.id) < 0)
+			rc = (fprintf(stderr, "bkill: out of memory\n"), CLIENT_EXIT_UNREACHABLE);
+		free(reply);
+		proto_arena_free(&a);
+	}
+	jobref_free(&r);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	const char *socket = NULL;
@@ -398,8 +434,15 @@ int main(int argc, char **argv)
 			every = true;	/* bkill 0: all of mine (with -u: of those users) */
 			continue;
 		}
+		if (strchr(a, '[')) {
+			/* "ID[SPEC]": those elements of array ID, each by its own id. */
+			if ((rc = add_elements(socket, a, &ids)) != 0)
+				goto out;
+			continue;
+		}
 		if (client_parse_id(a, &id) < 0) {
-			rc = usage_error("'", a, "' is not a job ID (a whole number from 1)");
+			rc = usage_error("'", a, "' is not a job ID (a whole number from 1, or "
+			                 "ID[INDEX] for an array's elements)");
 			goto out;
 		}
 		if (!idset_has(&ids, id) && ids.n == PROTO_MAX_LIST) {

@@ -1,5 +1,6 @@
 /* bq: list backfilld's jobs, one job in detail, or the free-node profile.
  * See bq(1). */
+#include <ctype.h>
 #include <inttypes.h>
 #include <malloc.h>
 #include <stdarg.h>
@@ -12,13 +13,14 @@
 #include <unistd.h>
 #include "bq_history.h"
 #include "client.h"
+#include "jobarray.h"
 #include "proto.h"
 #include "render.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: bq [-a | -u USER] [-w] [--json] [--socket PATH]\n"
+"usage: bq [-a | -u USER] [-A] [-w] [--json] [--socket PATH]\n"
 "       bq ID... [--json] [--socket PATH]\n"
 "       bq -l ID [-l ID]... [--json] [--socket PATH]\n"
 "       bq -d [-a | -u USER] [-w] [--since WHEN] [--until WHEN] [--json] [--socket PATH]\n"
@@ -93,10 +95,41 @@ static void only_user(struct proto_jobs *js, const char *user)
 	js->total = 0;
 }
 
+/* One job reference, ID or an array's elements ID[SPEC] (jobarray.h),
+ * each added as (id, index) (index 0: the job or array itself). 0, or -1
+ * said as a usage error. */
+static int add_refs(const char *s, uint64_t *ids, uint32_t *idxs, uint32_t *n, uint64_t *last,
+                    bool *indexed)
+{
+	struct jobref r;
+	char why[300];
+	size_t pos = 0;
+
+	if (jobref_parse(s, &r, why, sizeof why, &pos) < 0) {
+		usage_error("'%s' is not a job ID (a whole number from 1, or ID[INDEX] for an array's "
+		            "element): at column %zu: %s", s, pos + 1, why);
+		return -1;
+	}
+	for (uint32_t k = 0; k < (r.count ? r.count : 1); k++) {
+		if (*n == PROTO_MAX_LIST) {
+			jobref_free(&r);
+			usage_error("more than %u jobs at once", PROTO_MAX_LIST);
+			return -1;
+		}
+		ids[*n] = r.id;
+		idxs[(*n)++] = r.count ? r.index[k] : 0;
+	}
+	*indexed |= r.count > 0;
+	*last = r.id;
+	jobref_free(&r);
+	return 0;
+}
+
 /* bq ID... (a table of those jobs) and bq -l ID... (each in detail): one
  * request per job, in the order given. A job that is not there is said
  * on standard error (exit 1) and the others are shown. */
-static int show_ids(const char *socket, const uint64_t *ids, uint32_t n, bool detail, bool json)
+static int show_ids(const char *socket, const uint64_t *ids, const uint32_t *idxs, uint32_t n,
+                    bool detail, bool json)
 {
 	struct proto_job *rows = calloc(n, sizeof *rows);
 	struct proto_arena *arenas = calloc(n, sizeof *arenas);
@@ -110,9 +143,14 @@ static int show_ids(const char *socket, const uint64_t *ids, uint32_t n, bool de
 		goto out;
 	}
 	for (uint32_t k = 0; k < n; k++) {
-		int r = client_job_info("bq", socket, ids[k], &rows[got], &arenas[k], &replies[k]);
+		int r = client_element_info("bq", socket, ids[k], idxs[k], &rows[got], &arenas[k],
+		                            &replies[k]);
 
-		if (r == CLIENT_EXIT_NOJOB) {
+		if (r == CLIENT_EXIT_NOJOB && idxs[k]) {
+			fprintf(stderr, "bq: job %" PRIu64 "[%" PRIu32 "]: no such job\n", ids[k],
+			        idxs[k]);
+			r = CLIENT_EXIT_REFUSED;
+		} else if (r == CLIENT_EXIT_NOJOB) {
 			fprintf(stderr, "bq: job %" PRIu64 ": no such job\n", ids[k]);
 			r = CLIENT_EXIT_REFUSED;
 		} else if (r == 0) {
@@ -155,9 +193,10 @@ out:
 int main(int argc, char **argv)
 {
 	enum mode mode = M_LIST;
-	bool all = false, json = false;
+	bool all = false, json = false, elements = false, indexed = false;
 	const char *socket = NULL;
 	static uint64_t ids[PROTO_MAX_LIST];
+	static uint32_t idxs[PROTO_MAX_LIST];
 
 	/* A listing of 10,000 jobs is a few MB, read once: from the heap in
 	 * one piece, not a mapping per large block grown, copied and unmapped
@@ -182,6 +221,8 @@ int main(int argc, char **argv)
 
 		if (strcmp(a, "-a") == 0) {
 			all = true;
+		} else if (strcmp(a, "-A") == 0) {
+			elements = true;
 		} else if (strcmp(a, "-d") == 0 || strcmp(a, "--swf") == 0) {
 			if (mode != M_LIST && mode != M_HISTORY)
 				return usage_error("%s does not go with -l, --profile or --nodes", a);
@@ -216,12 +257,8 @@ int main(int argc, char **argv)
 				return usage_error("%s: -l, --profile and --nodes do not go together", a);
 			if (i + 1 >= argc)
 				return usage_error("option %s needs a job ID", a);
-			if (client_parse_id(argv[++i], &id) < 0)
-				return usage_error("-l: a job ID is a whole number from 1, not '%s'",
-				                   argv[i]);
-			if (nids == PROTO_MAX_LIST)
-				return usage_error("more than %u jobs at once", PROTO_MAX_LIST);
-			ids[nids++] = id;
+			if (add_refs(argv[++i], ids, idxs, &nids, &id, &indexed) < 0)
+				return CLIENT_EXIT_USAGE;
 			mode = M_INFO;
 		} else if (strcmp(a, "--socket") == 0 || strncmp(a, "--socket=", 9) == 0) {
 			socket = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
@@ -237,12 +274,11 @@ int main(int argc, char **argv)
 			return fflush(stdout) == 0 ? CLIENT_EXIT_OK : CLIENT_EXIT_REFUSED;
 		} else if (a[0] == '-') {
 			return usage_error("unknown option '%s'", a);
-		} else if (client_parse_id(a, &id) == 0) {
+		} else if (isdigit((unsigned char)a[0])) {
 			if (mode != M_LIST && mode != M_INFO)
 				return usage_error("job IDs do not go with --profile or --nodes");
-			if (nids == PROTO_MAX_LIST)
-				return usage_error("more than %u jobs at once", PROTO_MAX_LIST);
-			ids[nids++] = id;
+			if (add_refs(a, ids, idxs, &nids, &id, &indexed) < 0)
+				return CLIENT_EXIT_USAGE;
 		} else {
 			return usage_error("unexpected argument '%s' (not a job ID: a whole number "
 			                   "from 1)", a);
@@ -278,8 +314,11 @@ int main(int argc, char **argv)
 	if (all && (mode != M_LIST || nids))
 		return usage_error("%s: -a and -u list users' jobs; they do not go with job IDs, "
 		                   "-l, --profile or --nodes", user ? "-u" : "-a");
-	if (nids > 1 || (nids == 1 && mode == M_LIST))
-		return show_ids(socket, ids, nids, mode == M_INFO, json);
+	if (elements && (mode != M_LIST || nids))
+		return usage_error("-A lists arrays' elements: it goes with a listing, not with "
+		                   "job IDs (bq -l \"ID[INDEX]\" shows one element)");
+	if (nids > 1 || (nids == 1 && mode == M_LIST) || indexed)
+		return show_ids(socket, ids, idxs, nids, mode == M_INFO, json);
 
 	proto_buf_init(&req);
 	if (mode == M_PROFILE)
@@ -289,7 +328,8 @@ int main(int argc, char **argv)
 	else
 		enc = proto_enc_list(&req, mode == M_INFO ? PT_INFO : PT_LIST,
 		                     &(struct proto_list){ .all_users = all, .has_job = mode == M_INFO,
-		                                           .job = id, .forecast = true });
+		                                           .job = id, .forecast = true,
+		                                           .elements = elements });
 	if (enc < 0) {
 		proto_buf_free(&req);
 		fprintf(stderr, "bq: out of memory\n");

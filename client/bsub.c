@@ -72,8 +72,13 @@ static void print_submitted(const struct proto_submitted *s, const struct bsub_j
 	duration_format(s->estimate > 0 ? s->estimate : j->estimate, lim, sizeof lim);
 	client_format_time(s->kind == PS_GUARANTEED ? client_ceil_second(s->start) : s->start, t,
 	                   sizeof t);
-	printf("Job %" PRIu64 " submitted: %" PRIu32 " node%s for %s, ", s->job, j->nodes,
-	       j->nodes == 1 ? "" : "s", lim);
+	if (s->elements)
+		printf("Job %" PRIu64 " submitted: an array of %" PRIu32 " element%s, %" PRIu32
+		       " node%s for %s each, the first ", s->job, s->elements,
+		       s->elements == 1 ? "" : "s", j->nodes, j->nodes == 1 ? "" : "s", lim);
+	else
+		printf("Job %" PRIu64 " submitted: %" PRIu32 " node%s for %s, ", s->job, j->nodes,
+		       j->nodes == 1 ? "" : "s", lim);
 	switch (s->kind) {
 	case PS_GUARANTEED: printf("guaranteed to start by %s\n", t); break;
 	case PS_PREDICTED: printf("predicted to start at %s (not guaranteed)\n", t); break;

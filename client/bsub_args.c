@@ -11,6 +11,7 @@
 #include "bsub_args.h"
 #include "depexpr.h"
 #include "duration.h"
+#include "jobarray.h"
 #include "proto.h"
 
 /* Values are quoted in messages up to this many bytes. */
@@ -129,6 +130,15 @@ static int set_opt(struct bsub_opts *o, int k, const char *v, char *err, size_t 
 		for (const unsigned char *p = (const unsigned char *)v; *p; p++)
 			if (*p < 0x20 || *p == 0x7f)
 				return errf(err, errlen, "%s: the job name has a control character", flag);
+		if (strchr(v, '[')) {
+			/* An array, name[SPEC]%K: its mistakes said here, with a column. */
+			struct jobarray a;
+			size_t pos = 0;
+
+			if (jobarray_parse(v, &a, why, sizeof why, &pos) < 0)
+				return errf(err, errlen, "%s: at column %zu: %s", flag, pos + 1, why);
+			jobarray_free(&a);
+		}
 		return set_string(&o->name, v, err, errlen);
 	case O_DEPEND: {
 		/* Checked here too, so a mistake is shown at once, with its

@@ -312,6 +312,12 @@ io_error:
 int client_job_info(const char *prog, const char *socket_opt, uint64_t id, struct proto_job *job,
                     struct proto_arena *a, uint8_t **reply)
 {
+	return client_element_info(prog, socket_opt, id, 0, job, a, reply);
+}
+
+int client_element_info(const char *prog, const char *socket_opt, uint64_t id, uint32_t index,
+                        struct proto_job *job, struct proto_arena *a, uint8_t **reply)
+{
 	struct proto_buf req;
 	struct proto_jobs js;
 	size_t len = 0;
@@ -320,7 +326,8 @@ int client_job_info(const char *prog, const char *socket_opt, uint64_t id, struc
 
 	*reply = NULL;
 	proto_buf_init(&req);
-	if (proto_enc_list(&req, PT_INFO, &(struct proto_list){ .has_job = true, .job = id }) < 0) {
+	if (proto_enc_list(&req, PT_INFO, &(struct proto_list){ .has_job = true, .job = id,
+	                                                        .index = index }) < 0) {
 		proto_buf_free(&req);
 		fprintf(stderr, "%s: out of memory\n", prog);
 		return CLIENT_EXIT_UNREACHABLE;
@@ -333,7 +340,8 @@ int client_job_info(const char *prog, const char *socket_opt, uint64_t id, struc
 		fprintf(stderr, "%s: unreadable reply from backfilld: %s\n", prog, err);
 		return CLIENT_EXIT_UNREACHABLE;
 	}
-	if (js.count == 0 || js.jobs[0].id != id)
+	if (js.count == 0 || (index ? js.jobs[0].array_id != id || js.jobs[0].array_index != index :
+	                      js.jobs[0].id != id))
 		return CLIENT_EXIT_NOJOB;
 	*job = js.jobs[0];
 	return 0;

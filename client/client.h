@@ -74,6 +74,10 @@ int client_call_at(const char *prog, const struct where *w, const struct proto_b
  * when the reply holds no such job (nothing printed); else client_call's
  * exit code (said on stderr). */
 #define CLIENT_EXIT_NOJOB (-1)
+/* The same for element `index` of array `id` ("ID[3]"; index 0: the job
+ * id itself, which for an array is its own line). */
+int client_element_info(const char *prog, const char *socket_opt, uint64_t id, uint32_t index,
+                        struct proto_job *job, struct proto_arena *a, uint8_t **reply);
 int client_job_info(const char *prog, const char *socket_opt, uint64_t id, struct proto_job *job,
                     struct proto_arena *a, uint8_t **reply);
 

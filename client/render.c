@@ -124,14 +124,17 @@ static enum render_end_kind start_as_end_kind(enum proto_start_kind k)
 /* One line of the table, formatted once: the widths are known only after
  * every row, and formatting is most of what a listing of 10,000 jobs costs. */
 struct row {
-	char id[24], uid[24], nodes[24], limit[40], submit[48], start[56], end[56], state[24];
+	char id[40], uid[24], nodes[24], limit[40], submit[48], start[56], end[56], state[24];
 	const char *text[NCOL];
 	unsigned short width[NCOL];
 };
 
 static void fill_row(struct row *r, const struct proto_job *j)
 {
-	put_u64(r->id, j->id);
+	if (j->array_id)	/* an element: its array's id and its index */
+		snprintf(r->id, sizeof r->id, "%" PRIu64 "[%" PRIu32 "]", j->array_id, j->array_index);
+	else
+		put_u64(r->id, j->id);
 	put_u64(r->uid, j->uid);
 	put_u64(r->nodes, j->nodes);
 	duration_format(j->estimate, r->limit, sizeof r->limit);
@@ -263,6 +266,19 @@ int render_table(FILE *f, const struct proto_jobs *js, bool all_users)
 	for (uint32_t k = 0; k < js->count; k++)
 		put_row(f, rows[k].text, rows[k].width, width);
 	free(rows);
+	/* An array is one line; its elements by state follow the table. */
+	for (uint32_t k = 0, first = 1; k < js->count; k++) {
+		const struct proto_job *j = &js->jobs[k];
+
+		if (!j->array_counts)
+			continue;
+		if (first)
+			fputc('\n', f);
+		first = 0;
+		fprintf(f, "Array %" PRIu64 ": ", j->id);
+		client_put_text(f, j->array_counts, 0);
+		fputs(" (bq -A: each element)\n", f);
+	}
 	if (guaranteed || predicted) {
 		fputc('\n', f);
 		if (guaranteed)
@@ -355,13 +371,48 @@ static void exit_lines(FILE *f, int32_t status)
 	}
 }
 
+/* An array's own lines: its elements by state, what each asks for, and
+ * the earliest start of one. */
+static void array_info(FILE *f, const struct proto_job *j, const char *uid)
+{
+	char a[64];
+
+	kv(f, "Job", "%" PRIu64 " (an array)", j->id);
+	kv_text(f, "Name", j->name);
+	kv_text(f, "User", j->user && *j->user ? j->user : uid);
+	kv(f, "UID", "%" PRIu32, j->uid);
+	kv_text(f, "State", j->state);
+	kv_text(f, "Elements", j->array_counts);
+	kv(f, "Nodes", "%" PRIu32 " each", j->nodes);
+	duration_format(j->estimate, a, sizeof a);
+	kv(f, "Time limit", "%s each", a);
+	client_format_time(j->submit, a, sizeof a);
+	kv(f, "Submitted", "%s", a);
+	if (j->start_kind != PS_NONE) {
+		client_format_time(j->start_kind == PS_GUARANTEED ? client_ceil_second(j->start) :
+		                   j->start, a, sizeof a);
+		kv(f, "First start", "%s%s", a, j->start_kind == PS_GUARANTEED ?
+		   " at the latest (guaranteed)" : j->start_kind == PS_PREDICTED ? " (predicted)" :
+		   " (started)");
+	}
+	kv(f, "Elements shown by", "bq -A, or bq -l \"%" PRIu64 "[INDEX]\"", j->id);
+}
+
 void render_info(FILE *f, const struct proto_job *j, bf_time now)
 {
 	char a[64], b[96], uid[16];
 	bool ended = render_job_ended(j);
 
 	snprintf(uid, sizeof uid, "%" PRIu32, j->uid);
-	kv(f, "Job", "%" PRIu64, j->id);
+	if (j->array_counts) {
+		array_info(f, j, uid);
+		return;
+	}
+	if (j->array_id)
+		kv(f, "Job", "%" PRIu64 "[%" PRIu32 "] (job id %" PRIu64 ")", j->array_id,
+		   j->array_index, j->id);
+	else
+		kv(f, "Job", "%" PRIu64, j->id);
 	kv_text(f, "Name", j->name);
 	kv_text(f, "User", j->user && *j->user ? j->user : uid);
 	kv(f, "UID", "%" PRIu32, j->uid);
@@ -532,6 +583,13 @@ static void json_job(FILE *f, const struct proto_job *j)
 	json_signal_name(f, j);
 	fputs(",\"depend\":", f);
 	client_put_json_str(f, j->depend);
+	if (j->array_id)
+		fprintf(f, ",\"array_id\":%" PRIu64 ",\"array_index\":%" PRIu32, j->array_id,
+		        j->array_index);
+	else
+		fputs(",\"array_id\":null,\"array_index\":null", f);
+	fputs(",\"array_counts\":", f);
+	client_put_json_str(f, j->array_counts);
 	fputc('}', f);
 }
 

@@ -457,12 +457,14 @@ int proto_dec_submit(const uint8_t *frame, size_t len, struct proto_submit *m,
 
 /* ---- LIST / INFO, PROFILE ---- */
 
-enum { LI_ALL = 1, LI_JOB, LI_FORECAST };
+enum { LI_ALL = 1, LI_JOB, LI_FORECAST, LI_ELEMENTS, LI_INDEX };
 
 static const struct spec list_spec[] = {
 	{ LI_ALL, PK_INT, false, false, 0, 0 },
 	{ LI_JOB, PK_INT, false, false, 0, 0 },
 	{ LI_FORECAST, PK_INT, false, false, 0, 0 },
+	{ LI_ELEMENTS, PK_INT, false, false, 0, 0 },
+	{ LI_INDEX, PK_INT, false, false, 0, 0 },
 };
 #define NLIST_SPEC (sizeof list_spec / sizeof *list_spec)
 
@@ -475,6 +477,10 @@ int proto_enc_list(struct proto_buf *b, enum proto_type type, const struct proto
 		proto_put_int(b, LI_JOB, (int64_t)m->job);
 	if (m->forecast)
 		proto_put_int(b, LI_FORECAST, 1);
+	if (m->elements)
+		proto_put_int(b, LI_ELEMENTS, 1);
+	if (m->index)
+		proto_put_int(b, LI_INDEX, m->index);
 	return proto_finish(b);
 }
 
@@ -490,6 +496,14 @@ static int take_list(const struct field *f, void *vm, char *err, size_t errlen)
 		if (f->i != 0 && f->i != 1)
 			return errf(err, errlen, "'forecast' must be 0 or 1");
 		m->forecast = f->i;
+	} else if (f->tag == LI_ELEMENTS) {
+		if (f->i != 0 && f->i != 1)
+			return errf(err, errlen, "'elements' must be 0 or 1");
+		m->elements = f->i;
+	} else if (f->tag == LI_INDEX) {
+		if (f->i < 1 || f->i > UINT32_MAX)
+			return errf(err, errlen, "an array index must be from 1 to %u", UINT32_MAX);
+		m->index = (uint32_t)f->i;
 	} else {
 		m->has_job = true;
 		m->job = (uint64_t)f->i;
@@ -610,12 +624,13 @@ int proto_dec_error(const uint8_t *frame, size_t len, struct proto_error *m,
 
 /* ---- SUBMITTED ---- */
 
-enum { SD_JOB = 1, SD_START, SD_KIND, SD_ESTIMATE };
+enum { SD_JOB = 1, SD_START, SD_KIND, SD_ESTIMATE, SD_ELEMENTS };
 static const struct spec submitted_spec[] = {
 	{ SD_JOB, PK_INT, true, false, 0, 0 },
 	{ SD_START, PK_INT, true, false, 0, 0 },
 	{ SD_KIND, PK_INT, true, false, 0, 0 },
 	{ SD_ESTIMATE, PK_INT, false, false, 0, 0 },
+	{ SD_ELEMENTS, PK_INT, false, false, 0, 0 },
 };
 
 int proto_enc_submitted(struct proto_buf *b, const struct proto_submitted *m)
@@ -626,6 +641,8 @@ int proto_enc_submitted(struct proto_buf *b, const struct proto_submitted *m)
 	proto_put_int(b, SD_KIND, m->kind);
 	if (m->estimate > 0)
 		proto_put_int(b, SD_ESTIMATE, m->estimate);
+	if (m->elements > 0)
+		proto_put_int(b, SD_ELEMENTS, m->elements);
 	return proto_finish(b);
 }
 
@@ -652,6 +669,11 @@ static int take_submitted(const struct field *f, void *vm, char *err, size_t err
 			return errf(err, errlen, "bad time limit %lld", (long long)f->i);
 		m->estimate = f->i;
 		break;
+	case SD_ELEMENTS:
+		if (f->i < 1 || f->i > UINT32_MAX)
+			return errf(err, errlen, "bad element count %lld", (long long)f->i);
+		m->elements = (uint32_t)f->i;
+		break;
 	}
 	return 0;
 }
@@ -660,7 +682,8 @@ int proto_dec_submitted(const uint8_t *frame, size_t len, struct proto_submitted
                         char *err, size_t errlen)
 {
 	*m = (struct proto_submitted){ 0 };
-	return walk_frame(frame, len, PT_SUBMITTED, submitted_spec, 4, take_submitted, m, err,
+	return walk_frame(frame, len, PT_SUBMITTED, submitted_spec,
+	                  sizeof submitted_spec / sizeof *submitted_spec, take_submitted, m, err,
 	                  errlen);
 }
 
@@ -670,7 +693,7 @@ enum {
 	JO_ID = 1, JO_UID, JO_USER, JO_NAME, JO_STATE, JO_NODES, JO_ESTIMATE, JO_SUBMIT,
 	JO_START, JO_END, JO_START_KIND, JO_EXIT, JO_NODE_LIST, JO_CWD, JO_OUT, JO_ERR, JO_REASON,
 	JO_CPU_US, JO_CPU_SRC, JO_MEM_KB, JO_MEM_SRC, JO_BROKEN, JO_FIRST_GUARANTEE, JO_PENDING,
-	JO_DEPEND,
+	JO_DEPEND, JO_ARRAY, JO_INDEX, JO_COUNTS,
 };
 enum { JS_JOB = 1, JS_TOTAL, JS_FORECAST_AT, JS_FORECAST_STALE };
 
@@ -707,6 +730,9 @@ static const struct spec job_spec[] = {
 	{ JO_FIRST_GUARANTEE, PK_INT, false, false, 0, 0 },
 	{ JO_PENDING, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
 	{ JO_DEPEND, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
+	{ JO_ARRAY, PK_INT, false, false, 0, 0 },
+	{ JO_INDEX, PK_INT, false, false, 0, 0 },
+	{ JO_COUNTS, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
 };
 
 static void put_job(struct proto_buf *b, const struct proto_job *j)
@@ -741,6 +767,13 @@ static void put_job(struct proto_buf *b, const struct proto_job *j)
 		proto_put_bytes(b, JO_PENDING, j->pending, strnlen(j->pending, PROTO_MAX_STRING));
 	if (j->depend)
 		proto_put_bytes(b, JO_DEPEND, j->depend, strnlen(j->depend, PROTO_MAX_STRING));
+	if (j->array_id) {
+		proto_put_int(b, JO_ARRAY, (int64_t)j->array_id);
+		proto_put_int(b, JO_INDEX, j->array_index);
+	}
+	if (j->array_counts)
+		proto_put_bytes(b, JO_COUNTS, j->array_counts,
+		                strnlen(j->array_counts, PROTO_MAX_STRING));
 	if (j->first_guarantee != BF_NEVER && j->first_guarantee != 0)
 		proto_put_int(b, JO_FIRST_GUARANTEE, j->first_guarantee);
 	/* A usage with a known source and a value, or nothing. */
@@ -862,6 +895,17 @@ static int take_job_field(const struct field *f, void *vctx, char *err, size_t e
 	case JO_BROKEN: j->broken = s; break;
 	case JO_PENDING: j->pending = s; break;
 	case JO_DEPEND: j->depend = s; break;
+	case JO_COUNTS: j->array_counts = s; break;
+	case JO_ARRAY:
+		if (f->i < 1)
+			return errf(err, errlen, "bad array id");
+		j->array_id = (uint64_t)f->i;
+		break;
+	case JO_INDEX:
+		if (f->i < 0 || f->i > UINT32_MAX)
+			return errf(err, errlen, "bad array index");
+		j->array_index = (uint32_t)f->i;
+		break;
 	case JO_FIRST_GUARANTEE:
 		if (f->i < 0 || f->i >= BF_NEVER)
 			return errf(err, errlen, "bad guarantee");

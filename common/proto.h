@@ -133,6 +133,12 @@ struct proto_list {
 	 * forecast_stale of struct proto_jobs); a client that does not say
 	 * so gets a reply without them, as it was before they came. */
 	bool forecast;
+	/* PT_LIST: each element of an array on its own line (bq -A), not
+	 * the array's one line with its counts. PT_INFO: with index (> 0),
+	 * the element of array `job` that has it (bq -l "ID[3]"); a PT_INFO
+	 * of an array's id alone is the array's line. */
+	bool elements;
+	uint32_t index;
 };
 
 struct proto_cancel {
@@ -161,6 +167,8 @@ struct proto_submitted {
 	enum proto_start_kind kind;
 	bf_time estimate;		/* its time limit as taken (the site's default
 					 * when none was asked); 0: not said */
+	uint32_t elements;		/* a job array: its elements (job is the
+					 * array's id, start its first's); else 0 */
 };
 
 /* Where a job's CPU time and peak memory come from. */
@@ -202,6 +210,13 @@ struct proto_job {
 	/* PT_INFO: its dependency condition (bsub -w), as the daemon keeps
 	 * it; NULL if none. */
 	const char *depend;
+	/* An array's element: the array's id and its index (0: none). */
+	uint64_t array_id;
+	uint32_t array_index;
+	/* An array's own line (state "array"; name "name[SPEC]%K"): its
+	 * elements by state, "queued N running N done N ..." (every state
+	 * with any, in bq(1)'s order); NULL for a job's line. */
+	const char *array_counts;
 };
 
 struct proto_jobs {

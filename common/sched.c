@@ -740,7 +740,7 @@ int sched_cancel(struct sched *s, bf_time now, uint64_t id)
 			signal_job(s, slot, KILL_CANCELLED, now);
 		return 1;
 	}
-	if (profile_prepare(&s->prof, 2) < 0)
+	if (profile_prepare(&s->prof, 2) < 0 || deps_room(s, deps_bypass_room(s, slot)) < 0)
 		return SCHED_E_NOMEM;
 	if (s->pol->forget)
 		s->pol->forget(s, slot);

@@ -126,10 +126,54 @@ static void edge_remove(struct sched *s, uint32_t k)
 	d->live--;
 }
 
+/* Order edges through a job that leaves without starting: P before it
+ * and it before B become P before B (a job array's cap holds when one of
+ * its elements is cancelled while it waits). */
+static uint32_t order_count(const struct sched *s, uint32_t k, bool in)
+{
+	uint32_t n = 0;
+
+	for (; k != NONE; k = in ? s->deps.e[k].next_in : s->deps.e[k].next_out)
+		n += !s->deps.e[k].cond;
+	return n;
+}
+
+uint32_t deps_bypass_room(const struct sched *s, uint32_t slot)
+{
+	if (!s->deps.in || s->jobs[slot].state != SLOT_QUEUED)
+		return 0;
+	return order_count(s, s->deps.in[slot], true) * order_count(s, s->deps.out[slot], false);
+}
+
+static bool has_edge(const struct sched *s, uint32_t pred, uint32_t succ)
+{
+	for (uint32_t k = s->deps.in[succ]; k != NONE; k = s->deps.e[k].next_in)
+		if (s->deps.e[k].pred == pred)
+			return true;
+	return false;
+}
+
+static void bypass(struct sched *s, uint32_t slot)
+{
+	for (uint32_t o = s->deps.out[slot]; o != NONE; o = s->deps.e[o].next_out) {
+		if (s->deps.e[o].cond)
+			continue;
+		for (uint32_t i = s->deps.in[slot]; i != NONE; i = s->deps.e[i].next_in) {
+			const struct dep_edge *e = &s->deps.e[i];
+			uint32_t succ = s->deps.e[o].succ;
+
+			if (!e->cond && e->pred != succ && !has_edge(s, e->pred, succ))
+				deps_add(s, e->pred, succ, e->kind, false);
+		}
+	}
+}
+
 void deps_leave(struct sched *s, uint32_t slot)
 {
 	struct job *j = &s->jobs[slot];
 
+	if (j->state == SLOT_QUEUED && deps_bypass_room(s, slot))
+		bypass(s, slot);	/* (room made by the caller: sched_cancel) */
 	while (s->deps.in && s->deps.in[slot] != NONE)
 		edge_remove(s, s->deps.in[slot]);
 	while (s->deps.out && s->deps.out[slot] != NONE)

@@ -342,6 +342,9 @@ void deps_add(struct sched *s, uint32_t pred, uint32_t succ, uint8_t kind, bool 
 /* The job leaves the system (ended, cancelled): every edge in and out
  * goes; its successors may move earlier. */
 void deps_leave(struct sched *s, uint32_t slot);
+/* The edges deps_leave adds when a queued job leaves: its order
+ * predecessors become its order successors'; room for them first. */
+uint32_t deps_bypass_room(const struct sched *s, uint32_t slot);
 /* The job started: the edges of successors that waited for its start go. */
 void deps_started(struct sched *s, uint32_t slot);
 /* Its driver's word: the edges of its condition go, and its wait. */

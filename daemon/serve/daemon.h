@@ -70,6 +70,7 @@ struct djob {
 					 * in d->announce, or 0 (drive.c) */
 	bool dirty;			/* row to write at the next commit */
 	bool ended_counted;		/* its end is in its user's ended bytes (usage.c) */
+	bool array_counted;		/* an element's end is in its array's counts */
 	bool disk_held;			/* held for want of room in the spool (drive.c) */
 	bool args_unstored;		/* its job_args row is not committed yet (submit.c) */
 	uint64_t cost;			/* usage.c: its bytes while live */
@@ -92,6 +93,7 @@ struct node_admin {
 
 struct djob_dep;
 struct depidx;
+struct darrays;
 struct sched_forecast;
 /* The forecast's state (forecast.c, forecast.h): predicted starts under
  * EASY and FCFS, made a slice per turn. */
@@ -258,6 +260,7 @@ struct daemon {
 	struct event *reserve_ev;
 	int writes_again;		/* drive.c: a turn written again after a full disk */
 	struct depidx *depidx;		/* depend.c: who waits on whom (bsub -w) */
+	struct darrays *arrays;		/* arrays.c: the live job arrays */
 };
 
 /* The wall clock for the core, never going back: a wall clock stepped

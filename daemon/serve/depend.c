@@ -17,6 +17,7 @@
 #include "sched.h"
 #include "sys/log.h"
 #include "sys/store.h"
+#include "arrays.h"
 #include "daemon.h"
 #include "depend.h"
 #include "depstate.h"
@@ -212,41 +213,141 @@ static int visit_exists(const struct store_job *r, void *arg)
 }
 
 /* The jobs one atom names, appended to f; -1 with the reason in err. */
+struct row_of {
+	bool found;
+	uint64_t array_id;
+	uint32_t index, count;
+	uint64_t element;	/* visit_element: the one with `index` */
+};
+
+static int visit_job(const struct store_job *r, void *arg)
+{
+	struct row_of *o = arg;
+
+	o->found = true;
+	o->array_id = r->array_id;
+	return 1;
+}
+
+static int visit_count(const struct store_array *a, void *arg)
+{
+	((struct row_of *)arg)->count = a->count;
+	return 0;
+}
+
+static int visit_index(const struct store_job *r, void *arg)
+{
+	struct row_of *o = arg;
+
+	if (r->array_index != o->index)
+		return 0;
+	o->element = r->id;
+	return 1;
+}
+
+/* Array `id`'s elements: every one (index < 0), or the one with index;
+ * 1 if id is an array's (its elements added), 0 if it is none, -1. */
+static int add_array(struct daemon *d, uint64_t id, int64_t index, struct found *f, char *err,
+                     size_t errlen)
+{
+	struct darray *a = arrays_get(d, id);
+	struct row_of o = { .index = (uint32_t)index };
+
+	if (a) {
+		o.count = a->count;
+		o.element = index >= 0 ? arrays_element_id(a, (uint32_t)index) : 0;
+	} else {
+		if (store_get_job(d->store, id, visit_job, &o) < 0)
+			goto failed;
+		if (!o.found || o.array_id != id)
+			return 0;
+		if (store_get_array(d->store, id, visit_count, &o) < 0 ||
+		    (index >= 0 && store_load_elements(d->store, id, visit_index, &o) < 0))
+			goto failed;
+	}
+	if (index >= 0) {
+		if (!o.element) {
+			snprintf(err, errlen, "-w: array %" PRIu64 " has no element %" PRId64, id, index);
+			return -1;
+		}
+		return found_add(f, o.element) < 0 ? -1 : 1;
+	}
+	for (uint32_t k = 0; k < o.count && k < DEPEND_MAX_JOBS + 1; k++)
+		if (found_add(f, id + k) < 0)
+			return -1;
+	return 1;
+failed:
+	snprintf(err, errlen, "-w: the daemon could not read job %" PRIu64 ": %s", id,
+	         store_error(d->store));
+	return -1;
+}
+
+/* A job by its id: an array's every element (or one, ID[3]), else the
+ * job itself. */
+static int add_id(struct daemon *d, uint64_t id, int64_t index, struct found *f, char *err,
+                  size_t errlen)
+{
+	bool exists = false;
+	int rc = add_array(d, id, index, f, err, errlen);
+
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	if (index >= 0) {
+		snprintf(err, errlen, "-w: %" PRIu64 "[%" PRId64 "]: job %" PRIu64 " is no array", id,
+		         index, id);
+		return -1;
+	}
+	if (!jobs_get(d, id) && (store_get_job(d->store, id, visit_exists, &exists) < 0 || !exists)) {
+		snprintf(err, errlen, "-w: there is no job %" PRIu64, id);
+		return -1;
+	}
+	return found_add(f, id);
+}
+
+static bool all_digits(const char *s)
+{
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/* The jobs one atom names, appended to f; -1 with the reason in err. */
 static int resolve_atom(struct daemon *d, uint32_t uid, const struct dep_atom *a, struct found *f,
                         char *err, size_t errlen)
 {
 	uint32_t before = f->n;
-	bool exists = false;
 	uint64_t id;
 
-	if (a->index >= 0 && a->by_name) {
-		snprintf(err, errlen, "-w: %s[%" PRId64 "]: you have no array named %s", a->name,
-		         a->index, a->name);
-		return -1;
-	}
-	if (a->index >= 0) {
-		snprintf(err, errlen, "-w: %" PRIu64 "[%" PRId64 "]: job %" PRIu64 " is no array",
-		         a->id, a->index, a->id);
-		return -1;
-	}
-	if (!a->by_name) {
-		if (!jobs_get(d, a->id) &&
-		    (store_get_job(d->store, a->id, visit_exists, &exists) < 0 || !exists)) {
-			snprintf(err, errlen, "-w: there is no job %" PRIu64, a->id);
-			return -1;
-		}
-		return found_add(f, a->id);
-	}
-	/* Every live job of the user's with that name, in id order; or the
-	 * latest that ended. */
+	if (!a->by_name)
+		return add_id(d, a->id, a->index, f, err, errlen);
+	/* Every live job of the user's with that name (with the index: those
+	 * elements of its arrays), in id order; or the latest that ended. */
 	for (uint32_t k = 0; k < d->njobs; k++) {
 		const struct store_job *r = &d->jobs[k]->rec;
 
 		if (r->uid == uid && r->name && strcmp(r->name, a->name) == 0 &&
+		    (a->index < 0 || (r->array_id && r->array_index == a->index)) &&
 		    found_add(f, r->id) < 0)
 			return -1;
 	}
-	if (f->n == before) {
+	if (f->n > before)
+		return 0;
+	/* done("12[3]"): a quoted id, as LSF's users write an element's
+	 * condition, when the user has no job of that name. */
+	if (all_digits(a->name) && store_find_named(d->store, uid, a->name, &id) == 0) {
+		char *end;
+		uint64_t n = strtoull(a->name, &end, 10);
+
+		if (n > 0 && n < INT64_MAX)
+			return add_id(d, n, a->index, f, err, errlen);
+	}
+	if (a->index >= 0) {
+		snprintf(err, errlen, "-w: %s[%" PRId64 "]: you have no live array named %s with "
+		         "that element", a->name, a->index, a->name);
+		return -1;
+	}
+	{
 		int rc = store_find_named(d->store, uid, a->name, &id);
 
 		if (rc <= 0) {
@@ -256,7 +357,6 @@ static int resolve_atom(struct daemon *d, uint32_t uid, const struct dep_atom *a
 		}
 		return found_add(f, id);
 	}
-	return 0;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -327,16 +427,69 @@ out:
 
 /* ---- entering the core ---- */
 
-/* The edges of a waiting job: each job it names that is in the core,
- * once; an END edge if any atom is about its end, else a START edge. */
-static int make_edges(struct daemon *d, struct djob_dep *dd, struct sched_dep **out, uint32_t *n)
+static int visit_started(const struct store_job *r, void *arg)
 {
-	struct sched_dep *e = malloc((dd->nids ? dd->nids : 1) * sizeof *e);
+	*(bool *)arg = r->start != BF_NEVER;
+	return 1;
+}
+
+/* An ended element (gone from memory) that had started. */
+static bool element_ran(struct daemon *d, uint64_t id)
+{
+	bool ran = true;	/* (unknown: as if it ran, so the walk ends) */
+
+	store_get_job(d->store, id, visit_started, &ran);
+	return ran;
+}
+
+/* In the core: queued and not held, or running. */
+static bool in_core(const struct djob *p)
+{
+	return p && store_state_live(p->rec.state) && !p->rec.held;
+}
+
+/* The element an element of a capped array follows: the one cap before
+ * it, or, past those cancelled before they started, the nearest before
+ * that is in the core; 0 if none (the lane's elements start in order,
+ * so one that ran and ended has none live before it). */
+static uint64_t lane_before(struct daemon *d, const struct darray *a, uint64_t id)
+{
+	for (uint64_t p = id; p - a->id >= a->cap; ) {
+		const struct djob *pj;
+
+		p -= a->cap;
+		pj = jobs_get(d, p);
+		if (in_core(pj))
+			return p;
+		if (pj && pj->rec.start != BF_NEVER)
+			return 0;	/* (ran: in memory until its end is durable) */
+		if (!pj && element_ran(d, p))
+			return 0;
+	}
+	return 0;
+}
+
+/* The edges of a job: for a waiting one, each job its condition names
+ * that is in the core, once, an END edge if any atom is about its end,
+ * else a START edge; for an element of an array with a cap of K, an
+ * order edge after the element K before it (while that one is in the
+ * core): so at most K run at once, and the plan says when each may. */
+static int make_edges(struct daemon *d, const struct djob *j, struct djob_dep *dd,
+                      struct sched_dep **out, uint32_t *n)
+{
+	struct sched_dep *e = malloc(((dd ? dd->nids : 0) + 1) * sizeof *e);
+	struct darray *a = j->rec.array_id ? arrays_get(d, j->rec.array_id) : NULL;
 	uint32_t m = 0;
 
 	if (!e)
 		return -1;
-	for (uint32_t i = 0; i < dd->natoms; i++) {
+	if (a && a->cap) {
+		uint64_t p = lane_before(d, a, j->rec.id);
+
+		if (p)
+			e[m++] = (struct sched_dep){ .job = p, .kind = SCHED_DEP_END };
+	}
+	for (uint32_t i = 0; dd && i < dd->natoms; i++) {
 		uint8_t kind = depexpr_atom(dd->expr, i)->kind == DEP_STARTED ? SCHED_DEP_START :
 		               SCHED_DEP_END;
 
@@ -344,7 +497,7 @@ static int make_edges(struct daemon *d, struct djob_dep *dd, struct sched_dep **
 			struct djob *p = jobs_get(d, dd->ids[k]);
 			uint32_t x = 0;
 
-			if (!p || !store_state_live(p->rec.state) || p->rec.held)
+			if (!in_core(p))
 				continue;	/* ended, or not in the core */
 			while (x < m && e[x].job != dd->ids[k])
 				x++;
@@ -352,7 +505,7 @@ static int make_edges(struct daemon *d, struct djob_dep *dd, struct sched_dep **
 				e[m++] = (struct sched_dep){ .job = dd->ids[k], .kind = kind,
 				                             .cond = true };
 			else if (kind == SCHED_DEP_END)
-				e[x].kind = SCHED_DEP_END;
+				e[x].kind = SCHED_DEP_END;	/* (an order edge stays one) */
 		}
 	}
 	*out = e;
@@ -380,10 +533,10 @@ int depend_enter(struct daemon *d, struct djob *j, bf_time now, enum depend_ente
 		depend_pending(d, j, err, errlen);
 		return 1;
 	}
+	if (make_edges(d, j, v == DEP_UNKNOWN ? j->dep : NULL, &edges, &nj.ndeps) < 0)
+		return SCHED_E_NOMEM;
+	nj.deps = edges;
 	if (v == DEP_UNKNOWN) {
-		if (make_edges(d, j->dep, &edges, &nj.ndeps) < 0)
-			return SCHED_E_NOMEM;
-		nj.deps = edges;
 		nj.waiting = true;
 		for (uint32_t k = 0; k < j->dep->nids; k++)
 			if (!j->dep->known[k] && index_add(d, j->dep->ids[k], j->rec.id) < 0) {

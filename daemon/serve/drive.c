@@ -19,6 +19,7 @@
 #include "sys/spool.h"
 #include "sys/store.h"
 #include "sys/syncer.h"
+#include "arrays.h"
 #include "contain.h"
 #include "daemon.h"
 #include "drive.h"
@@ -165,6 +166,8 @@ static void touch(struct daemon *d, uint64_t id)
 	d->touched[d->ntouched++] = id;
 }
 
+static void reap_later(struct daemon *d, uint64_t id);
+
 int drive_store(struct daemon *d, struct djob *j, const char *detail)
 {
 	/* Touched first: a full disk's write_again writes it too. */
@@ -177,8 +180,19 @@ int drive_store(struct daemon *d, struct djob *j, const char *detail)
 		jobs_set_str(j, JS_ENV, NULL, 0);
 	}
 	usage_ended(d, j);	/* (once, at its end) */
+	if (j->rec.array_id && !store_state_live(j->rec.state) && !j->array_counted) {
+		/* Its array's last: what they shared goes (its spooled
+		 * script once this commit holds every end). */
+		j->array_counted = true;
+		if (arrays_element_ended(d, &j->rec)) {
+			if (store_begin(d->store) < 0 || store_del_args(d->store, j->rec.array_id) < 0)
+				drive_store_failed(d);
+			reap_later(d, j->rec.array_id);
+		}
+	}
 	if (store_begin(d->store) < 0 || store_put_job(d->store, &j->rec) < 0 ||
-	    (!store_state_live(j->rec.state) && store_del_args(d->store, j->rec.id) < 0) ||
+	    (!store_state_live(j->rec.state) && !j->rec.array_id &&
+	     store_del_args(d->store, j->rec.id) < 0) ||
 	    (detail && store_log(d->store, j->rec.id, daemon_now(d), j->rec.state, detail) < 0))
 		drive_store_failed(d);
 	j->dirty = false;
@@ -658,7 +672,10 @@ bool drive_spool_ok(struct daemon *d)
 /* Fork the supervisor of a job the pass started (after the commit). */
 static void start_job(struct daemon *d, struct djob *j)
 {
-	char script[700], hosts[700], out[4200], err[300];
+	char script[700], hosts[700], out[4200], err[300], ename[600];
+	/* An array's elements share its spooled script and arguments. */
+	struct darray *a = j->rec.array_id ? arrays_get(d, j->rec.array_id) : NULL;
+	uint64_t dir = j->rec.array_id ? j->rec.array_id : j->rec.id;
 	uint32_t n = sched_job_nodes(d->sched, j->rec.id, NULL, 0), *idx = NULL, k;
 	const char **names = NULL, **argv = NULL, **env = NULL, **launch = NULL;
 	struct runner_job rj;
@@ -666,8 +683,12 @@ static void start_job(struct daemon *d, struct djob *j)
 	bool started;
 
 	j->start_pending = false;
-	snprintf(script, sizeof script, "%s/%" PRIu64 "/script", d->spool.jobs_dir, j->rec.id);
-	snprintf(hosts, sizeof hosts, "%s/%" PRIu64 "/hostfile", d->spool.jobs_dir, j->rec.id);
+	snprintf(script, sizeof script, "%s/%" PRIu64 "/script", d->spool.jobs_dir, dir);
+	if (j->rec.array_id)
+		snprintf(hosts, sizeof hosts, "%s/%" PRIu64 "/hostfile.%" PRIu64, d->spool.jobs_dir,
+		         dir, j->rec.id);
+	else
+		snprintf(hosts, sizeof hosts, "%s/%" PRIu64 "/hostfile", d->spool.jobs_dir, dir);
 	idx = malloc((n ? n : 1) * sizeof *idx);
 	names = malloc((n ? n : 1) * sizeof *names);
 	launch = calloc(d->nlaunch + 1, sizeof *launch);
@@ -677,14 +698,23 @@ static void start_job(struct daemon *d, struct djob *j)
 		.out = jobs_out_path(&j->rec, out, sizeof out),
 		.hostfile = hosts, .status_dir = d->spool.status_dir, .nnodes = n,
 		.has_umask = j->rec.has_umask, .umask = (mode_t)j->rec.umask,
+		.array_id = j->rec.array_id, .array_index = j->rec.array_index,
 	};
 	rj.err = j->rec.err ? j->rec.err : rj.out;
+	if (j->rec.array_id)
+		rj.name = arrays_element_name(&j->rec, ename, sizeof ename);
+	if (j->rec.array_id && !a) {
+		job_failed(d, j, "not started: its array's arguments are not known");
+		goto out;
+	}
 	if (!drive_spool_ok(d)) {
 		job_failed(d, j, "not started: the spool was removed before it could start");
 		goto out;
 	}
-	argv = split_blob(j->rec.argv ? j->rec.argv : "", j->rec.argv_len, &rj.argc);
-	env = split_blob(j->rec.env ? j->rec.env : "", j->rec.env_len, &rj.envc);
+	argv = a ? split_blob(a->argv, a->argv_len, &rj.argc) :
+	       split_blob(j->rec.argv ? j->rec.argv : "", j->rec.argv_len, &rj.argc);
+	env = a ? split_blob(a->env, a->env_len, &rj.envc) :
+	      split_blob(j->rec.env ? j->rec.env : "", j->rec.env_len, &rj.envc);
 	if (!idx || !names || !launch || !argv || !env) {
 		job_failed(d, j, "out of memory starting the job");
 		goto out;
@@ -949,7 +979,9 @@ int drive_watch(struct daemon *d, struct djob *j)
 static void remove_files(struct daemon *d, uint64_t id)
 {
 	runner_forget(d->spool.status_dir, id);
-	spool_job_remove(&d->spool, id);
+	/* (an array's directory holds its script while any element lives) */
+	if (!arrays_get(d, id))
+		spool_job_remove(&d->spool, id);
 }
 
 static void reap_later(struct daemon *d, uint64_t id)

@@ -17,6 +17,8 @@
 #include "sys/log.h"
 #include "sys/runner.h"
 #include "sys/store.h"
+#include "arrayline.h"
+#include "arrays.h"
 #include "conn.h"
 #include "daemon.h"
 #include "drive.h"
@@ -48,6 +50,7 @@ static bool may_see(const struct conn *c, uint32_t owner)
 struct listing {
 	struct conn *c;
 	bool all;
+	bool elements;		/* bq -A: an array's elements, not its line */
 	struct proto_buf b;
 	uint32_t count, total;
 	uint32_t queue_seen;	/* queued jobs visited (for the total, once full) */
@@ -87,7 +90,7 @@ static int add_queued(const struct sched_job_info *i, void *arg)
 		return 1;
 	}
 	j = jobs_get(d, i->id);
-	if (!j || (!l->all && j->rec.uid != conn_uid(l->c)))
+	if (!j || (!l->all && j->rec.uid != conn_uid(l->c)) || (j->rec.array_id && !l->elements))
 		return 0;
 	/* The core's guarantee, shown from a copy: the job's record is what
 	 * the store holds, and only drive.c moves it (see sync_guarantee). */
@@ -107,9 +110,28 @@ static int add_final(const struct store_job *r, void *arg)
 {
 	struct listing *l = arg;
 
-	if (!l->all && r->uid != conn_uid(l->c))
+	if ((!l->all && r->uid != conn_uid(l->c)) || (r->array_id && !l->elements))
 		return 0;
 	add_row(l, r, BF_NEVER);
+	return 0;
+}
+
+/* A live array's own line (bq without -A). */
+static int add_array(struct darray *a, void *arg)
+{
+	struct listing *l = arg;
+	struct arrayline_buf b;
+	struct proto_job pj;
+
+	bool room = !full(l);
+
+	if (!l->all && a->uid != conn_uid(l->c))
+		return 0;
+	l->total++;
+	if (!room)
+		return 0;
+	arrayline_live(conn_daemon(l->c), a, &pj, &b);
+	l->count += proto_jobs_add(&l->b, &pj);
 	return 0;
 }
 
@@ -174,6 +196,7 @@ static void answer_list(struct conn *c)
 	if (wait_for_starts(c, r, answer_list))
 		return;
 	l.all = m->all_users;
+	l.elements = m->elements;
 	proto_buf_init(&l.b);
 	proto_jobs_begin(&l.b);
 	/* Running jobs, then the queue in its order, then the held (out of
@@ -181,16 +204,20 @@ static void answer_list(struct conn *c)
 	for (uint32_t k = 0; k < d->njobs; k++) {
 		struct djob *j = d->jobs[k];
 
-		if (j->rec.state == ST_RUNNING && (l.all || j->rec.uid == conn_uid(c)))
+		if (j->rec.state == ST_RUNNING && (l.all || j->rec.uid == conn_uid(c)) &&
+		    (!j->rec.array_id || l.elements))
 			add_row(&l, &j->rec, BF_NEVER);
 	}
 	sched_foreach_queued(d->sched, add_queued, &l);
 	for (uint32_t k = 0; k < d->njobs; k++) {
 		struct djob *j = d->jobs[k];
 
-		if (j->rec.held && j->rec.state == ST_QUEUED && (l.all || j->rec.uid == conn_uid(c)))
+		if (j->rec.held && j->rec.state == ST_QUEUED && (l.all || j->rec.uid == conn_uid(c)) &&
+		    (!j->rec.array_id || l.elements))
 			add_row(&l, &j->rec, BF_NEVER);
 	}
+	if (!l.elements)
+		arrays_foreach(d, add_array, &l);
 	if (store_load_final(d->store, FINAL_IN_LIST, l.all ? -1 : (int64_t)conn_uid(c), add_final,
 	                     &l) < 0)
 		log_warnx("listing ended jobs: %s", store_error(d->store));
@@ -207,6 +234,7 @@ static void answer_list(struct conn *c)
 struct one {
 	struct conn *c;
 	bool found;
+	bool element;		/* asked for by its index: the element itself */
 	struct proto_buf *b;
 	enum proto_err code;
 };
@@ -237,8 +265,76 @@ static void reply_one(struct one *o, const struct store_job *r, bf_time predicte
 
 static int info_final(const struct store_job *r, void *arg)
 {
+	struct one *o = arg;
+
+	/* An array's id, its elements all ended: the array's line. */
+	if (r->array_id && r->array_id == r->id && !o->element) {
+		struct proto_jobs js = { .count = 1, .forecast_at = BF_NEVER };
+		struct arrayline_buf b;
+		struct proto_job pj;
+
+		o->found = true;
+		if (!may_see(o->c, r->uid)) {
+			o->code = PE_DENIED;
+			return 1;
+		}
+		if (arrayline_stored(conn_daemon(o->c), r->id, &pj, &b) != 1) {
+			o->code = PE_INTERNAL;
+			return 1;
+		}
+		js.jobs = &pj;
+		proto_enc_jobs(o->b, &js);
+		return 1;
+	}
 	reply_one(arg, r, BF_NEVER, NULL);
 	return 1;
+}
+
+struct find_index {
+	uint32_t index;
+	uint64_t id;
+};
+
+static int visit_index(const struct store_job *r, void *arg)
+{
+	struct find_index *f = arg;
+
+	if (r->array_index != f->index)
+		return 0;
+	f->id = r->id;
+	return 1;
+}
+
+/* The id of element `index` of array `id`, 0 if none. */
+static uint64_t element_of(struct daemon *d, uint64_t id, uint32_t index)
+{
+	struct darray *a = arrays_get(d, id);
+	struct find_index f = { index, 0 };
+
+	if (a)
+		return arrays_element_id(a, index);
+	store_load_elements(d->store, id, visit_index, &f);
+	return f.id;
+}
+
+/* A live array's own line. */
+static void reply_array(struct conn *c, struct darray *a)
+{
+	struct proto_jobs js = { .count = 1, .forecast_at = BF_NEVER };
+	struct arrayline_buf ab;
+	struct proto_job pj;
+	struct proto_buf b;
+
+	if (!may_see(c, a->uid)) {
+		conn_error(c, PE_DENIED, "job %" PRIu64 " belongs to another user", a->id);
+		return;
+	}
+	arrayline_live(conn_daemon(c), a, &pj, &ab);
+	js.jobs = &pj;
+	proto_buf_init(&b);
+	proto_enc_jobs(&b, &js);
+	conn_reply(c, &b);
+	proto_buf_free(&b);
 }
 
 static void h_list(struct conn *c, const uint8_t *frame, size_t len)
@@ -252,8 +348,23 @@ static void answer_info(struct conn *c)
 	const struct read_req *r = conn_ctx(c);
 	struct proto_list m = r->m;
 	struct proto_buf b;
-	struct one o = { .c = c, .b = &b, .code = PE_OK };
+	struct one o = { .c = c, .b = &b, .code = PE_OK, .element = m.index > 0 };
+	struct darray *a;
 	struct djob *j;
+
+	if (m.index) {
+		/* "ID[3]": the element itself. */
+		uint64_t id = element_of(d, m.job, m.index);
+
+		if (!id) {
+			conn_error(c, PE_NOJOB, "no job %" PRIu64 "[%" PRIu32 "]", m.job, m.index);
+			return;
+		}
+		m.job = id;
+	} else if ((a = arrays_get(d, m.job))) {
+		reply_array(c, a);
+		return;
+	}
 
 	if ((j = jobs_get(d, m.job)) && j->rec.state == ST_QUEUED &&
 	    wait_for_starts(c, r, answer_info))
@@ -367,7 +478,7 @@ static enum proto_err signal_one(struct conn *c, struct djob *j, int sig, const 
 	return PE_OK;
 }
 
-static enum proto_err cancel_one(struct conn *c, uint64_t id, int sig, const char *by,
+static enum proto_err cancel_job(struct conn *c, uint64_t id, int sig, const char *by,
                                  bool admin, bool *changed)
 {
 	struct daemon *d = conn_daemon(c);
@@ -411,6 +522,33 @@ static enum proto_err cancel_one(struct conn *c, uint64_t id, int sig, const cha
 	}
 	*changed = true;
 	return PE_OK;
+}
+
+/* A job, or an array's id: each of its elements still live (bkill ID; an
+ * element alone is bkill "ID[3]", which bkill finds by its index). */
+static enum proto_err cancel_one(struct conn *c, uint64_t id, int sig, const char *by,
+                                 bool admin, bool *changed)
+{
+	struct darray *a = arrays_get(conn_daemon(c), id);
+	enum proto_err worst = PE_DONE;
+
+	if (!a)
+		return cancel_job(c, id, sig, by, admin, changed);
+	if (!may_see(c, a->uid))
+		return PE_DENIED;
+	for (uint32_t k = 0, n = a->count; k < n; k++) {
+		enum proto_err e;
+
+		/* (the last element's end frees the array: a is not read after) */
+		if (!jobs_get(conn_daemon(c), id + k))
+			continue;
+		e = cancel_job(c, id + k, sig, by, admin, changed);
+		if (e == PE_OK || worst == PE_DONE)
+			worst = e == PE_OK ? PE_OK : worst == PE_OK ? PE_OK : e;
+		if (!arrays_get(conn_daemon(c), id))
+			break;
+	}
+	return worst;
 }
 
 /* The next CANCEL_PER_TURN ids, then: more at the next turn (after this

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <event2/event.h>
 #include "idmap.h"
+#include "jobarray.h"
 #include "nodelist.h"
 #include "proto.h"
 #include "sched.h"
@@ -175,31 +176,18 @@ void jobs_requeue_reset(struct daemon *d, struct djob *j, bf_time now)
 	jobs_set_str(j, JS_REASON, NULL, 0);
 }
 
-char *jobs_expand_id(const char *tmpl, uint64_t id)
+char *jobs_expand_id(const char *tmpl, uint64_t id, uint32_t index)
 {
-	char num[24];
-	size_t n = 0, nl = (size_t)snprintf(num, sizeof num, "%" PRIu64, id);
+	/* (each "%J", two bytes, becomes at most twenty) */
+	size_t cap = tmpl ? strlen(tmpl) * 10 + 32 : 0;
 	char *out;
 
-	if (!tmpl)
+	if (!tmpl || !(out = malloc(cap)))
 		return NULL;
-	for (const char *p = tmpl; *p; p++)
-		n += p[0] == '%' && p[1] == 'J' ? nl : 1;
-	if (!(out = malloc(n + 1)))
+	if (jobarray_subst(tmpl, id, index, out, cap) < 0) {
+		free(out);
 		return NULL;
-	n = 0;
-	for (const char *p = tmpl; *p; p++) {
-		if (p[0] == '%' && (p[1] == 'J' || p[1] == 'I' || p[1] == '%')) {
-			const char *v = p[1] == 'J' ? num : p[1] == 'I' ? "0" : "%";
-
-			memcpy(out + n, v, strlen(v));
-			n += strlen(v);
-			p++;
-		} else {
-			out[n++] = *p;
-		}
 	}
-	out[n] = 0;
 	return out;
 }
 
@@ -222,6 +210,7 @@ void jobs_to_proto(const struct store_job *r, bool detail, bf_time predicted,
 		/* A listing says only that the guarantee moved (bq's mark);
 		 * bq -l has the words. */
 		.broken = r->broken && !detail ? "" : r->broken, .first_guarantee = BF_NEVER,
+		.array_id = r->array_id, .array_index = r->array_index,
 	};
 	if (r->start != BF_NEVER) {
 		o->start_kind = PS_ACTUAL;

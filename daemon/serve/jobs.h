@@ -26,10 +26,10 @@ void jobs_to_proto(const struct store_job *r, bool detail, bf_time predicted,
  * run forgotten (fields and the supervisor's record), a new place in
  * arrival order. The caller gives it to the core and stores it. */
 void jobs_requeue_reset(struct daemon *d, struct djob *j, bf_time now);
-/* An -o or -e path with LSF's %J (the job id), %I (the array index: 0,
- * there are no arrays) and %% (a %) replaced; malloc'ed, NULL for NULL or
- * no memory. */
-char *jobs_expand_id(const char *tmpl, uint64_t id);
+/* An -o or -e path with LSF's %J (the job id; an array's for its
+ * elements), %I (the element's index; 0 for a job that is none) and %%
+ * (a %) replaced (jobarray_subst); malloc'ed, NULL for NULL or no memory. */
+char *jobs_expand_id(const char *tmpl, uint64_t id, uint32_t index);
 /* Where a job's output goes: its -o, or bsub-ID.out in its working
  * directory (formatted into buf); its errors go there too unless -e. */
 const char *jobs_out_path(const struct store_job *r, char *buf, size_t len);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include "sched.h"
 #include "sys/store.h"
+#include "arrays.h"
 #include "daemon.h"
 #include "depend.h"
 #include "depstate.h"
@@ -12,12 +13,25 @@ const char *pending_reason(struct daemon *d, const struct djob *j, bf_time guara
                            size_t len)
 {
 	const struct sched_params *prm = sched_get_params(d->sched);
+	struct sched_job_info info;
+	const struct darray *arr;
 	uint32_t out = 0, running = 0;
 
 	if (j->rec.state != ST_QUEUED)
 		return NULL;
 	if (j->rec.held) {
 		snprintf(buf, len, "held (bresume %llu releases it)", (unsigned long long)j->rec.id);
+		return buf;
+	}
+	/* An element behind the cap of its array (an order edge the core
+	 * still has, beside those of its condition). */
+	arr = j->rec.array_id ? arrays_get(d, j->rec.array_id) : NULL;
+	if (arr && arr->cap && j->rec.id - arr->id >= arr->cap &&
+	    sched_job_info(d->sched, j->rec.id, &info) == 0 &&
+	    info.preds > (j->dep && j->dep->waiting ? j->dep->nids : 0)) {
+		snprintf(buf, len, "at most %u elements of its array run at once (%%%u): it follows "
+		         "element %u's end", arr->cap, arr->cap,
+		         arr->index[j->rec.id - arr->id - arr->cap]);
 		return buf;
 	}
 	if (j->dep && j->dep->waiting) {

@@ -38,6 +38,7 @@
 #include "sys/runner.h"
 #include "sys/spool.h"
 #include "sys/store.h"
+#include "arrays.h"
 #include "contain.h"
 #include "daemon.h"
 #include "depend.h"
@@ -294,7 +295,104 @@ static void restore_running(struct daemon *d, struct djob *j, bf_time now, bool 
 
 static bool is_live(uint64_t id, void *arg)
 {
-	return jobs_get(arg, id) != NULL;
+	/* (an array's directory: while any element of it lives) */
+	return jobs_get(arg, id) != NULL || arrays_get(arg, id) != NULL;
+}
+
+/* ---- job arrays: what their live elements share, back in memory ---- */
+
+struct array_load {
+	struct store_array row;
+	char *name, *spec;
+	bool found;
+	char *argv, *env;
+	size_t argv_len, env_len;
+	uint32_t *index;
+	uint64_t first;
+	bool args, bad;
+};
+
+static int visit_array(const struct store_array *a, void *arg)
+{
+	struct array_load *l = arg;
+
+	l->row = *a;
+	l->name = a->name ? strdup(a->name) : NULL;
+	l->spec = a->spec ? strdup(a->spec) : NULL;
+	l->found = true;
+	return 0;
+}
+
+static int visit_args(const char *argv, size_t argv_len, const char *env, size_t env_len,
+                      void *arg)
+{
+	struct array_load *l = arg;
+
+	if (!(l->argv = malloc(argv_len + 1)) || !(l->env = malloc(env_len + 1)))
+		return -1;
+	memcpy(l->argv, argv ? argv : "", argv ? argv_len : 0);
+	memcpy(l->env, env ? env : "", env ? env_len : 0);
+	l->argv_len = argv ? argv_len : 0;
+	l->env_len = env ? env_len : 0;
+	l->args = true;
+	return 0;
+}
+
+static int visit_element(const struct store_job *r, void *arg)
+{
+	struct array_load *l = arg;
+
+	if (r->id < l->first || r->id - l->first >= l->row.count)
+		l->bad = true;
+	else
+		l->index[r->id - l->first] = r->array_index;
+	return 0;
+}
+
+/* One array of a live element: its row, its arguments, each element's
+ * index, and how many ended in each state. NULL if any is missing. */
+static struct darray *load_array(struct daemon *d, uint64_t id, uint32_t uid)
+{
+	struct array_load l = { .first = id };
+	uint32_t counts[ST_NSTATES];
+	struct darray *a = NULL;
+
+	if (store_get_array(d->store, id, visit_array, &l) != 1 || !l.found ||
+	    l.row.count == 0 || l.row.count > ARRAYS_MAX_ELEMENTS ||
+	    store_get_args(d->store, id, visit_args, &l) != 1 ||
+	    !(l.index = calloc(l.row.count, sizeof *l.index)) ||
+	    store_load_elements(d->store, id, visit_element, &l) < 0 || l.bad ||
+	    store_array_counts(d->store, id, counts) < 0)
+		goto out;
+	if ((a = arrays_add(d, id, uid, l.name, l.spec, l.index, l.row.count, l.row.cap, l.argv,
+	                    l.argv_len, l.env, l.env_len)))
+		for (int k = 0; k < ST_NSTATES; k++)
+			a->ended[k] = store_state_live((enum store_state)k) ? 0 : counts[k];
+out:
+	free(l.name);
+	free(l.spec);
+	free(l.argv);
+	free(l.env);
+	free(l.index);
+	return a;
+}
+
+static void restore_arrays(struct daemon *d)
+{
+	for (uint32_t k = 0; k < d->njobs; k++) {
+		struct djob *j = d->jobs[k];
+		struct darray *a;
+
+		if (!j->rec.array_id)
+			continue;
+		if (!(a = arrays_get(d, j->rec.array_id)) &&
+		    !(a = load_array(d, j->rec.array_id, j->rec.uid))) {
+			log_job(LOG_WARNING, j->rec.id, j->rec.user, "its array %" PRIu64 " could not be "
+			        "read back: %s", j->rec.array_id, store_error(d->store));
+			continue;	/* (it fails at its start, saying so) */
+		}
+		arrays_element_live(a);
+	}
 }
 
 /* The spool against the store: is it the same one, ids it used, and a
@@ -359,6 +457,7 @@ int restore_state(struct daemon *d, char *err, size_t errlen)
 		         l.failed ? "out of memory" : store_error(d->store));
 		return -1;
 	}
+	restore_arrays(d);
 	if (restore_spool(d, &replaced, err, errlen) < 0)
 		return -1;
 	total = d->njobs;
@@ -383,7 +482,7 @@ int restore_state(struct daemon *d, char *err, size_t errlen)
 		char why[1024];
 		bf_time since;
 
-		if (!spool_job_has_script(&d->spool, j->rec.id)) {
+		if (!spool_job_has_script(&d->spool, j->rec.array_id ? j->rec.array_id : j->rec.id)) {
 			finish(d, j, ST_FAILED, "its spooled script is gone (the spool was removed or "
 			       "replaced); it cannot run");
 			continue;

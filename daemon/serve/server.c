@@ -23,6 +23,7 @@
 #include "sys/syncer.h"
 #include "conn.h"
 #include "contain.h"
+#include "arrays.h"
 #include "daemon.h"
 #include "depend.h"
 #include "drive.h"
@@ -414,6 +415,7 @@ void server_free(struct daemon *d)
 	while (d->njobs)
 		jobs_remove(d, d->jobs[d->njobs - 1]);
 	depend_free_all(d);
+	arrays_free_all(d);
 	usage_free(d);
 	reserve_close(d);
 	for (int k = 0; k < 3; k++)

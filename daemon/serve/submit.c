@@ -20,12 +20,14 @@
 #include <string.h>
 #include <syslog.h>
 #include "duration.h"
+#include "jobarray.h"
 #include "proto.h"
 #include "sched.h"
 #include "sys/clock.h"
 #include "sys/log.h"
 #include "sys/spool.h"
 #include "sys/store.h"
+#include "arrays.h"
 #include "conn.h"
 #include "daemon.h"
 #include "depend.h"
@@ -45,6 +47,8 @@ struct pending_sub {
 	gid_t gid;
 	char *user, *argv, *env, *out_path, *err_path;
 	char *dep_text, *dep_ids;	/* -w: as kept with the job (depend.h) */
+	struct jobarray arr;		/* -J "name[1-100]%10": an array (arr.is_array) */
+	char *spec;			/* its indices written back: "[1-100]%10" */
 	size_t argv_len, env_len;
 	uint64_t cost;			/* usage.h: its bytes once live */
 };
@@ -88,6 +92,8 @@ static void pending_free(struct pending_sub *p)
 	free(p->err_path);
 	free(p->dep_text);
 	free(p->dep_ids);
+	jobarray_free(&p->arr);
+	free(p->spec);
 	proto_arena_free(&p->a);
 	free(p);
 }
@@ -145,6 +151,8 @@ static void answer_submitted(struct conn *c)
 			return;
 		}
 	}
+	if (j && j->rec.array_id == j->rec.id && arrays_get(d, j->rec.id))
+		m.elements = arrays_get(d, j->rec.id)->count;
 	if (j && j->rec.start != BF_NEVER) {
 		m.kind = PS_ACTUAL;
 		m.start = j->rec.start;
@@ -169,8 +177,8 @@ static void answer_submitted(struct conn *c)
  * limit gets default_limit. -1 with the reason in err. Asked at the
  * request and again at the admission: a reload may change the limits
  * between, and the jobs admitted meanwhile count for the user's cap. */
-static int check_limits(struct daemon *d, uid_t uid, struct proto_submit *m, uint64_t cost,
-                        char *err, size_t errlen)
+static int check_limits(struct daemon *d, uid_t uid, struct proto_submit *m, uint32_t count,
+                        uint64_t cost, char *err, size_t errlen)
 {
 	const struct serve_limits *L = &d->o.lim;
 	char a[64], b[64];
@@ -199,10 +207,14 @@ static int check_limits(struct daemon *d, uid_t uid, struct proto_submit *m, uin
 	if (L->max_queued_per_user) {
 		for (uint32_t k = 0; k < d->njobs; k++)
 			queued += d->jobs[k]->rec.state == ST_QUEUED && d->jobs[k]->rec.uid == uid;
-		if (queued >= L->max_queued_per_user) {
-			snprintf(err, errlen, "you have %u jobs waiting, the most this partition takes "
+		if (queued >= L->max_queued_per_user ||
+		    count > L->max_queued_per_user - queued) {
+			snprintf(err, errlen, count > 1 ?
+			         "you have %u jobs waiting, and %u more would be over the most this "
+			         "partition takes from one user (max_queued_per_user %u)" :
+			         "you have %u jobs waiting, the most this partition takes "
 			         "from one user (max_queued_per_user); submit again when some have "
-			         "started", queued);
+			         "started", queued, count, L->max_queued_per_user);
 			return -1;
 		}
 	}
@@ -225,6 +237,112 @@ static enum proto_err limits_code(const struct daemon *d, const struct proto_sub
 	return m->nodes > d->o.lim.max_nodes && d->o.lim.max_nodes ? PE_TOOBIG : PE_INVALID;
 }
 
+static uint32_t count_of(const struct pending_sub *p)
+{
+	return p->arr.is_array ? p->arr.count : 1;
+}
+
+/* -J "name[SPEC]%K": an array. Its name is the part before '['; its
+ * indices are kept written back compactly. 0, or -1 with the reason. */
+static int array_request(struct pending_sub *p, char *err, size_t errlen)
+{
+	char why[300];
+	size_t pos = 0;
+	int n;
+
+	if (!p->m.name || !strchr(p->m.name, '['))
+		return 0;
+	if (jobarray_parse(p->m.name, &p->arr, why, sizeof why, &pos) < 0) {
+		snprintf(err, errlen, "-J: at column %zu: %s", pos + 1, why);
+		return -1;
+	}
+	if (!p->arr.is_array)
+		return 0;
+	if (p->arr.count > ARRAYS_MAX_ELEMENTS) {
+		snprintf(err, errlen, "-J: an array of %u elements; this daemon takes at most %u",
+		         p->arr.count, ARRAYS_MAX_ELEMENTS);
+		return -1;
+	}
+	n = jobarray_format_spec(p->arr.index, p->arr.count, p->arr.cap, NULL, 0);
+	if (n < 0 || !(p->spec = malloc((size_t)n + 1))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	jobarray_format_spec(p->arr.index, p->arr.count, p->arr.cap, p->spec, (size_t)n + 1);
+	p->m.name = p->arr.name[0] ? p->arr.name : NULL;
+	return 0;
+}
+
+/* Its elements into the core and the store, one job each, and the array
+ * once (its row, and the arguments every element shares). */
+static void admit_array(struct daemon *d, struct pending_sub *p, bf_time now)
+{
+	struct conn *c = p->c;
+	struct darray *a;
+	char err[1024];
+	int rc = 0;
+
+	if (!(a = arrays_add(d, p->id, p->uid, p->m.name, p->spec, p->arr.index, p->arr.count,
+	                     p->arr.cap, p->argv, p->argv_len, p->env, p->env_len))) {
+		spool_job_remove(&d->spool, p->id);
+		if (c)
+			conn_error(c, PE_INTERNAL, "out of memory");
+		return;
+	}
+	if (c)
+		conn_wait_commit(c, answer_submitted, p->id);
+	if (store_begin(d->store) < 0 || store_raise_last_id(d->store, p->id + p->arr.count - 1) < 0 ||
+	    store_put_array(d->store, &(struct store_array){ .id = p->id, .name = p->m.name,
+	                    .spec = p->spec, .count = p->arr.count, .cap = p->arr.cap }) < 0 ||
+	    store_put_args(d->store, p->id, p->argv, p->argv_len, p->env, p->env_len) < 0)
+		drive_store_failed(d);
+	for (uint32_t k = 0; k < p->arr.count; k++) {
+		uint64_t id = p->id + k;
+		struct store_job rec = {
+			.id = id, .seq = d->next_seq, .uid = p->uid, .gid = p->gid,
+			.user = p->user, .name = p->m.name, .nodes = p->m.nodes,
+			.estimate = p->m.estimate, .submit = now, .queued = BF_NEVER,
+			.state = ST_QUEUED, .guarantee = BF_NEVER, .first_guarantee = BF_NEVER,
+			.start = BF_NEVER, .end = BF_NEVER, .hold_end = BF_NEVER, .cwd = p->m.cwd,
+			.has_umask = p->m.has_umask, .umask = (uint16_t)p->m.umask,
+			.depend = p->dep_text, .depend_ids = p->dep_ids,
+			.array_id = p->id, .array_index = p->arr.index[k],
+		};
+		struct sched_job_info info;
+		char *out = jobs_expand_id(p->m.out, p->id, p->arr.index[k]);
+		char *errp = jobs_expand_id(p->m.err, p->id, p->arr.index[k]);
+		struct djob *j;
+
+		rec.out = out;
+		rec.err = errp;
+		j = (!p->m.out || out) && (!p->m.err || errp) ? jobs_add(d, &rec) : NULL;
+		free(out);
+		free(errp);
+		if (!j) {
+			log_job(LOG_WARNING, id, p->user, "out of memory: element %u of array %" PRIu64
+			        " and those after it not submitted", p->arr.index[k], p->id);
+			break;
+		}
+		arrays_element_live(a);
+		if ((rc = depend_enter(d, j, now, DEPEND_SUBMIT, now, BF_NEVER, err,
+		                       sizeof err)) != 0) {
+			/* (the condition is the same for every element: the first
+			 * said it, before any was stored) */
+			j->rec.state = ST_CANCELLED;
+			j->rec.end = now;
+			jobs_set_str(j, JS_REASON, rc == 1 ? "its dependency can never be met" :
+			             sched_strerror(rc), strlen(rc == 1 ? "its dependency can never be met" :
+			                                        sched_strerror(rc)));
+			drive_store(d, j, "cancelled at its submission");
+			continue;
+		}
+		d->next_seq++;
+		if (sched_job_info(d->sched, id, &info) == SCHED_OK)
+			j->rec.guarantee = j->rec.first_guarantee = info.guarantee;
+		drive_store(d, j, "submitted");
+	}
+}
+
 void submit_request(struct conn *c, const uint8_t *frame, size_t len)
 {
 	struct daemon *d = conn_daemon(c);
@@ -245,8 +363,13 @@ void submit_request(struct conn *c, const uint8_t *frame, size_t len)
 		           d->nnodes);
 		goto fail;
 	}
-	p->cost = request_cost(&p->m);
-	if (check_limits(d, conn_uid(c), &p->m, p->cost, err, sizeof err) < 0) {
+	if (array_request(p, err, sizeof err) < 0) {
+		conn_error(c, PE_INVALID, "%s", err);
+		goto fail;
+	}
+	/* (an element costs its row and its strings; the arguments are shared) */
+	p->cost = request_cost(&p->m) + (uint64_t)(count_of(p) - 1) * (512 + p->m.script_len / 64);
+	if (check_limits(d, conn_uid(c), &p->m, count_of(p), p->cost, err, sizeof err) < 0) {
 		conn_error(c, limits_code(d, &p->m), "%s", err);
 		goto fail;
 	}
@@ -274,9 +397,11 @@ void submit_request(struct conn *c, const uint8_t *frame, size_t len)
 		conn_error(c, PE_INVALID, "%s", err);
 		goto fail;
 	}
-	p->id = ++d->last_id;
-	if ((p->m.out && !(p->out_path = jobs_expand_id(p->m.out, p->id))) ||
-	    (p->m.err && !(p->err_path = jobs_expand_id(p->m.err, p->id)))) {
+	/* An array takes an id for each element, in index order. */
+	p->id = d->last_id + 1;
+	d->last_id += count_of(p);
+	if ((p->m.out && !(p->out_path = jobs_expand_id(p->m.out, p->id, 0))) ||
+	    (p->m.err && !(p->err_path = jobs_expand_id(p->m.err, p->id, 0)))) {
 		conn_error(c, PE_INTERNAL, "out of memory");
 		goto fail;
 	}
@@ -320,9 +445,13 @@ static void admit_one(struct daemon *d, struct pending_sub *p, bf_time now, cons
 		rc = PE_INTERNAL;
 		goto refused;
 	}
-	if (check_limits(d, p->uid, &p->m, p->cost, err, sizeof err) < 0) {
+	if (check_limits(d, p->uid, &p->m, count_of(p), p->cost, err, sizeof err) < 0) {
 		rc = limits_code(d, &p->m);
 		goto refused;
+	}
+	if (p->arr.is_array) {
+		admit_array(d, p, now);
+		return;
 	}
 	rec = (struct store_job){
 		.id = p->id, .seq = d->next_seq, .uid = p->uid, .gid = p->gid,
@@ -362,7 +491,7 @@ static void admit_one(struct daemon *d, struct pending_sub *p, bf_time now, cons
 	/* Waiting from here: a store that fails below tells it so. */
 	if (c)
 		conn_wait_commit(c, answer_submitted, p->id);
-	if (store_begin(d->store) < 0 || store_raise_last_id(d->store, p->id) < 0)
+	if (store_begin(d->store) < 0 || store_raise_last_id(d->store, p->id + count_of(p) - 1) < 0)
 		drive_store_failed(d);
 	/* (An arrival joins the forecast as it is: see forecast.h.) */
 	if (sched_job_info(d->sched, p->id, &info) == SCHED_OK)

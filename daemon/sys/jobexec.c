@@ -182,7 +182,7 @@ static char **job_env(const struct runner_job *j, const char *const *base, uint3
 
 	while (extra && extra[nextra])
 		nextra++;
-	envp = calloc((size_t)(nbase < ENV_MAX ? nbase : ENV_MAX) + nextra + 12, sizeof *envp);
+	envp = calloc((size_t)(nbase < ENV_MAX ? nbase : ENV_MAX) + nextra + 13, sizeof *envp);
 	nodes = join_nodes(j, "");
 	slots = join_nodes(j, " 1");
 	if (!envp || !nodes || !slots) {
@@ -194,7 +194,10 @@ static char **job_env(const struct runner_job *j, const char *const *base, uint3
 	for (uint32_t k = 0; k < nbase && k < ENV_MAX; k++)
 		if (!ours(base[k]))
 			envp[ne++] = (char *)base[k];
-	bad |= asprintf(&envp[ne++], "LSB_JOBID=%" PRIu64, j->id) < 0;
+	/* An array's element: LSF's LSB_JOBID is the array's, and its index
+	 * LSB_JOBINDEX (0 for a job that is no element, as LSF sets it). */
+	bad |= asprintf(&envp[ne++], "LSB_JOBID=%" PRIu64, j->array_id ? j->array_id : j->id) < 0;
+	bad |= asprintf(&envp[ne++], "LSB_JOBINDEX=%" PRIu32, j->array_index) < 0;
 	/* A job has a name unless its script came from standard input: then
 	 * the name batch systems give such jobs, not a spool path. */
 	bad |= asprintf(&envp[ne++], "LSB_JOBNAME=%s", j->name && *j->name ? j->name : "STDIN") < 0;

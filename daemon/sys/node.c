@@ -73,7 +73,7 @@ static const char *need(const struct chan_frame *f, const char *key, const char 
 static const char *take_job(struct node_side *n, const struct chan_frame *f)
 {
 	const char *bad = NULL;
-	long long v;
+	long long v, w;
 	uint32_t na = 0, ne = 0, nn = 0;
 	struct runner_job *j = &n->j;
 
@@ -97,6 +97,11 @@ static const char *take_job(struct node_side *n, const struct chan_frame *f)
 	}
 	j->user = chan_get(f, "user");
 	j->name = chan_get(f, "name");
+	if (chan_get_num(f, "array_id", 1, INT64_MAX, &v) &&
+	    chan_get_num(f, "array_index", 1, UINT32_MAX, &w)) {
+		j->array_id = (uint64_t)v;
+		j->array_index = (uint32_t)w;
+	}
 	j->cwd = need(f, "cwd", &bad);
 	j->out = need(f, "out", &bad);
 	j->err = need(f, "err", &bad);

@@ -279,6 +279,10 @@ static int job_fields(const struct remote *R, uint32_t k, struct chan_buf *f)
 		rc |= chan_field(f, "user", j->user);
 	if (j->name)
 		rc |= chan_field(f, "name", j->name);
+	if (j->array_id) {
+		rc |= chan_field_num(f, "array_id", (long long)j->array_id);
+		rc |= chan_field_num(f, "array_index", j->array_index);
+	}
 	rc |= chan_field(f, "cwd", j->cwd);
 	rc |= chan_field(f, "out", j->out);
 	rc |= chan_field(f, "err", j->err);

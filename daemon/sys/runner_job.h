@@ -47,6 +47,10 @@ struct runner_job {
 	bool as_owner;		/* switch to uid/gid and the owner's groups */
 	const char *user;	/* for supplementary groups; may be NULL */
 	const char *name;	/* the job's name (LSB_JOBNAME); may be NULL */
+	/* An array's element: the array's id (LSB_JOBID, as LSF gives an
+	 * element) and its index (LSB_JOBINDEX); 0 for a job that is none. */
+	uint64_t array_id;
+	uint32_t array_index;
 	const char *script;	/* path of the spooled script */
 	const char *const *argv;	/* arguments after the script */
 	uint32_t argc;

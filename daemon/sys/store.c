@@ -31,7 +31,10 @@
  * 7: jobs.depend (a job's dependency condition, bsub -w, as the daemon
  * keeps it) and jobs.depend_ids (the jobs each of its parts named when it
  * was submitted); NULL: none, as for every job of an older database. The
- * index of a user's jobs by name (bsub -w names a job by its name). */
+ * index of a user's jobs by name (bsub -w names a job by its name).
+ * Job arrays: jobs.array_id and jobs.array_index (an element: its array's
+ * id and its index; NULL otherwise), the arrays table (each array's name,
+ * indices and cap), and the index of an array's elements. */
 #define SCHEMA_VERSION "7"
 
 static const char *const state_names[ST_NSTATES] = {
@@ -65,25 +68,26 @@ enum stmt {
 	S_BEGIN, S_COMMIT, S_ROLLBACK, S_META_SET, S_META_GET, S_PUT, S_LOG, S_LIVE, S_ONE,
 	S_FINAL, S_LOG_COUNT, S_PRUNE_LOG, S_PRUNE_JOBS, S_NODE_PUT, S_NODE_DEL, S_NODE_ALL,
 	S_HISTORY, S_USAGE, S_USAGE_ONE, S_OLDEST, S_DEL_LOG, S_DEL_JOB, S_ARGS_PUT,
-	S_ARGS_DEL, S_NAMED, S_NSTMTS
+	S_ARGS_DEL, S_NAMED, S_ARRAY_PUT, S_ARRAY_ONE, S_ARRAY_COUNTS, S_ARRAY_DEL, S_ARGS_ONE,
+	S_ELEMENTS, S_NSTMTS
 };
 
 /* Column order of the jobs table, shared by S_PUT and the loaders. */
 #define JOB_COLUMNS "id, seq, uid, gid, user, name, nodes, estimate, submit, state, " \
 	"guarantee, first_guarantee, start, end_time, exit_status, node_list, cwd, out, err, " \
 	"argv, env, sup_pid, sup_start, kill_why, reason, hold_end, cpu_us, mem_kb, cpu_src, mem_src, " \
-	"broken, held, requeue, queued, umask, depend, depend_ids"
+	"broken, held, requeue, queued, umask, depend, depend_ids, array_id, array_index"
 /* The live jobs, with their arguments and environments from job_args. */
 #define LIVE_COLUMNS "id, seq, uid, gid, user, name, nodes, estimate, submit, state, " \
 	"guarantee, first_guarantee, start, end_time, exit_status, node_list, cwd, out, err, " \
 	"job_args.argv, job_args.env, sup_pid, sup_start, kill_why, reason, hold_end, cpu_us, " \
-	"mem_kb, cpu_src, mem_src, broken, held, requeue, queued, umask, depend, depend_ids"
+	"mem_kb, cpu_src, mem_src, broken, held, requeue, queued, umask, depend, depend_ids, array_id, array_index"
 /* The same for listings: argv and env (up to 4 MiB a job) are never sent
  * to a client, so a listing never reads them. */
 #define LIST_COLUMNS "id, seq, uid, gid, user, name, nodes, estimate, submit, state, " \
 	"guarantee, first_guarantee, start, end_time, exit_status, node_list, cwd, out, err, " \
 	"NULL, NULL, sup_pid, sup_start, kill_why, reason, hold_end, cpu_us, mem_kb, cpu_src, " \
-	"mem_src, broken, held, requeue, queued, umask, depend, depend_ids"
+	"mem_src, broken, held, requeue, queued, umask, depend, depend_ids, array_id, array_index"
 
 static const char *const sql[S_NSTMTS] = {
 	[S_BEGIN] = "BEGIN IMMEDIATE",
@@ -94,7 +98,7 @@ static const char *const sql[S_NSTMTS] = {
 	[S_PUT] = "INSERT OR REPLACE INTO jobs (" JOB_COLUMNS ") VALUES "
 	          "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
 	          "?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, "
-	          "?36, ?37)",
+	          "?36, ?37, ?38, ?39)",
 	/* A job's log holds at most STORE_LOG_MAX changes, and always its end:
 	 * what a user can repeat on their own job (hold, release) cannot
 	 * grow the store without bound. */
@@ -105,6 +109,13 @@ static const char *const sql[S_NSTMTS] = {
 	[S_ARGS_PUT] = "INSERT OR REPLACE INTO job_args (job, argv, env) VALUES (?1, ?2, ?3)",
 	[S_ARGS_DEL] = "DELETE FROM job_args WHERE job = ?1",
 	[S_NAMED] = "SELECT id FROM jobs WHERE uid = ?1 AND name = ?2 ORDER BY id DESC LIMIT 1",
+	[S_ARRAY_PUT] = "INSERT OR REPLACE INTO arrays (id, name, spec, count, cap) "
+	                "VALUES (?1, ?2, ?3, ?4, ?5)",
+	[S_ARRAY_ONE] = "SELECT name, spec, count, cap FROM arrays WHERE id = ?1",
+	[S_ARRAY_COUNTS] = "SELECT state, count(*) FROM jobs WHERE array_id = ?1 GROUP BY state",
+	[S_ARRAY_DEL] = "DELETE FROM arrays WHERE id = ?1",
+	[S_ARGS_ONE] = "SELECT argv, env FROM job_args WHERE job = ?1",
+	[S_ELEMENTS] = "SELECT " LIST_COLUMNS " FROM jobs WHERE array_id = ?1 ORDER BY id",
 	[S_ONE] = "SELECT " LIST_COLUMNS " FROM jobs WHERE id = ?1",
 	[S_FINAL] = "SELECT " LIST_COLUMNS " FROM jobs WHERE state > 1 AND (?2 < 0 OR uid = ?2) "
 	            "ORDER BY end_time DESC, id DESC LIMIT ?1",
@@ -146,7 +157,7 @@ static const char schema[] =
 	"  reason TEXT, hold_end INTEGER, cpu_us INTEGER, mem_kb INTEGER, cpu_src INTEGER,"
 	"  mem_src INTEGER, broken TEXT, held INTEGER NOT NULL DEFAULT 0,"
 	"  requeue INTEGER NOT NULL DEFAULT 0, queued INTEGER, umask INTEGER, depend TEXT,"
-	"  depend_ids TEXT);"
+	"  depend_ids TEXT, array_id INTEGER, array_index INTEGER);"
 	"CREATE INDEX IF NOT EXISTS jobs_live ON jobs (state, seq);"
 	"CREATE TABLE IF NOT EXISTS job_log ("
 	"  job INTEGER NOT NULL, t INTEGER NOT NULL, state INTEGER NOT NULL, detail TEXT);"
@@ -161,6 +172,10 @@ static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS job_args (job INTEGER PRIMARY KEY, argv BLOB, env BLOB);"
 	/* A user's jobs by name, the latest first: bsub -w's names. */
 	"CREATE INDEX IF NOT EXISTS jobs_named ON jobs (uid, name, id);"
+	/* An array's elements, and each array: its name, indices and cap. */
+	"CREATE INDEX IF NOT EXISTS jobs_array ON jobs (array_id) WHERE array_id IS NOT NULL;"
+	"CREATE TABLE IF NOT EXISTS arrays (id INTEGER PRIMARY KEY, name TEXT, spec TEXT,"
+	"  count INTEGER NOT NULL, cap INTEGER NOT NULL);"
 	"CREATE TABLE IF NOT EXISTS node_admin ("
 	"  name TEXT PRIMARY KEY, state INTEGER NOT NULL, since INTEGER NOT NULL,"
 	"  reason TEXT, by TEXT);";
@@ -237,7 +252,9 @@ static int migrate(struct store *s)
 		"WHERE state <= 1; "
 		"UPDATE jobs SET argv = NULL, env = NULL; ";
 	static const char v7[] = "ALTER TABLE jobs ADD COLUMN depend TEXT; "
-		"ALTER TABLE jobs ADD COLUMN depend_ids TEXT; ";
+		"ALTER TABLE jobs ADD COLUMN depend_ids TEXT; "
+		"ALTER TABLE jobs ADD COLUMN array_id INTEGER; "
+		"ALTER TABLE jobs ADD COLUMN array_index INTEGER; ";
 	char q[1400], what[64];
 	sqlite3_stmt *st;
 	int from = 0;
@@ -635,6 +652,10 @@ int store_put_job(struct store *s, const struct store_job *j)
 		sqlite3_bind_int(st, 35, j->umask & 0777);
 	bind_str(st, 36, j->depend);
 	bind_str(st, 37, j->depend_ids);
+	if (j->array_id) {
+		sqlite3_bind_int64(st, 38, (sqlite3_int64)j->array_id);
+		sqlite3_bind_int64(st, 39, j->array_index);
+	}
 	return step_done(s, S_PUT, "storing a job");
 }
 
@@ -730,6 +751,8 @@ static void read_job(sqlite3_stmt *st, struct store_job *j)
 		.has_umask = sqlite3_column_type(st, 34) != SQLITE_NULL,
 		.umask = (uint16_t)(sqlite3_column_int(st, 34) & 0777),
 		.depend = col_str(st, 35), .depend_ids = col_str(st, 36),
+		.array_id = (uint64_t)sqlite3_column_int64(st, 37),
+		.array_index = (uint32_t)sqlite3_column_int64(st, 38),
 	};
 	/* A figure and its source together, or neither. */
 	if (j->cpu_us < 0 || j->cpu_src <= 0) {
@@ -768,6 +791,87 @@ int store_get_job(struct store *s, uint64_t id, store_visit visit, void *arg)
 {
 	sqlite3_bind_int64(s->st[S_ONE], 1, (sqlite3_int64)id);
 	return visit_rows(s, S_ONE, visit, arg);
+}
+
+int store_put_array(struct store *s, const struct store_array *a)
+{
+	sqlite3_stmt *st = s->st[S_ARRAY_PUT];
+
+	if (need_txn(s) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)a->id);
+	bind_str(st, 2, a->name);
+	bind_str(st, 3, a->spec);
+	sqlite3_bind_int64(st, 4, a->count);
+	sqlite3_bind_int64(st, 5, a->cap);
+	return step_done(s, S_ARRAY_PUT, "storing a job array");
+}
+
+int store_get_array(struct store *s, uint64_t id,
+                    int (*visit)(const struct store_array *a, void *arg), void *arg)
+{
+	sqlite3_stmt *st = s->st[S_ARRAY_ONE];
+	int rc;
+
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_array a = {
+			.id = id, .name = col_str(st, 0), .spec = col_str(st, 1),
+			.count = (uint32_t)sqlite3_column_int64(st, 2),
+			.cap = (uint32_t)sqlite3_column_int64(st, 3),
+		};
+
+		for (int k = 0; k < ST_NSTATES; k++)
+			a.ended[k] = 0;
+		visit(&a, arg);
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : fail(s, "reading a job array");
+}
+
+int store_array_counts(struct store *s, uint64_t id, uint32_t counts[ST_NSTATES])
+{
+	sqlite3_stmt *st = s->st[S_ARRAY_COUNTS];
+	int rc;
+
+	for (int k = 0; k < ST_NSTATES; k++)
+		counts[k] = 0;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int state = sqlite3_column_int(st, 0);
+
+		if (state >= 0 && state < ST_NSTATES)
+			counts[state] = (uint32_t)sqlite3_column_int64(st, 1);
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? 0 : fail(s, "counting an array's elements");
+}
+
+int store_load_elements(struct store *s, uint64_t id, store_visit visit, void *arg)
+{
+	sqlite3_bind_int64(s->st[S_ELEMENTS], 1, (sqlite3_int64)id);
+	return visit_rows(s, S_ELEMENTS, visit, arg);
+}
+
+int store_get_args(struct store *s, uint64_t id,
+                   int (*visit)(const char *argv, size_t argv_len, const char *env,
+                                size_t env_len, void *arg), void *arg)
+{
+	sqlite3_stmt *st = s->st[S_ARGS_ONE];
+	int rc;
+
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		rc = visit(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0),
+		           sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1), arg) < 0 ?
+		     -2 : SQLITE_ROW;
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc == -2)
+		return -1;
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : fail(s, "reading a job's arguments");
 }
 
 int store_find_named(struct store *s, uint32_t uid, const char *name, uint64_t *id)

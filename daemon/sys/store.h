@@ -86,6 +86,21 @@ struct store_job {
 	 * the jobs each of its parts named at its submission (depend.c's
 	 * form); NULL: none. */
 	const char *depend, *depend_ids;
+	/* A job array's element: its array's id (the id of its first
+	 * element) and its index; 0 for a job that is none. */
+	uint64_t array_id;
+	uint32_t array_index;
+};
+
+/* A job array (bsub -J "name[1-100]%10"): its name, its indices as
+ * written back compactly (jobarray_format_spec), how many, and the cap
+ * on elements running at once (0: none). Its elements are jobs with ids
+ * id, id + 1, .., id + count - 1, in the order of their indices. */
+struct store_array {
+	uint64_t id;
+	const char *name, *spec;
+	uint32_t count, cap;
+	uint32_t ended[7];	/* (filled by the caller, not stored) */
 };
 
 struct store;
@@ -154,6 +169,18 @@ int  store_load_live(struct store *st, store_visit visit, void *arg);
 int  store_get_job(struct store *st, uint64_t id, store_visit visit, void *arg);
 /* A store_visit that puts the job's owner (its uid) into *(int64_t *)arg. */
 int  store_job_owner(const struct store_job *j, void *arg);
+/* An array's row (in a transaction); read back (1 found, 0 none, -1
+ * error); its elements' counts by state; its elements in id order. */
+int  store_put_array(struct store *st, const struct store_array *a);
+int  store_get_array(struct store *st, uint64_t id,
+                     int (*visit)(const struct store_array *a, void *arg), void *arg);
+int  store_array_counts(struct store *st, uint64_t id, uint32_t counts[ST_NSTATES]);
+int  store_load_elements(struct store *st, uint64_t id, store_visit visit, void *arg);
+/* A job's arguments and environment (job_args): 1 visited, 0 none, -1
+ * error (or visit's -1). */
+int  store_get_args(struct store *st, uint64_t id,
+                    int (*visit)(const char *argv, size_t argv_len, const char *env,
+                                 size_t env_len, void *arg), void *arg);
 /* The latest job of uid named `name`: 1 with its id, 0 none, -1 error. */
 int  store_find_named(struct store *st, uint32_t uid, const char *name, uint64_t *id);
 int  store_load_final(struct store *st, uint32_t limit, int64_t uid, store_visit visit, void *arg);

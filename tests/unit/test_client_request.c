@@ -192,7 +192,7 @@ static struct proto_buf reply_buf;
 
 static const struct proto_buf *submitted(uint64_t job, bf_time start, enum proto_start_kind k)
 {
-	proto_enc_submitted(&reply_buf, &(struct proto_submitted){ job, start, k, 0 });
+	proto_enc_submitted(&reply_buf, &(struct proto_submitted){ job, start, k, 0, 0 });
 	return &reply_buf;
 }
 
@@ -326,7 +326,7 @@ static void transport(void)
 		struct proto_buf bad;
 
 		proto_buf_init(&bad);
-		proto_enc_submitted(&bad, &(struct proto_submitted){ 1, 2, PS_NONE, 0 });
+		proto_enc_submitted(&bad, &(struct proto_submitted){ 1, 2, PS_NONE, 0, 0 });
 		bad.p[4] = 9;
 		fake_start(&fk, F_REPLY, &bad);
 		rc = client_request(fk.path, submit_request(10, 0), &reply, &len, &type, err, sizeof err);

@@ -46,7 +46,7 @@ static void round_trips(void)
 	struct proto_jobs js = { .jobs = jobs, .count = 2 }, js2;
 	struct proto_step steps[] = { { 0, 10 }, { 100, -2 } };
 	struct proto_steps st = { 16, steps, 2 }, st2;
-	struct proto_submitted sd = { 42, 123456789, PS_GUARANTEED, 600 * BF_SEC }, sd2;
+	struct proto_submitted sd = { 42, 123456789, PS_GUARANTEED, 600 * BF_SEC, 0 }, sd2;
 	struct proto_error e = { PE_TOOBIG, "64 nodes asked, the partition has 32" }, e2;
 
 	proto_buf_init(&b);

@@ -183,9 +183,10 @@ int main(int argc, char **argv)
 			rc = CLIENT_EXIT_USAGE;
 			goto out;
 		}
-		if (!cmd.name)
+		if (!cmd.name) {
 			cmd.name = name;
-		else
+			cmd.name_made = true;	/* (the words: never an array) */
+		} else
 			free(name);
 		cmd.args = NULL;
 		cmd.nargs = 0;
@@ -236,7 +237,8 @@ int main(int argc, char **argv)
 		        dropped == 1 ? "" : "s", PROTO_MAX_STRING, PROTO_MAX_LIST);
 
 	m = (struct proto_submit){
-		.nodes = job.nodes, .estimate = job.estimate, .name = job.name,
+		.nodes = job.nodes, .estimate = job.estimate,
+		.name = job.array ? NULL : job.name, .array = job.array ? job.name : NULL,
 		.script = script, .script_len = (uint32_t)script_len, .cwd = job.cwd,
 		.out = job.out, .err = job.err, .argv = (const char **)cmd.args, .argc = cmd.nargs,
 		.env = env, .envc = envc, .has_umask = true, .umask = current_umask(),

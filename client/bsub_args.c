@@ -574,6 +574,8 @@ int bsub_finish(const struct bsub_opts *o, const char *base, struct bsub_job *j,
 		j->err = strdup(j->out);
 	if (o->name)
 		j->name = strdup(o->name);
+	if (o->name)
+		j->array = !o->name_made && strchr(o->name, '[');	/* (checked: set_opt) */
 	else if (o->script)
 		j->name = default_name(o->script);
 	if (o->depend)

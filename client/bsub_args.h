@@ -36,6 +36,7 @@ struct bsub_opts {
 	bf_time estimate;
 	char *name, *out, *err, *cwd;
 	char *depend;		/* -w, as written (checked: depexpr_parse) */
+	bool name_made;		/* name is bsub's own (a command's words), not -J's */
 	bool wait;		/* -K: wait for the job to end (bsub_wait.h) */
 	/* Command line only (pointers into argv). */
 	const char *socket;
@@ -61,6 +62,7 @@ struct bsub_job {
 	char *cwd;
 	char *out, *err;	/* NULL: the daemon's default */
 	char *depend;		/* -w; NULL: none */
+	bool array;		/* -J name[SPEC]%K: name is an array's spec, sent as one */
 };
 
 void bsub_opts_free(struct bsub_opts *o);

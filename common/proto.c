@@ -351,7 +351,7 @@ static void *arena_push(struct proto_arena *a, void **arr, uint32_t *count, size
 /* ---- SUBMIT ---- */
 
 enum { SU_NODES = 1, SU_ESTIMATE, SU_NAME, SU_SCRIPT, SU_CWD, SU_OUT, SU_ERR, SU_ARG, SU_ENV,
-       SU_UMASK, SU_DEPEND };
+       SU_UMASK, SU_DEPEND, SU_ARRAY };
 
 static const struct spec submit_spec[] = {
 	{ SU_NODES, PK_INT, true, false, 0, 0 },
@@ -365,6 +365,7 @@ static const struct spec submit_spec[] = {
 	{ SU_ENV, PK_BYTES, false, true, PROTO_MAX_STRING, 0 },
 	{ SU_UMASK, PK_INT, false, false, 0, 0 },	/* absent: an older client's, 022 */
 	{ SU_DEPEND, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
+	{ SU_ARRAY, PK_BYTES, false, false, PROTO_MAX_STRING, 0 },
 };
 
 int proto_enc_submit(struct proto_buf *b, const struct proto_submit *m)
@@ -385,6 +386,7 @@ int proto_enc_submit(struct proto_buf *b, const struct proto_submit *m)
 	if (m->has_umask)
 		proto_put_int(b, SU_UMASK, m->umask);
 	proto_put_str(b, SU_DEPEND, m->depend);
+	proto_put_str(b, SU_ARRAY, m->array);
 	return proto_finish(b);
 }
 
@@ -425,6 +427,7 @@ static int take_submit(const struct field *f, void *vctx, char *err, size_t errl
 	case SU_OUT: m->out = s; break;
 	case SU_ERR: m->err = s; break;
 	case SU_DEPEND: m->depend = s; break;
+	case SU_ARRAY: m->array = s; break;
 	case SU_UMASK:
 		if (f->i < 0 || f->i > 0777)
 			return errf(err, errlen, "the umask must be from 0 to 0777");

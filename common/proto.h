@@ -123,6 +123,9 @@ struct proto_submit {
 	/* bsub -w: the condition on other jobs it starts after, as written
 	 * (the daemon parses it: depexpr.h); NULL: none. */
 	const char *depend;
+	/* bsub -J "name[SPEC]%K": a job array, as written (the daemon parses
+	 * it: jobarray.h); name is then NULL. NULL: one job. */
+	const char *array;
 };
 
 struct proto_list {

@@ -250,14 +250,16 @@ static int array_request(struct pending_sub *p, char *err, size_t errlen)
 	size_t pos = 0;
 	int n;
 
-	if (!p->m.name || !strchr(p->m.name, '['))
+	if (!p->m.array)
 		return 0;
-	if (jobarray_parse(p->m.name, &p->arr, why, sizeof why, &pos) < 0) {
+	if (jobarray_parse(p->m.array, &p->arr, why, sizeof why, &pos) < 0) {
 		snprintf(err, errlen, "-J: at column %zu: %s", pos + 1, why);
 		return -1;
 	}
-	if (!p->arr.is_array)
-		return 0;
+	if (!p->arr.is_array) {
+		snprintf(err, errlen, "-J: '%s' is no array (name[SPEC])", p->m.array);
+		return -1;
+	}
 	if (p->arr.count > ARRAYS_MAX_ELEMENTS) {
 		snprintf(err, errlen, "-J: an array of %u elements; this daemon takes at most %u",
 		         p->arr.count, ARRAYS_MAX_ELEMENTS);

@@ -128,5 +128,8 @@ ok $? "a bad spec is refused with its column ($(head -1 out))"
 "$BSUB" -n 1 -t 1:00 -J "z[1-200000]" ./el.sh x >out 2>&1
 [ $? -ne 0 ] && grep -q "at most 100000" out
 ok $? "an array over the daemon's size is refused ($(head -1 out))"
+n1=$(sub -n 1 -t 1:00 -o /dev/null sh -c '[ -d / ] && exit 0')
+[ -n "$n1" ] && wait_state "$n1" done && [ "$("$BQ" -l "$n1" | sed -n 's/^Name: *//p')" = "sh -c [ -d / ] && exit 0" ]
+ok $? "a command whose words hold brackets is one job, named by its words"
 stop_daemon
 done_testing

@@ -146,12 +146,12 @@ ok $? "exit 0: done, exit code 0 (job $z: $(sed -n 's/^State: *//p' z.out))"
 "$BQ" -l "$x" >x.out && grep -q "^State: *exit$" x.out && grep -q "^Exit code: *3$" x.out &&
 	grep -q "^Exit status: *exit code 3$" x.out && ! grep -q "^Signal:" x.out
 ok $? "exit 3: exit, with exit code 3 in bq -l (job $x: $(sed -n 's/^State: *//p' x.out))"
-"$BQ" -l "$x" --json | grep -q '"state":"exit",.*"exit_code":3,"exit_signal":null,.*"exit_signal_name":null}'
+"$BQ" -l "$x" --json | grep -q '"state":"exit",.*"exit_code":3,"exit_signal":null,.*"exit_signal_name":null,'
 ok $? "and in JSON: state exit, exit_code 3"
 "$BQ" -l "$g" >g.out && grep -q "^State: *exit$" g.out && grep -q "^Signal: *SIGSEGV (11)$" g.out &&
 	! grep -q "^Exit code:" g.out
 ok $? "a job that kills itself with SIGSEGV: exit, Signal: SIGSEGV (11) (job $g: $(sed -n 's/^\(State\|Signal\): *//p' g.out | tr '\n' ' '))"
-"$BQ" -l "$g" --json | grep -q '"state":"exit",.*"exit_code":null,"exit_signal":11,.*"exit_signal_name":"SIGSEGV"}'
+"$BQ" -l "$g" --json | grep -q '"state":"exit",.*"exit_code":null,"exit_signal":11,.*"exit_signal_name":"SIGSEGV",'
 ok $? "and in JSON: exit_signal 11, exit_signal_name SIGSEGV"
 wait_state "$k" running 10 && wait_file k9.pid && kill -9 "$(cat k9.pid)" && wait_state "$k" "$ENDED" 10 &&
 	"$BQ" -l "$k" >k.out && grep -q "^State: *exit$" k.out && grep -q "^Signal: *SIGKILL (9)$" k.out

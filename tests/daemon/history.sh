@@ -83,7 +83,7 @@ grep -q "^ *6 .* exit  *exit code 3 " out && grep -q "^ *7 .* exit  *killed by s
 	grep -q "^ *2 .* done  *exit code 0 " out
 ok $? "bq -d: exit apart from done, with the exit code or the signal"
 "$BQ" -d --json >json.out && grep -q '"id":6,.*"state":"exit",.*"exit_code":3,' json.out &&
-	grep -q '"id":7,.*"state":"exit",.*"exit_signal":11,.*"exit_signal_name":"SIGSEGV"}' json.out
+	grep -q '"id":7,.*"state":"exit",.*"exit_signal":11,.*"exit_signal_name":"SIGSEGV",' json.out
 ok $? "bq -d --json: state exit, exit_code 3; exit_signal 11 (SIGSEGV)"
 "$BQ" --swf >export2.swf
 st() { awk -v j="$1" '$1 == j { print $11 }' export2.swf; }

@@ -7,7 +7,8 @@
 # per second, bq latency and the pass with 10,000 queued, the longest loop
 # stall, memory and restart with many jobs), and jobs on a cluster of 16
 # test nodes over ssh (bench/cluster.sh: a 16-node job's spread, one-node
-# starts a second). Prints figures only: timing
+# starts a second), and a 10,000-element job array (bench/arrays.sh: its
+# submission, bq of it). Prints figures only: timing
 # never fails the run. The exit status is non-zero only if a replay, a
 # schedule check, bench_queue, bench_depth or bench_daemon fails (or cannot
 # run at all).
@@ -378,6 +379,10 @@ echo "== Cluster: 16 test nodes over ssh (bench/cluster.sh) =="
 # directory of its own and are taken down at its end; it says why if the
 # machine cannot build one (not root, no namespaces, no openssh-server).
 timed_run bench_cluster sh "$top/bench/cluster.sh" "$bdir"
+
+echo
+echo "== Job arrays: a 10,000-element array, submitted and listed (bench/arrays.sh) =="
+timed_run bench_arrays sh "$top/bench/arrays.sh" "$bdir"
 
 echo
 echo "bench took $(secs "$start" "$(now_ns)") s in all"

@@ -281,7 +281,7 @@ static void admit_array(struct daemon *d, struct pending_sub *p, bf_time now)
 {
 	struct conn *c = p->c;
 	struct darray *a;
-	char err[1024];
+	char err[1024], first[160];
 	int rc = 0;
 
 	if (!(a = arrays_add(d, p->id, p->uid, p->m.name, p->spec, p->arr.index, p->arr.count,
@@ -291,6 +291,8 @@ static void admit_array(struct daemon *d, struct pending_sub *p, bf_time now)
 			conn_error(c, PE_INTERNAL, "out of memory");
 		return;
 	}
+	snprintf(first, sizeof first, "submitted: an array of %u elements %s", p->arr.count,
+	         p->spec);
 	if (c)
 		conn_wait_commit(c, answer_submitted, p->id);
 	if (store_begin(d->store) < 0 || store_raise_last_id(d->store, p->id + p->arr.count - 1) < 0 ||
@@ -341,7 +343,10 @@ static void admit_array(struct daemon *d, struct pending_sub *p, bf_time now)
 		d->next_seq++;
 		if (sched_job_info(d->sched, id, &info) == SCHED_OK)
 			j->rec.guarantee = j->rec.first_guarantee = info.guarantee;
-		drive_store(d, j, "submitted");
+		/* The submission is logged once, with the array's first element:
+		 * a log row an element was two thirds of what it cost (10,000 of
+		 * them took 0.4 s, 0.15 s without). */
+		drive_store(d, j, k == 0 ? first : NULL);
 	}
 }
 

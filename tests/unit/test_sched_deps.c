@@ -189,6 +189,38 @@ static void array_cap(enum sched_policy p)
 	sched_free(d.s);
 }
 
+/* A cap of 1 as a chain of order edges: an element cancelled while it
+ * waits passes its place on (the next follows the one before it), so the
+ * cap still holds. */
+static void chain_cancel(enum sched_policy p)
+{
+	struct drv d;
+
+	drv_init(&d, p, 8, 0);
+	for (uint64_t k = 1; k <= 4; k++) {
+		struct sched_dep dep = { .job = k - 1, .kind = SCHED_DEP_END };
+
+		if (sched_submit_job(d.s, 0, &(struct sched_new_job){ .id = k, .nodes = 1,
+		                     .estimate = S(100), .deps = &dep, .ndeps = k > 1 }) != SCHED_OK)
+			abort();
+	}
+	run(&d, 0);
+	if (sched_cancel(d.s, S(10), 2) != SCHED_OK)
+		abort();
+	run(&d, S(10));
+	ok(d.start[1] == 0 && d.start[3] == -1 && d.start[4] == -1,
+	   "%s: cap 1, element 2 cancelled while it waits: 3 still follows 1", sched_policy_name(p));
+	if (p == SCHED_CONSERVATIVE)
+		ok(guarantee(&d, 3) == S(100) && guarantee(&d, 4) == S(200),
+		   "conservative: 3 moves up to 1's end, 4 after it (%lld %lld)",
+		   (long long)guarantee(&d, 3), (long long)guarantee(&d, 4));
+	end(&d, S(50), 1);
+	ok(d.start[3] == S(50) && d.start[4] == -1, "%s: 3 starts when 1 ends, 4 still waits",
+	   sched_policy_name(p));
+	ok(d.checks_failed == 0, "%s: invariants held", sched_policy_name(p));
+	sched_free(d.s);
+}
+
 /* EASY and FCFS: a waiting job is never the head and holds nobody up. */
 static void easy_passes_over(enum sched_policy p)
 {
@@ -466,6 +498,8 @@ int main(void)
 	array_cap(SCHED_CONSERVATIVE);
 	array_cap(SCHED_EASY);
 	array_cap(SCHED_FCFS);
+	chain_cancel(SCHED_CONSERVATIVE);
+	chain_cancel(SCHED_EASY);
 	easy_passes_over(SCHED_EASY);
 	easy_passes_over(SCHED_FCFS);
 	easy_predicts_chain();

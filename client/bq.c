@@ -125,6 +125,40 @@ static int add_refs(const char *s, uint64_t *ids, uint32_t *idxs, uint32_t *n, u
 	return 0;
 }
 
+/* The elements of array `id`, a line each (a PT_LIST of that id). */
+static int show_elements(const char *socket, uint64_t id, bool json)
+{
+	struct proto_buf req;
+	struct proto_arena arena = { 0 };
+	struct proto_jobs js;
+	uint8_t *reply = NULL;
+	size_t len = 0;
+	char err[512];
+	int rc;
+
+	proto_buf_init(&req);
+	if (proto_enc_list(&req, PT_LIST, &(struct proto_list){ .has_job = true, .job = id,
+	                                                       .all_users = true }) < 0) {
+		proto_buf_free(&req);
+		fprintf(stderr, "bq: out of memory\n");
+		return CLIENT_EXIT_UNREACHABLE;
+	}
+	rc = client_call("bq", socket, &req, PT_JOBS, &reply, &len);
+	proto_buf_free(&req);
+	if (rc == 0 && proto_dec_jobs(reply, len, &js, &arena, err, sizeof err) < 0) {
+		fprintf(stderr, "bq: unreadable reply from backfilld: %s\n", err);
+		rc = CLIENT_EXIT_UNREACHABLE;
+	} else if (rc == 0 && json) {
+		render_json(stdout, &js, false);
+	} else if (rc == 0 && render_table(stdout, &js, true) < 0) {
+		fprintf(stderr, "bq: out of memory for %u rows\n", js.count);
+		rc = CLIENT_EXIT_UNREACHABLE;
+	}
+	free(reply);
+	proto_arena_free(&arena);
+	return rc;
+}
+
 /* bq ID... (a table of those jobs) and bq -l ID... (each in detail): one
  * request per job, in the order given. A job that is not there is said
  * on standard error (exit 1) and the others are shown. */
@@ -161,7 +195,10 @@ static int show_ids(const char *socket, const uint64_t *ids, const uint32_t *idx
 		if (r == CLIENT_EXIT_UNREACHABLE)
 			break;
 	}
-	if (got == 0 && rc == CLIENT_EXIT_UNREACHABLE) {
+	if (got == 1 && n == 1 && !detail && rows[0].array_counts) {
+		/* bq ID of an array: its elements, a line each. */
+		rc = show_elements(socket, ids[0], json);
+	} else if (got == 0 && rc == CLIENT_EXIT_UNREACHABLE) {
 		/* nothing to show */
 	} else if (json) {
 		render_json(stdout, &(struct proto_jobs){ .jobs = rows, .count = got, .total = 0 }, false);

@@ -231,6 +231,7 @@ static int add_atom(struct parser *p, size_t start, struct dep_atom *a, uint32_t
 		return fail(p, start, "out of memory");
 	}
 	e->atom[e->natoms] = *a;
+	e->atom[e->natoms].pos = start;
 	return new_node(p, OP_ATOM, (uint32_t)e->natoms++, out);
 }
 

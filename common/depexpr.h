@@ -95,6 +95,7 @@ struct dep_atom {
 	int64_t index;
 	enum dep_cmp cmp;
 	int code;
+	size_t pos;	/* where it begins in the text parsed (0-based; not compared) */
 };
 
 struct depexpr;		/* the tree; atoms numbered 0.. in text order */

@@ -387,8 +387,12 @@ int depend_resolve(struct daemon *d, uint32_t uid, const char *cond, char **text
 	for (size_t i = 0; i < n; i++) {
 		uint32_t from = f.n;
 
-		if (resolve_atom(d, uid, depexpr_atom(e, i), &f, err, errlen) < 0)
+		if (resolve_atom(d, uid, depexpr_atom(e, i), &f, msg, sizeof msg) < 0) {
+			/* (msg: "-w: ..."; said at the condition's column) */
+			snprintf(err, errlen, "-w: at column %zu: %s", depexpr_atom(e, i)->pos + 1,
+			         strncmp(msg, "-w: ", 4) == 0 ? msg + 4 : msg);
 			goto out;
+		}
 		qsort(f.ids + from, f.n - from, sizeof *f.ids, cmp_u64);
 		if (f.n > DEPEND_MAX_JOBS) {
 			snprintf(err, errlen, "-w: the condition names more than %u jobs",

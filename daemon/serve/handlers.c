@@ -185,6 +185,33 @@ static void forecast_said(const struct daemon *d, const struct proto_list *m,
 	tail->forecast_stale = !forecast_fresh(d);
 }
 
+/* bq ID of an array: each of its elements, in index order (the live from
+ * memory, with the core's guarantee; the ended from the store). */
+struct elements {
+	struct listing *l;
+	struct daemon *d;
+};
+
+static int add_element(const struct store_job *r, void *arg)
+{
+	struct elements *e = arg;
+	struct djob *j = jobs_get(e->d, r->id);
+	struct sched_job_info info;
+
+	if (!e->l->all && !may_see(e->l->c, r->uid))
+		return 0;
+	if (j && store_state_live(j->rec.state)) {
+		struct store_job shown = j->rec;
+
+		if (sched_job_info(e->d->sched, r->id, &info) == SCHED_OK && info.state == JOB_QUEUED)
+			shown.guarantee = info.guarantee;
+		add_row(e->l, &shown, j->rec.state == ST_QUEUED ? forecast_of(e->d, j) : BF_NEVER);
+	} else {
+		add_row(e->l, r, BF_NEVER);
+	}
+	return 0;
+}
+
 static void answer_list(struct conn *c)
 {
 	struct daemon *d = conn_daemon(c);
@@ -199,6 +226,14 @@ static void answer_list(struct conn *c)
 	l.elements = m->elements;
 	proto_buf_init(&l.b);
 	proto_jobs_begin(&l.b);
+	if (m->has_job) {
+		/* PT_LIST of one id: an array's elements (bq ID). */
+		struct elements e = { &l, d };
+
+		if (store_load_elements(d->store, m->job, add_element, &e) < 0)
+			log_warnx("listing an array's elements: %s", store_error(d->store));
+		goto finish;
+	}
 	/* Running jobs, then the queue in its order, then the held (out of
 	 * the queue), then the recently ended. */
 	for (uint32_t k = 0; k < d->njobs; k++) {
@@ -221,6 +256,7 @@ static void answer_list(struct conn *c)
 	if (store_load_final(d->store, FINAL_IN_LIST, l.all ? -1 : (int64_t)conn_uid(c), add_final,
 	                     &l) < 0)
 		log_warnx("listing ended jobs: %s", store_error(d->store));
+finish:
 	tail.count = l.count;
 	tail.total = l.total;
 	forecast_said(d, m, &tail);

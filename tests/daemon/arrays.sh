@@ -45,6 +45,8 @@ ok $? "bq: the array is one line, with its elements by state ($(grep "^Array $a"
 ok $? "bq -A: one line per element, named ID[INDEX]"
 "$BQ" -A | grep -q "^ *$a\[10\] .* queued "
 ok $? "the indices are those of the spec (1 3 5 7 9 10)"
+"$BQ" "$a" | grep -c "^ *$a\[[0-9]*\] " | grep -qx 6
+ok $? "bq ID of an array: its elements, a line each"
 "$BQ" -l "$a[5]" | grep -q "^Job: *$a\[5\] (job id $((a + 2)))"
 ok $? "bq -l \"ID[5]\" shows the element"
 "$BQ" -l "$a[7]" | grep -q "^Pending reason: *at most 2 elements of its array run at once (%2): it follows element 3's end"

@@ -68,9 +68,9 @@ ok $? "no guarantee of the chain was broken"
 "$BSUB" -n 1 -w "done($a" ./wait.sh x >out 2>&1
 [ $? -ne 0 ] && grep -q "bsub: -w: at column [0-9]*: expected ')'" out
 ok $? "a syntax error is refused with its column ($(cat out))"
-"$BSUB" -n 1 -t 1:00 -w "done(999999)" ./wait.sh x >out 2>&1
-[ $? -ne 0 ] && grep -q "no job 999999" out
-ok $? "an unknown job is refused ($(cat out))"
+"$BSUB" -n 1 -t 1:00 -w "ended($a) && done(999999)" ./wait.sh x >out 2>&1
+[ $? -ne 0 ] && grep -q "at column $((${#a} + 12)): there is no job 999999" out
+ok $? "an unknown job is refused, at the column of its condition ($(cat out))"
 "$BSUB" -n 1 -t 1:00 -w "ended(nosuchname)" ./wait.sh x >out 2>&1
 [ $? -ne 0 ] && grep -q "no job named nosuchname" out
 ok $? "an unknown name is refused ($(cat out))"

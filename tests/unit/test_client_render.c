@@ -439,7 +439,7 @@ static void json_out(void)
 		"\"node_list\":null,\"cwd\":null,\"out\":null,\"err\":null,\"reason\":null,"
 		"\"guarantee_broken\":null,\"pending_reason\":null,"
 		"\"cpu_us\":null,\"cpu_source\":null,\"max_memory_kb\":null,\"memory_source\":null,"
-		"\"exit_signal_name\":\"SIGKILL\",\"depend\":null}";
+		"\"exit_signal_name\":\"SIGKILL\",\"depend\":null,\"array_id\":null,\"array_index\":null,\"array_counts\":null}";
 	char want[2048];
 
 	render_json(f, &js, true);
@@ -477,7 +477,7 @@ static void json_out(void)
 		render_json(f, &js, true);
 		fclose(f);
 		ok(has("\"exit_status\":512,\"exit_code\":2,\"exit_signal\":null,") &&
-		   has(",\"exit_signal_name\":null,\"depend\":null}") &&
+		   has(",\"exit_signal_name\":null,\"depend\":null,\"array_id\":null,\"array_index\":null,\"array_counts\":null}") &&
 		   has("\"estimate_s\":0.25,"), "exit code, fractional estimate");
 	}
 }
@@ -537,9 +537,9 @@ static void exit_state(void)
 	   "JSON: state exit, exit code 3");
 	ok(has("\"state\":\"exit\"") &&
 	   has("\"exit_status\":139,\"exit_code\":null,\"exit_signal\":11,") &&
-	   has("\"exit_signal_name\":\"SIGSEGV\",\"depend\":null}") &&
+	   has("\"exit_signal_name\":\"SIGSEGV\",\"depend\":null,\"array_id\":null,\"array_index\":null,\"array_counts\":null}") &&
 	   has("\"exit_status\":64,\"exit_code\":null,\"exit_signal\":64,") &&
-	   has("\"memory_source\":null,\"exit_signal_name\":null,\"depend\":null}\n]"),
+	   has("\"memory_source\":null,\"exit_signal_name\":null,\"depend\":null,\"array_id\":null,\"array_index\":null,\"array_counts\":null}\n]"),
 	   "JSON: a signal, named where it has a name");
 }
 

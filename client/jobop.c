@@ -20,7 +20,8 @@ static const char *result(enum proto_jobop op, enum proto_err code)
 	if (op == PJ_TOP) {
 		switch (code) {
 		case PE_OK: return "first in the queue";
-		case PE_INVALID: return "not moved: it is not queued (running or held)";
+		case PE_INVALID: return "not moved: it is not queued (running or held), or it waits for "
+		                        "jobs it depends on (it cannot go before them)";
 		default: break;
 		}
 	}

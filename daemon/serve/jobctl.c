@@ -215,7 +215,7 @@ static enum proto_err top(struct daemon *d, struct djob *j, bool admin, const ch
 	if (j->rec.state != ST_QUEUED || j->rec.held)
 		return PE_INVALID;
 	if ((rc = sched_top(d->sched, daemon_now(d), j->rec.id)) < 0)
-		return rc == SCHED_E_NOJOB ? PE_INVALID : PE_INTERNAL;
+		return rc == SCHED_E_NOJOB || rc == SCHED_E_INVAL ? PE_INVALID : PE_INTERNAL;
 	if (sched_job_info(d->sched, j->rec.id, &info) == SCHED_OK && info.guarantee != BF_NEVER)
 		j->rec.guarantee = info.guarantee;
 	j->rec.seq = --d->top_seq;	/* first, also after a restart */

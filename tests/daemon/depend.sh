@@ -127,6 +127,9 @@ start_daemon --nodes 4 --policy conservative --kill-grace 10 || exit 1
 [ "$(guarantee "$r")" = "$gr" ] && [ "$(guarantee "$s")" = "$gs" ] && [ -n "$gs" ] &&
 	field "$s" "Pending reason" | grep -q "waiting for its dependency"
 ok $? "after a kill -9, every step keeps its guarantee and its wait ($gr $gs)"
+"$BF_BUILD/bctl" top "$s" >out 2>&1
+[ $? -eq 1 ] && grep -q "not moved: .*waits for jobs it depends on" out
+ok $? "bctl top of a job that waits on others: not moved, saying why"
 touch q.go
 wait_state "$r" running
 touch r.go

@@ -172,8 +172,7 @@ static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS job_args (job INTEGER PRIMARY KEY, argv BLOB, env BLOB);"
 	/* A user's jobs by name, the latest first: bsub -w's names. */
 	"CREATE INDEX IF NOT EXISTS jobs_named ON jobs (uid, name, id);"
-	/* An array's elements, and each array: its name, indices and cap. */
-	"CREATE INDEX IF NOT EXISTS jobs_array ON jobs (array_id) WHERE array_id IS NOT NULL;"
+	/* Each array: its name, indices and cap. */
 	"CREATE TABLE IF NOT EXISTS arrays (id INTEGER PRIMARY KEY, name TEXT, spec TEXT,"
 	"  count INTEGER NOT NULL, cap INTEGER NOT NULL);"
 	"CREATE TABLE IF NOT EXISTS node_admin ("
@@ -324,7 +323,13 @@ struct store *store_open(const char *path, char *err, size_t errlen)
 		store_close(s);
 		return NULL;
 	}
-	if (migrate(s) < 0) {
+	/* An array's elements: an index of a column an older database has
+	 * only once migrated. */
+	if (migrate(s) < 0 ||
+	    sqlite3_exec(s->db, "CREATE INDEX IF NOT EXISTS jobs_array ON jobs (array_id) "
+	                 "WHERE array_id IS NOT NULL;", NULL, NULL, NULL) != SQLITE_OK) {
+		if (!s->err[0])
+			fail(s, "indexing the arrays' elements");
 		snprintf(err, errlen, "%s: %s", path, s->err);
 		store_close(s);
 		return NULL;

@@ -26,6 +26,7 @@
 #include "sys/log.h"
 #include "sys/store.h"
 #include "conn.h"
+#include "arrays.h"
 #include "daemon.h"
 #include "depend.h"
 #include "drive.h"
@@ -225,7 +226,33 @@ static enum proto_err top(struct daemon *d, struct djob *j, bool admin, const ch
 	return PE_OK;
 }
 
+static enum proto_err one_job(struct conn *c, struct jobctl_result *r, uint64_t id, bool admin);
+
+/* A job, or an array's id: the change for each of its live elements
+ * (OK if any took it). */
 static enum proto_err one(struct conn *c, struct jobctl_result *r, uint64_t id, bool admin)
+{
+	struct darray *a = arrays_get(conn_daemon(c), id);
+	enum proto_err got = PE_DONE;
+
+	if (!a)
+		return one_job(c, r, id, admin);
+	if (!admin && a->uid != conn_uid(c))
+		return PE_DENIED;
+	for (uint32_t k = 0, n = a->count; k < n; k++) {
+		enum proto_err e;
+
+		if (!jobs_get(conn_daemon(c), id + k))
+			continue;
+		e = one_job(c, r, id + k, admin);
+		got = e == PE_OK || got == PE_OK ? PE_OK : got == PE_DONE ? e : got;
+		if (!arrays_get(conn_daemon(c), id))
+			break;	/* (its last element ended) */
+	}
+	return got;
+}
+
+static enum proto_err one_job(struct conn *c, struct jobctl_result *r, uint64_t id, bool admin)
 {
 	struct daemon *d = conn_daemon(c);
 	struct djob *j = jobs_get(d, id);

@@ -83,6 +83,22 @@ wait_state "$b[1]" cancelled 2>/dev/null
 counts "$b" | grep -q "5 cancelled"
 ok $? "bkill ID cancels every element left ($(counts "$b"))"
 
+# ---- bstop and bresume of an array: every element waiting ----
+mkdir h
+hh=$(sub -n 1 -t 1:00 -J "h[1-4]%1" -o /dev/null ./el.sh "$TMP/h")
+wait_state "$hh[1]" running
+"$BF_BUILD/bstop" "$hh" >/dev/null
+counts "$hh" | grep -q "3 held, 1 running"
+ok $? "bstop ID holds every element of the array that waits ($(counts "$hh"))"
+"$BF_BUILD/bresume" "$hh" >/dev/null
+counts "$hh" | grep -q "3 queued, 1 running"
+ok $? "bresume ID releases them ($(counts "$hh"))"
+touch h/go
+wait_state "$hh" done 30
+most=$(cat h/seen.* | sort -n | tail -1)
+[ "$most" -le 1 ]
+ok $? "and the cap of 1 still holds after the release (most seen: $most)"
+
 # ---- dependencies on an array ----
 mkdir c d1 d2
 c=$(sub -n 1 -t 1:00 -J "c[1-3]" -o /dev/null ./el.sh "$TMP/c")

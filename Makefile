@@ -142,11 +142,11 @@ fuzz:
 	$(BUILD)/fuzz_proto -max_total_time=$(FUZZ_SECONDS) -max_len=16384 \
 	    $(BUILD)/fuzz-proto-corpus tests/fuzz/proto-corpus
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -iquote common \
-	    tests/fuzz/fuzz_depexpr.c common/depexpr.c -o $(BUILD)/fuzz_depexpr
+	    tests/fuzz/fuzz_depexpr.c common/depexpr.c common/errf.c -o $(BUILD)/fuzz_depexpr
 	$(BUILD)/fuzz_depexpr -max_total_time=$(FUZZ_SECONDS) -max_len=4200 \
 	    $(BUILD)/fuzz-depexpr-corpus tests/fuzz/depexpr-corpus
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -iquote common \
-	    tests/fuzz/fuzz_jobarray.c common/jobarray.c -o $(BUILD)/fuzz_jobarray
+	    tests/fuzz/fuzz_jobarray.c common/jobarray.c common/errf.c -o $(BUILD)/fuzz_jobarray
 	$(BUILD)/fuzz_jobarray -max_total_time=$(FUZZ_SECONDS) -max_len=4200 \
 	    $(BUILD)/fuzz-jobarray-corpus tests/fuzz/jobarray-corpus
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "errf.h"
 #include <strings.h>
 #include "depexpr.h"
 
@@ -121,31 +122,10 @@ static size_t word_end(const struct parser *p, size_t i)
 	return i;
 }
 
-/* Input bytes for a message: at most QUOTE_MAX of them, a byte that does
- * not print as \xNN, "..." when cut. out needs 4 * QUOTE_MAX + 4 bytes. */
+/* Input bytes for a message (errf_quote). out needs 4 * QUOTE_MAX + 4 bytes. */
 static const char *quote(char *out, const char *s, size_t n)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t i, o = 0;
-
-	for (i = 0; i < n && i < QUOTE_MAX; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c > 0x20 && c < 0x7f && c != '\\' && c != '\'') {
-			out[o++] = (char)c;
-		} else {
-			out[o++] = '\\';
-			out[o++] = 'x';
-			out[o++] = hex[c >> 4];
-			out[o++] = hex[c & 15];
-		}
-	}
-	if (i < n) {
-		memcpy(out + o, "...", 3);
-		o += 3;
-	}
-	out[o] = '\0';
-	return out;
+	return errf_quote(out, s, n, QUOTE_MAX, 0);
 }
 
 /* What is at i, for "expected X, not <this>": the end, an operator, a

@@ -34,31 +34,10 @@ static bool name_char(char c)
 	       c == '.' || c == '_' || c == '-';
 }
 
-/* Input text for a message: at most QUOTE_MAX characters, non-printing
- * bytes as \xNN, "..." when cut. out needs 4 * QUOTE_MAX + 4 bytes. */
+/* Input text for a message (errf_quote). out needs 4 * QUOTE_MAX + 4 bytes. */
 static const char *quote(char *out, const char *s, size_t n)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t i, o = 0;
-
-	for (i = 0; i < n && i < QUOTE_MAX; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c > 0x20 && c < 0x7f && c != '\\' && c != '\'') {
-			out[o++] = (char)c;
-		} else {
-			out[o++] = '\\';
-			out[o++] = 'x';
-			out[o++] = hex[c >> 4];
-			out[o++] = hex[c & 15];
-		}
-	}
-	if (i < n) {
-		memcpy(out + o, "...", 3);
-		o += 3;
-	}
-	out[o] = '\0';
-	return out;
+	return errf_quote(out, s, n, QUOTE_MAX, 0);
 }
 
 /* One character for a message: 'x', or \xNN (the end of the text is

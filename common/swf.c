@@ -51,29 +51,11 @@ enum num_status { NUM_OK, NUM_NOT_NUMBER, NUM_FRACTION, NUM_RANGE };
 static inline int is_blank(char c) { return c == ' ' || c == '\t'; }
 static inline unsigned digit(char c) { return (unsigned)(unsigned char)c - '0'; }
 
-/* A bad field for a message: at most QUOTE_MAX characters, non-printing
- * bytes as \xNN, "..." when cut. out needs 4 * QUOTE_MAX + 4 bytes. */
+/* A bad field for a message (errf_quote, blanks and quotes kept). out
+ * needs 4 * QUOTE_MAX + 4 bytes. */
 static void quote(char *out, const char *s, size_t n)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t i, o = 0;
-
-	for (i = 0; i < n && i < QUOTE_MAX; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c >= 0x20 && c < 0x7f && c != '\\') {
-			out[o++] = (char)c;
-		} else {
-			out[o++] = '\\';
-			out[o++] = 'x';
-			out[o++] = hex[c >> 4];
-			out[o++] = hex[c & 15];
-		}
-	}
-	if (i < n) {
-		memcpy(out + o, "...", 3);
-		o += 3;
-	}
-	out[o] = '\0';
+	errf_quote(out, s, n, QUOTE_MAX, ERRF_KEEP_BLANK | ERRF_KEEP_QUOTE);
 }
 
 /* [+-]? digits* ('.' digits*)? with at least one digit: a plain decimal. */

@@ -482,14 +482,26 @@ static void add_deps(struct sched *s, uint32_t slot, const struct sched_new_job 
 	}
 }
 
-int sched_submit_job(struct sched *s, bf_time now, const struct sched_new_job *nj)
+/* What every new job (submitted or restored) is checked for first:
+ * time, its fields, its dependencies. */
+static int check_arrival(struct sched *s, bf_time now, const struct sched_new_job *nj)
 {
-	uint32_t slot, n;
+	uint32_t n;
 	int rc;
 
 	if ((rc = sched_advance(s, now)) < 0 ||
 	    (rc = check_new(s, nj->id, nj->nodes, nj->estimate)) < 0 ||
 	    (rc = check_deps(s, nj, &n)) < 0)
+		return rc;
+	return SCHED_OK;
+}
+
+int sched_submit_job(struct sched *s, bf_time now, const struct sched_new_job *nj)
+{
+	uint32_t slot;
+	int rc;
+
+	if ((rc = check_arrival(s, now, nj)) < 0)
 		return rc;
 	/* Ends come before arrivals: a hole opened at this instant is closed
 	 * before the newcomer joins the queue and looks for its place. */
@@ -507,12 +519,10 @@ int sched_submit_job(struct sched *s, bf_time now, const struct sched_new_job *n
 
 int sched_restore_queued_job(struct sched *s, bf_time now, const struct sched_new_job *nj)
 {
-	uint32_t slot, n;
+	uint32_t slot;
 	int rc;
 
-	if ((rc = sched_advance(s, now)) < 0 ||
-	    (rc = check_new(s, nj->id, nj->nodes, nj->estimate)) < 0 ||
-	    (rc = check_deps(s, nj, &n)) < 0)
+	if ((rc = check_arrival(s, now, nj)) < 0)
 		return rc;
 	if (nj->submit < 0 || nj->submit > now)
 		return SCHED_E_INVAL;

@@ -334,7 +334,7 @@ static int cancel_all_of(const char *socket, const struct idset *s, uint32_t fro
 
 /* The elements "ID[SPEC]" names, found by their indices and added by
  * their own ids; 0, or an exit code (said). */
-static int add_elements(const char *socket, const char *s, struct idset *ids)
+static int add_elements(const char *socket, const char *s, struct idset *ids, bool *missing)
 {
 	struct jobref r;
 	char why[300];
@@ -351,8 +351,12 @@ static int add_elements(const char *socket, const char *s, struct idset *ids)
 		uint8_t *reply = NULL;
 		int e = client_element_info("bkill", socket, r.id, r.index[k], &job, &a, &reply);
 
+		/* (an element that is not there is said, by the daemon's answer
+		 * or here, and the others are still cancelled) */
 		if (e == CLIENT_EXIT_NOJOB)
 			printf("Job %" PRIu64 "[%" PRIu32 "]: no such job\n", r.id, r.index[k]);
+		if (e == CLIENT_EXIT_NOJOB || e == CLIENT_EXIT_REFUSED)
+			*missing = true;
 		else if (e != 0)
 			rc = e;
 		else if (ids->n == PROTO_MAX_LIST && !idset_has(ids, job.id))
@@ -371,7 +375,7 @@ int main(int argc, char **argv)
 {
 	const char *socket = NULL;
 	struct idset ids = { 0 };	/* asked for, in the order given or found */
-	bool opts = true, every = false;
+	bool opts = true, every = false, missing = false;
 	int sig = 0;		/* -s: a signal to send instead of cancelling */
 	const char *user = NULL;	/* -u USER: that user's unfinished jobs ("all": everyone's) */
 	bool finished = false;	/* bkill 0: a listing showed nothing new */
@@ -436,7 +440,7 @@ int main(int argc, char **argv)
 		}
 		if (strchr(a, '[')) {
 			/* "ID[SPEC]": those elements of array ID, each by its own id. */
-			if ((rc = add_elements(socket, a, &ids)) != 0)
+			if ((rc = add_elements(socket, a, &ids, &missing)) != 0)
 				goto out;
 			continue;
 		}
@@ -457,7 +461,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (ids.n == 0 && !every && !user) {
+	if (ids.n == 0 && !every && !user && !missing) {
 		rc = usage_error("which jobs? Give one or more job IDs, as in bkill 42 (0: all of "
 		                 "yours)", "", "");
 		goto out;
@@ -508,6 +512,8 @@ int main(int argc, char **argv)
 		        "run it again\n", MAX_ROUNDS, MAX_WAITS / 10);
 		rc = CLIENT_EXIT_REFUSED;
 	}
+	if (missing && rc == CLIENT_EXIT_OK)
+		rc = CLIENT_EXIT_REFUSED;	/* (an element named is not there: said) */
 	if (ids.n == 0 && rc == CLIENT_EXIT_OK)
 		printf("No unfinished job%s to cancel.\n", user ? "s of that user" : "s of yours");
 	if (fflush(stdout) != 0 && rc == CLIENT_EXIT_OK)

@@ -365,7 +365,7 @@ static int bsub_line(const char *s, size_t len, struct bsub_opts *o, const char 
 			                words[++i] : NULL;
 
 			if (warn(o, label, line, "#BSUB %.*s%s%s%.*s%s%s is not an option of "
-			         "backfilld's; ignored (#BSUB lines take -n, -t, -W, -J, -o, -e, "
+			         "backfilld's; ignored (#BSUB lines take -n, -t, -W, -J, -w, -o, -e, "
 			         "-cwd and -K)", shown(w), w, more(w), v ? " '" : "", v ? shown(v) : 0,
 			         v ? v : "", v ? more(v) : "", v ? "'" : "") < 0)
 				rc = errf(err, errlen, "out of memory");

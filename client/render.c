@@ -14,8 +14,9 @@ bool render_job_ended(const struct proto_job *j)
 {
 	if (j->has_exit)
 		return true;
+	/* (an array's line is live while its state is "array") */
 	return !j->state || (strcmp(j->state, "queued") != 0 && strcmp(j->state, "running") != 0 &&
-	                     strcmp(j->state, "held") != 0);
+	                     strcmp(j->state, "held") != 0 && strcmp(j->state, "array") != 0);
 }
 
 enum render_end_kind render_end_kind(const struct proto_job *j)

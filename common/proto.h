@@ -217,7 +217,7 @@ struct proto_job {
 	uint64_t array_id;
 	uint32_t array_index;
 	/* An array's own line (state "array"; name "name[SPEC]%K"): its
-	 * elements by state, "queued N running N done N ..." (every state
+	 * elements by state, "N queued, N running, N done, ..." (every state
 	 * with any, in bq(1)'s order); NULL for a job's line. */
 	const char *array_counts;
 };

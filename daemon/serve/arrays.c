@@ -41,6 +41,7 @@ static void array_free(struct darray *a)
 	free(a->index);
 	free(a->argv);
 	free(a->env);
+	free(a->lane_last);
 	free(a);
 }
 
@@ -71,7 +72,9 @@ struct darray *arrays_add(struct daemon *d, uint64_t id, uint32_t uid, const cha
 	a->index = malloc((count ? count : 1) * sizeof *a->index);
 	a->argv = copy(argv, a->argv_len);
 	a->env = copy(env, a->env_len);
-	if (!a->name || !a->spec || !a->index || !a->argv || !a->env)
+	if (cap)
+		a->lane_last = calloc(cap < count ? cap : count, sizeof *a->lane_last);
+	if (!a->name || !a->spec || !a->index || !a->argv || !a->env || (cap && !a->lane_last))
 		goto fail;
 	memcpy(a->index, index, count * sizeof *index);
 	if (r->n == r->cap) {

@@ -27,6 +27,9 @@ struct darray {
 	char *argv, *env;		/* shared by every element */
 	size_t argv_len, env_len;
 	uint32_t live;			/* elements queued or running */
+	/* With a cap: per lane (element position mod cap), the element that
+	 * entered the core last, which the next to enter follows (0: none). */
+	uint64_t *lane_last;
 	uint32_t ended[ST_NSTATES];	/* elements ended, by state */
 };
 

@@ -322,7 +322,8 @@ static int resolve_atom(struct daemon *d, uint32_t uid, const struct dep_atom *a
 	if (!a->by_name)
 		return add_id(d, a->id, a->index, f, err, errlen);
 	/* Every live job of the user's with that name (with the index: those
-	 * elements of its arrays), in id order; or the latest that ended. */
+	 * elements of its arrays), in id order; or, if none is live, the
+	 * latest submitted (the highest id; it has ended). */
 	for (uint32_t k = 0; k < d->njobs; k++) {
 		const struct store_job *r = &d->jobs[k]->rec;
 
@@ -446,10 +447,13 @@ static bool element_ran(struct daemon *d, uint64_t id)
 	return ran;
 }
 
-/* In the core: queued and not held, or running. */
-static bool in_core(const struct djob *p)
+/* In the core now (a restore puts jobs back one by one: a live job may
+ * not be there yet). */
+static bool in_core(struct daemon *d, uint64_t id)
 {
-	return p && store_state_live(p->rec.state) && !p->rec.held;
+	struct sched_job_info info;
+
+	return sched_job_info(d->sched, id, &info) == SCHED_OK;
 }
 
 /* The element an element of a capped array follows: the one cap before
@@ -463,7 +467,7 @@ static uint64_t lane_before(struct daemon *d, const struct darray *a, uint64_t i
 
 		p -= a->cap;
 		pj = jobs_get(d, p);
-		if (in_core(pj))
+		if (in_core(d, p))
 			return p;
 		if (pj && pj->rec.start != BF_NEVER)
 			return 0;	/* (ran: in memory until its end is durable) */
@@ -488,7 +492,11 @@ static int make_edges(struct daemon *d, const struct djob *j, struct djob_dep *d
 	if (!e)
 		return -1;
 	if (a && a->cap) {
-		uint64_t p = lane_before(d, a, j->rec.id);
+		/* The lane's last to enter (a released element goes behind the
+		 * others of its lane), else the nearest before it. */
+		uint64_t last = a->lane_last[(j->rec.id - a->id) % a->cap];
+		uint64_t p = last && last != j->rec.id && in_core(d, last) ? last :
+		             lane_before(d, a, j->rec.id);
 
 		if (p)
 			e[m++] = (struct sched_dep){ .job = p, .kind = SCHED_DEP_END };
@@ -498,10 +506,9 @@ static int make_edges(struct daemon *d, const struct djob *j, struct djob_dep *d
 		               SCHED_DEP_END;
 
 		for (uint32_t k = dd->first[i]; k < dd->first[i + 1]; k++) {
-			struct djob *p = jobs_get(d, dd->ids[k]);
 			uint32_t x = 0;
 
-			if (!in_core(p))
+			if (!in_core(d, dd->ids[k]))
 				continue;	/* ended, or not in the core */
 			while (x < m && e[x].job != dd->ids[k])
 				x++;
@@ -552,8 +559,29 @@ int depend_enter(struct daemon *d, struct djob *j, bf_time now, enum depend_ente
 		j->dep->waiting = v == DEP_UNKNOWN;
 	rc = how == DEPEND_RESTORE ? sched_restore_queued_job(d->sched, now, &nj) :
 	     sched_submit_job(d->sched, now, &nj);
+	if (rc == 0 && j->rec.array_id) {
+		struct darray *a = arrays_get(d, j->rec.array_id);
+
+		if (a && a->cap)
+			a->lane_last[(j->rec.id - a->id) % a->cap] = j->rec.id;
+	}
 	free(edges);
 	return rc;
+}
+
+int depend_already_never(struct daemon *d, const char *text, const char *ids, char *err,
+                         size_t errlen)
+{
+	struct djob j = { .dep = text ? depstate_load(text, ids) : NULL };
+	int never;
+
+	if (!j.dep)
+		return 0;	/* (none, or no memory: each element will say) */
+	never = evaluate(d, j.dep) == DEP_FALSE;
+	if (never)
+		depend_pending(d, &j, err, errlen);
+	depstate_free(j.dep);
+	return never;
 }
 
 /* ---- changes ---- */

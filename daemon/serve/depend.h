@@ -3,8 +3,8 @@
  * depend_ids), evaluated whenever a job it names starts or ends.
  *
  * Each part of a condition names jobs: an id one job, a name every live
- * job of the submitter's with that name (or, if none is live, the latest
- * ended one), resolved once, at the submission: a job submitted later
+ * job of the submitter's with that name (or, if none is live, the one
+ * submitted last), resolved once, at the submission: a job submitted later
  * with the same name does not join. While the condition is undecided the
  * job waits, and the core plans it after the jobs it names (see sched.h:
  * under conservative every step of a chain is guaranteed a start). When
@@ -36,6 +36,11 @@ int  depend_resolve(struct daemon *d, uint32_t uid, const char *cond, char **tex
 enum depend_enter { DEPEND_SUBMIT, DEPEND_RESTORE };
 int  depend_enter(struct daemon *d, struct djob *j, bf_time now, enum depend_enter how,
                   bf_time since, bf_time guarantee, char *err, size_t errlen);
+/* Whether a condition in its kept forms can never be met already: 1 with
+ * it, each part marked, in err (an array's, asked once for all its
+ * elements before any is made); else 0. */
+int  depend_already_never(struct daemon *d, const char *text, const char *ids, char *err,
+                          size_t errlen);
 /* A job whose condition can never be met (depend_enter said 1, or it
  * was decided so): cancelled, saying why, in the core if it was there. */
 void depend_never(struct daemon *d, struct djob *j, bf_time now);

@@ -405,6 +405,7 @@ static const char *const broken_words[] = {
 	[BROKEN_LIMIT] = "a time limit was raised (bctl limit)",
 	[BROKEN_TOP] = "an admin put another job first (bctl top)",
 	[BROKEN_PRIORITY] = "a job of higher priority came first (creasy)",
+	[BROKEN_DEPENDENCY] = "a job it depends on was moved later",
 };
 
 static const char *const kill_words[] = {

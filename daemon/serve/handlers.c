@@ -271,6 +271,9 @@ struct one {
 	struct conn *c;
 	bool found;
 	bool element;		/* asked for by its index: the element itself */
+	bool stored_array;	/* the id of an array all ended: its line, once the
+				 * visit is over (the store reads it with the same
+				 * statement) */
 	struct proto_buf *b;
 	enum proto_err code;
 };
@@ -305,21 +308,11 @@ static int info_final(const struct store_job *r, void *arg)
 
 	/* An array's id, its elements all ended: the array's line. */
 	if (r->array_id && r->array_id == r->id && !o->element) {
-		struct proto_jobs js = { .count = 1, .forecast_at = BF_NEVER };
-		struct arrayline_buf b;
-		struct proto_job pj;
-
 		o->found = true;
-		if (!may_see(o->c, r->uid)) {
+		if (!may_see(o->c, r->uid))
 			o->code = PE_DENIED;
-			return 1;
-		}
-		if (arrayline_stored(conn_daemon(o->c), r->id, &pj, &b) != 1) {
-			o->code = PE_INTERNAL;
-			return 1;
-		}
-		js.jobs = &pj;
-		proto_enc_jobs(o->b, &js);
+		else
+			o->stored_array = true;
 		return 1;
 	}
 	reply_one(arg, r, BF_NEVER, NULL);
@@ -417,6 +410,17 @@ static void answer_info(struct conn *c)
 		          pending_reason(d, j, shown.guarantee, why, sizeof why));
 	} else if (store_get_job(d->store, m.job, info_final, &o) < 0) {
 		o.code = PE_INTERNAL;
+	} else if (o.stored_array) {
+		struct proto_jobs js = { .count = 1, .forecast_at = BF_NEVER };
+		struct arrayline_buf ab;
+		struct proto_job pj;
+
+		if (arrayline_stored(d, m.job, &pj, &ab) != 1) {
+			o.code = PE_INTERNAL;
+		} else {
+			js.jobs = &pj;
+			proto_enc_jobs(&b, &js);
+		}
 	}
 	if (!o.found && o.code == PE_OK)
 		conn_error(c, PE_NOJOB, "no job %" PRIu64, m.job);

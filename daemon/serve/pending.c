@@ -26,12 +26,11 @@ const char *pending_reason(struct daemon *d, const struct djob *j, bf_time guara
 	/* An element behind the cap of its array (an order edge the core
 	 * still has, beside those of its condition). */
 	arr = j->rec.array_id ? arrays_get(d, j->rec.array_id) : NULL;
-	if (arr && arr->cap && j->rec.id - arr->id >= arr->cap &&
-	    sched_job_info(d->sched, j->rec.id, &info) == 0 &&
+	if (arr && arr->cap && sched_job_info(d->sched, j->rec.id, &info) == 0 &&
 	    info.preds > (j->dep && j->dep->waiting ? j->dep->nids : 0)) {
-		snprintf(buf, len, "at most %u elements of its array run at once (%%%u): it follows "
-		         "element %u's end", arr->cap, arr->cap,
-		         arr->index[j->rec.id - arr->id - arr->cap]);
+		snprintf(buf, len, "at most %u element%s of its array run%s at once (%%%u): it "
+		         "waits for an earlier one to end", arr->cap, arr->cap == 1 ? "" : "s",
+		         arr->cap == 1 ? "s" : "", arr->cap);
 		return buf;
 	}
 	if (j->dep && j->dep->waiting) {

@@ -284,6 +284,17 @@ static void admit_array(struct daemon *d, struct pending_sub *p, bf_time now)
 	char err[1024], first[160];
 	int rc = 0;
 
+	if (depend_already_never(d, p->dep_text, p->dep_ids, err, sizeof err)) {
+		static const char said[] = "-w: the condition can never be met: ";
+		char why[sizeof err + sizeof said];
+
+		memcpy(why, said, sizeof said - 1);
+		memcpy(why + sizeof said - 1, err, strnlen(err, sizeof err - 1) + 1);
+		spool_job_remove(&d->spool, p->id);
+		if (c)
+			conn_error(c, PE_INVALID, "%s", why);
+		return;
+	}
 	if (!(a = arrays_add(d, p->id, p->uid, p->m.name, p->spec, p->arr.index, p->arr.count,
 	                     p->arr.cap, p->argv, p->argv_len, p->env, p->env_len))) {
 		spool_job_remove(&d->spool, p->id);

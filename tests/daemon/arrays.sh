@@ -49,7 +49,7 @@ ok $? "the indices are those of the spec (1 3 5 7 9 10)"
 ok $? "bq ID of an array: its elements, a line each"
 "$BQ" -l "$a[5]" | grep -q "^Job: *$a\[5\] (job id $((a + 2)))"
 ok $? "bq -l \"ID[5]\" shows the element"
-"$BQ" -l "$a[7]" | grep -q "^Pending reason: *at most 2 elements of its array run at once (%2): it follows element 3's end"
+"$BQ" -l "$a[7]" | grep -q "^Pending reason: *at most 2 elements of its array run at once (%2): it waits for an earlier one to end"
 ok $? "an element behind the cap says so ($("$BQ" -l "$a[7]" | sed -n 's/^Pending reason: *//p'))"
 g7=$("$BQ" -l "$a[7]" --json | sed -n 's/.*"start_us":\([0-9]*\).*"start_kind":"guaranteed".*/\1/p')
 [ -n "$g7" ]
@@ -99,6 +99,35 @@ most=$(cat h/seen.* | sort -n | tail -1)
 [ "$most" -le 1 ]
 ok $? "and the cap of 1 still holds after the release (most seen: $most)"
 
+# ---- one element held and released: it goes behind its lane ----
+mkdir e
+e=$(sub -n 1 -t 1:00 -J "e[1-3]%1" -o /dev/null ./el.sh "$TMP/e")
+wait_state "$e[1]" running
+"$BF_BUILD/bstop" "$e[2]" >/dev/null 2>&1 || "$BF_BUILD/bstop" $((e + 1)) >/dev/null
+"$BF_BUILD/bresume" $((e + 1)) >/dev/null
+touch e/go.1
+wait_state "$e[3]" running
+[ "$("$BQ" -l "$e[2]" | sed -n 's/^State: *//p')" = queued ]
+ok $? "an element held and released waits behind the others of its lane: the cap of 1 holds"
+touch e/go
+wait_state "$e" done 30
+most=$(cat e/seen.* | sort -n | tail -1)
+[ "$most" -le 1 ]
+ok $? "at most 1 element ran at once (most seen: $most)"
+
+# ---- bkill: an element that is not there, and bkill 0 ----
+mkdir f
+f=$(sub -n 1 -t 1:00 -J "f[1-3]" -o /dev/null ./el.sh "$TMP/f")
+"$BKILL" "$f[99]" "$f[3]" >out 2>&1
+[ $? -eq 1 ] && [ "$("$BQ" -l "$f[3]" | sed -n 's/^State: *//p')" = cancelled ]
+ok $? "bkill of a missing element and a real one: the real one is cancelled, exit 1 ($(tr '\n' ' ' <out))"
+"$BKILL" 0 >/dev/null
+wait_state "$f[1]" cancelled && wait_state "$f[2]" cancelled
+ok $? "bkill 0 cancels the live elements of your arrays"
+"$BQ" -l "$f" >out
+grep -q "^User: *$(id -un)" out && grep -q "^Nodes: *1 each" out && grep -q "^State: *exit" out
+ok $? "bq -l of an ended array: its user, nodes and state from the store"
+
 # ---- dependencies on an array ----
 mkdir c d1 d2
 c=$(sub -n 1 -t 1:00 -J "c[1-3]" -o /dev/null ./el.sh "$TMP/c")
@@ -112,6 +141,10 @@ ok $? "done(ID) waits while other elements run"
 touch c/go d1/go d2/go
 wait_state "$d1" "running\|done"
 ok $? "done(ID) starts once every element is done"
+
+"$BSUB" -n 1 -t 1:00 -J "n[1-2]" -w "done($a) && exit($a)" ./el.sh x >out 2>&1
+[ $? -ne 0 ] && grep -q "can never be met" out
+ok $? "an array whose condition can never be met is refused, as a job is ($(head -1 out))"
 
 # ---- bsub -K on an array ----
 mkdir k

@@ -130,6 +130,9 @@ ok $? "after a kill -9, every step keeps its guarantee and its wait ($gr $gs)"
 "$BF_BUILD/bctl" top "$s" >out 2>&1
 [ $? -eq 1 ] && grep -q "not moved: .*waits for jobs it depends on" out
 ok $? "bctl top of a job that waits on others: not moved, saying why"
+"$BF_BUILD/bctl" limit "$q" 20:00 >/dev/null
+wait_log "job $s: .*a job it depends on was moved later"
+ok $? "a predecessor moved later moves the chain, and the log says why (a job it depends on was moved later)"
 touch q.go
 wait_state "$r" running
 touch r.go

@@ -119,7 +119,8 @@ ok $? "at most 1 element ran at once (most seen: $most)"
 mkdir f
 f=$(sub -n 1 -t 1:00 -J "f[1-3]" -o /dev/null ./el.sh "$TMP/f")
 "$BKILL" "$f[99]" "$f[3]" >out 2>&1
-[ $? -eq 1 ] && [ "$("$BQ" -l "$f[3]" | sed -n 's/^State: *//p')" = cancelled ]
+frc=$?
+[ "$frc" -eq 1 ] && wait_state "$f[3]" cancelled
 ok $? "bkill of a missing element and a real one: the real one is cancelled, exit 1 ($(tr '\n' ' ' <out))"
 "$BKILL" 0 >/dev/null
 wait_state "$f[1]" cancelled && wait_state "$f[2]" cancelled

@@ -3,9 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "idmap.h"
+#include "proto.h"
 #include "sys/store.h"
 #include "arrays.h"
 #include "daemon.h"
+#include "jobs.h"
 
 struct darrays {
 	struct idmap map;		/* array id -> index in a */
@@ -144,6 +146,51 @@ uint64_t arrays_element_id(const struct darray *a, uint32_t index)
 			hi = mid;
 	}
 	return lo < a->count && a->index[lo] == index ? a->id + lo : 0;
+}
+
+struct find_index {
+	uint32_t index;
+	uint64_t id;
+};
+
+static int visit_index(const struct store_job *r, void *arg)
+{
+	struct find_index *f = arg;
+
+	if (r->array_index != f->index)
+		return 0;
+	f->id = r->id;
+	return 1;
+}
+
+uint64_t arrays_find_element(struct daemon *d, uint64_t id, uint32_t index)
+{
+	struct darray *a = arrays_get(d, id);
+	struct find_index f = { index, 0 };
+
+	if (a)
+		return arrays_element_id(a, index);
+	store_load_elements(d->store, id, visit_index, &f);
+	return f.id;
+}
+
+int arrays_each_live(struct daemon *d, const struct darray *a,
+                     int (*fn)(uint64_t id, void *arg), void *arg)
+{
+	uint64_t id = a->id;
+	int got = PE_DONE;
+
+	/* (a goes with the last element's end: only its id is read after) */
+	for (uint32_t k = 0, n = a->count; k < n && arrays_get(d, id); k++) {
+		int e;
+
+		if (!jobs_get(d, id + k))
+			continue;
+		e = fn(id + k, arg);
+		if (e == PE_OK || got == PE_DONE)
+			got = e;
+	}
+	return got;
 }
 
 const char *arrays_element_name(const struct store_job *r, char *buf, size_t len)

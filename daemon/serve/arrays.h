@@ -47,6 +47,15 @@ void arrays_element_live(struct darray *a);
 bool arrays_element_ended(struct daemon *d, const struct store_job *r);
 /* The id of the element with that index, 0 if none. */
 uint64_t arrays_element_id(const struct darray *a, uint32_t index);
+/* The same for array `id` live or ended (then from the store). */
+uint64_t arrays_find_element(struct daemon *d, uint64_t id, uint32_t index);
+/* A change asked of a live array's id (bkill, bstop, ...): fn for each of
+ * its live elements, in index order, until the array leaves memory (its
+ * last element ended). The answers merged, as for one job: PE_OK if any
+ * element took it, else the first other answer than PE_DONE, else
+ * PE_DONE (none was live). */
+int arrays_each_live(struct daemon *d, const struct darray *a,
+                     int (*fn)(uint64_t id, void *arg), void *arg);
 /* "name[index]", as LSF names an element (LSB_JOBNAME), into buf. */
 const char *arrays_element_name(const struct store_job *r, char *buf, size_t len);
 /* Visit every live array; stop when visit returns non-zero. */

@@ -212,12 +212,11 @@ static int visit_exists(const struct store_job *r, void *arg)
 	return 1;
 }
 
-/* The jobs one atom names, appended to f; -1 with the reason in err. */
+/* What add_array reads of a job that may be an array's first element. */
 struct row_of {
 	bool found;
 	uint64_t array_id;
-	uint32_t index, count;
-	uint64_t element;	/* visit_element: the one with `index` */
+	uint32_t count;
 };
 
 static int visit_job(const struct store_job *r, void *arg)
@@ -235,42 +234,31 @@ static int visit_count(const struct store_array *a, void *arg)
 	return 0;
 }
 
-static int visit_index(const struct store_job *r, void *arg)
-{
-	struct row_of *o = arg;
-
-	if (r->array_index != o->index)
-		return 0;
-	o->element = r->id;
-	return 1;
-}
-
 /* Array `id`'s elements: every one (index < 0), or the one with index;
  * 1 if id is an array's (its elements added), 0 if it is none, -1. */
 static int add_array(struct daemon *d, uint64_t id, int64_t index, struct found *f, char *err,
                      size_t errlen)
 {
 	struct darray *a = arrays_get(d, id);
-	struct row_of o = { .index = (uint32_t)index };
+	struct row_of o = { 0 };
+	uint64_t element;
 
 	if (a) {
 		o.count = a->count;
-		o.element = index >= 0 ? arrays_element_id(a, (uint32_t)index) : 0;
 	} else {
 		if (store_get_job(d->store, id, visit_job, &o) < 0)
 			goto failed;
 		if (!o.found || o.array_id != id)
 			return 0;
-		if (store_get_array(d->store, id, visit_count, &o) < 0 ||
-		    (index >= 0 && store_load_elements(d->store, id, visit_index, &o) < 0))
+		if (store_get_array(d->store, id, visit_count, &o) < 0)
 			goto failed;
 	}
 	if (index >= 0) {
-		if (!o.element) {
+		if (!(element = arrays_find_element(d, id, (uint32_t)index))) {
 			snprintf(err, errlen, "-w: array %" PRIu64 " has no element %" PRId64, id, index);
 			return -1;
 		}
-		return found_add(f, o.element) < 0 ? -1 : 1;
+		return found_add(f, element) < 0 ? -1 : 1;
 	}
 	for (uint32_t k = 0; k < o.count && k < DEPEND_MAX_JOBS + 1; k++)
 		if (found_add(f, id + k) < 0)
@@ -317,6 +305,7 @@ static int resolve_atom(struct daemon *d, uint32_t uid, const struct dep_atom *a
                         char *err, size_t errlen)
 {
 	uint32_t before = f->n;
+	int rc;
 	uint64_t id;
 
 	if (!a->by_name)
@@ -334,11 +323,11 @@ static int resolve_atom(struct daemon *d, uint32_t uid, const struct dep_atom *a
 	}
 	if (f->n > before)
 		return 0;
+	rc = store_find_named(d->store, uid, a->name, &id);
 	/* done("12[3]"): a quoted id, as LSF's users write an element's
 	 * condition, when the user has no job of that name. */
-	if (all_digits(a->name) && store_find_named(d->store, uid, a->name, &id) == 0) {
-		char *end;
-		uint64_t n = strtoull(a->name, &end, 10);
+	if (rc == 0 && all_digits(a->name)) {
+		uint64_t n = strtoull(a->name, NULL, 10);
 
 		if (n > 0 && n < INT64_MAX)
 			return add_id(d, n, a->index, f, err, errlen);
@@ -348,16 +337,12 @@ static int resolve_atom(struct daemon *d, uint32_t uid, const struct dep_atom *a
 		         "that element", a->name, a->index, a->name);
 		return -1;
 	}
-	{
-		int rc = store_find_named(d->store, uid, a->name, &id);
-
-		if (rc <= 0) {
-			snprintf(err, errlen, rc < 0 ? "-w: the daemon could not look up the name %s" :
-			         "-w: you have no job named %s", a->name);
-			return -1;
-		}
-		return found_add(f, id);
+	if (rc <= 0) {
+		snprintf(err, errlen, rc < 0 ? "-w: the daemon could not look up the name %s" :
+		         "-w: you have no job named %s", a->name);
+		return -1;
 	}
+	return found_add(f, id);
 }
 
 static int cmp_u64(const void *a, const void *b)

@@ -712,10 +712,10 @@ static void start_job(struct daemon *d, struct djob *j)
 		job_failed(d, j, "not started: the spool was removed before it could start");
 		goto out;
 	}
-	argv = a ? split_blob(a->argv, a->argv_len, &rj.argc) :
-	       split_blob(j->rec.argv ? j->rec.argv : "", j->rec.argv_len, &rj.argc);
-	env = a ? split_blob(a->env, a->env_len, &rj.envc) :
-	      split_blob(j->rec.env ? j->rec.env : "", j->rec.env_len, &rj.envc);
+	argv = split_blob(a ? a->argv : j->rec.argv ? j->rec.argv : "",
+	                  a ? a->argv_len : j->rec.argv_len, &rj.argc);
+	env = split_blob(a ? a->env : j->rec.env ? j->rec.env : "", a ? a->env_len : j->rec.env_len,
+	                 &rj.envc);
 	if (!idx || !names || !launch || !argv || !env) {
 		job_failed(d, j, "out of memory starting the job");
 		goto out;

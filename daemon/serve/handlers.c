@@ -122,7 +122,6 @@ static int add_array(struct darray *a, void *arg)
 	struct listing *l = arg;
 	struct arrayline_buf b;
 	struct proto_job pj;
-
 	bool room = !full(l);
 
 	if (!l->all && a->uid != conn_uid(l->c))
@@ -319,33 +318,6 @@ static int info_final(const struct store_job *r, void *arg)
 	return 1;
 }
 
-struct find_index {
-	uint32_t index;
-	uint64_t id;
-};
-
-static int visit_index(const struct store_job *r, void *arg)
-{
-	struct find_index *f = arg;
-
-	if (r->array_index != f->index)
-		return 0;
-	f->id = r->id;
-	return 1;
-}
-
-/* The id of element `index` of array `id`, 0 if none. */
-static uint64_t element_of(struct daemon *d, uint64_t id, uint32_t index)
-{
-	struct darray *a = arrays_get(d, id);
-	struct find_index f = { index, 0 };
-
-	if (a)
-		return arrays_element_id(a, index);
-	store_load_elements(d->store, id, visit_index, &f);
-	return f.id;
-}
-
 /* A live array's own line. */
 static void reply_array(struct conn *c, struct darray *a)
 {
@@ -383,7 +355,7 @@ static void answer_info(struct conn *c)
 
 	if (m.index) {
 		/* "ID[3]": the element itself. */
-		uint64_t id = element_of(d, m.job, m.index);
+		uint64_t id = arrays_find_element(d, m.job, m.index);
 
 		if (!id) {
 			conn_error(c, PE_NOJOB, "no job %" PRIu64 "[%" PRIu32 "]", m.job, m.index);
@@ -564,31 +536,33 @@ static enum proto_err cancel_job(struct conn *c, uint64_t id, int sig, const cha
 	return PE_OK;
 }
 
+struct cancel_args {
+	struct conn *c;
+	int sig;
+	const char *by;
+	bool admin, *changed;
+};
+
+static int cancel_element(uint64_t id, void *arg)
+{
+	struct cancel_args *x = arg;
+
+	return cancel_job(x->c, id, x->sig, x->by, x->admin, x->changed);
+}
+
 /* A job, or an array's id: each of its elements still live (bkill ID; an
  * element alone is bkill "ID[3]", which bkill finds by its index). */
 static enum proto_err cancel_one(struct conn *c, uint64_t id, int sig, const char *by,
                                  bool admin, bool *changed)
 {
 	struct darray *a = arrays_get(conn_daemon(c), id);
-	enum proto_err worst = PE_DONE;
+	struct cancel_args x = { c, sig, by, admin, changed };
 
 	if (!a)
 		return cancel_job(c, id, sig, by, admin, changed);
 	if (!may_see(c, a->uid))
 		return PE_DENIED;
-	for (uint32_t k = 0, n = a->count; k < n; k++) {
-		enum proto_err e;
-
-		/* (the last element's end frees the array: a is not read after) */
-		if (!jobs_get(conn_daemon(c), id + k))
-			continue;
-		e = cancel_job(c, id + k, sig, by, admin, changed);
-		if (e == PE_OK || worst == PE_DONE)
-			worst = e == PE_OK ? PE_OK : worst == PE_OK ? PE_OK : e;
-		if (!arrays_get(conn_daemon(c), id))
-			break;
-	}
-	return worst;
+	return (enum proto_err)arrays_each_live(conn_daemon(c), a, cancel_element, &x);
 }
 
 /* The next CANCEL_PER_TURN ids, then: more at the next turn (after this

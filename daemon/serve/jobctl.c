@@ -228,28 +228,30 @@ static enum proto_err top(struct daemon *d, struct djob *j, bool admin, const ch
 
 static enum proto_err one_job(struct conn *c, struct jobctl_result *r, uint64_t id, bool admin);
 
-/* A job, or an array's id: the change for each of its live elements
- * (OK if any took it). */
+struct one_args {
+	struct conn *c;
+	struct jobctl_result *r;
+	bool admin;
+};
+
+static int one_element(uint64_t id, void *arg)
+{
+	struct one_args *x = arg;
+
+	return one_job(x->c, x->r, id, x->admin);
+}
+
+/* A job, or an array's id: the change for each of its live elements. */
 static enum proto_err one(struct conn *c, struct jobctl_result *r, uint64_t id, bool admin)
 {
 	struct darray *a = arrays_get(conn_daemon(c), id);
-	enum proto_err got = PE_DONE;
+	struct one_args x = { c, r, admin };
 
 	if (!a)
 		return one_job(c, r, id, admin);
 	if (!admin && a->uid != conn_uid(c))
 		return PE_DENIED;
-	for (uint32_t k = 0, n = a->count; k < n; k++) {
-		enum proto_err e;
-
-		if (!jobs_get(conn_daemon(c), id + k))
-			continue;
-		e = one_job(c, r, id + k, admin);
-		got = e == PE_OK || got == PE_OK ? PE_OK : got == PE_DONE ? e : got;
-		if (!arrays_get(conn_daemon(c), id))
-			break;	/* (its last element ended) */
-	}
-	return got;
+	return (enum proto_err)arrays_each_live(conn_daemon(c), a, one_element, &x);
 }
 
 static enum proto_err one_job(struct conn *c, struct jobctl_result *r, uint64_t id, bool admin)

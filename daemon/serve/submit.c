@@ -237,6 +237,18 @@ static enum proto_err limits_code(const struct daemon *d, const struct proto_sub
 	return m->nodes > d->o.lim.max_nodes && d->o.lim.max_nodes ? PE_TOOBIG : PE_INVALID;
 }
 
+/* A condition already false, each part marked in err, said as the
+ * refusal: the prefix goes before it, in place (cut to fit). */
+static void never_met(char *err, size_t len)
+{
+	static const char said[] = "-w: the condition can never be met: ";
+	size_t n = strnlen(err, len - sizeof said);
+
+	memmove(err + sizeof said - 1, err, n);
+	memcpy(err, said, sizeof said - 1);
+	err[sizeof said - 1 + n] = 0;
+}
+
 static uint32_t count_of(const struct pending_sub *p)
 {
 	return p->arr.is_array ? p->arr.count : 1;
@@ -285,14 +297,10 @@ static void admit_array(struct daemon *d, struct pending_sub *p, bf_time now)
 	int rc = 0;
 
 	if (depend_already_never(d, p->dep_text, p->dep_ids, err, sizeof err)) {
-		static const char said[] = "-w: the condition can never be met: ";
-		char why[sizeof err + sizeof said];
-
-		memcpy(why, said, sizeof said - 1);
-		memcpy(why + sizeof said - 1, err, strnlen(err, sizeof err - 1) + 1);
+		never_met(err, sizeof err);
 		spool_job_remove(&d->spool, p->id);
 		if (c)
-			conn_error(c, PE_INVALID, "%s", why);
+			conn_error(c, PE_INVALID, "%s", err);
 		return;
 	}
 	if (!(a = arrays_add(d, p->id, p->uid, p->m.name, p->spec, p->arr.index, p->arr.count,
@@ -343,11 +351,12 @@ static void admit_array(struct daemon *d, struct pending_sub *p, bf_time now)
 		                       sizeof err)) != 0) {
 			/* (the condition is the same for every element: the first
 			 * said it, before any was stored) */
+			const char *why = rc == 1 ? "its dependency can never be met" :
+			                  sched_strerror(rc);
+
 			j->rec.state = ST_CANCELLED;
 			j->rec.end = now;
-			jobs_set_str(j, JS_REASON, rc == 1 ? "its dependency can never be met" :
-			             sched_strerror(rc), strlen(rc == 1 ? "its dependency can never be met" :
-			                                        sched_strerror(rc)));
+			jobs_set_str(j, JS_REASON, why, strlen(why));
 			drive_store(d, j, "cancelled at its submission");
 			continue;
 		}
@@ -491,13 +500,7 @@ static void admit_one(struct daemon *d, struct pending_sub *p, bf_time now, cons
 	if ((rc = depend_enter(d, j, now, DEPEND_SUBMIT, now, BF_NEVER, err, sizeof err)) != 0) {
 		jobs_remove(d, j);
 		if (rc == 1) {
-			/* (err has the condition, each part marked) */
-			static const char said[] = "-w: the condition can never be met: ";
-			size_t n = strnlen(err, sizeof err - sizeof said);
-
-			memmove(err + sizeof said - 1, err, n);
-			memcpy(err, said, sizeof said - 1);
-			err[sizeof said - 1 + n] = 0;
+			never_met(err, sizeof err);
 		} else {
 			snprintf(err, sizeof err, "%s", sched_strerror(rc));
 		}

@@ -151,7 +151,8 @@ cleanup_daemon() {
 		cancel_all
 		stop_daemon
 	fi
-	rm -rf "$TMP"
+	# BF_KEEP_TMP=1 keeps the test's directory (daemon.log) for a post-mortem.
+	if [ -n "${BF_KEEP_TMP:-}" ]; then echo "# kept $TMP" >&2; else rm -rf "$TMP"; fi
 }
 # wait_file F [SECONDS]: until F exists and is not empty (10 s at most).
 wait_file() {

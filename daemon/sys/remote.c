@@ -553,17 +553,29 @@ static void read_err(struct rnode *nd)
 	}
 }
 
+/* How long a link that ended may take to deliver what its node side said
+ * before it went: the session's exit status can come over the master's
+ * control socket before the master has written the last frames into our
+ * pipe, and on a loaded machine that takes more than a moment. */
+#define LAST_WORD_MS	5000
+
 /* The node side's link ended (its ssh client exited, or its session on
  * the master did): fine after its last word; else the node is lost. st is
  * a wait status, or -1: the master went away without a word. */
 static void link_ended(struct remote *R, uint32_t k, int st)
 {
 	struct rnode *nd = &R->node[k];
+	int64_t until = now_ms() + LAST_WORD_MS;
 	char what[80];
 
+	/* What it said before it went, up to the pipe's end (its writer, the
+	 * ssh client or the master, has closed it or will at once). */
 	while (nd->from >= 0) {
-		read_node(R, k);	/* what it said before it went */
-		if (nd->from >= 0 && poll(&(struct pollfd){ nd->from, POLLIN, 0 }, 1, 100) <= 0)
+		int64_t left = until - now_ms();
+
+		read_node(R, k);
+		if (nd->from >= 0 && (left <= 0 ||
+		    poll(&(struct pollfd){ nd->from, POLLIN, 0 }, 1, (int)left) <= 0))
 			break;
 	}
 	while (nd->err >= 0 && poll(&(struct pollfd){ nd->err, POLLIN, 0 }, 1, 0) > 0)

@@ -17,7 +17,8 @@
 #define SESSION_WEEK		(7 * SESSION_DAY)
 /* A gap longer than this between a user's jobs ends a session. */
 #define SESSION_THINK_MAX	((bf_time)20 * 60 * BF_SEC)
-/* Breaks between sessions are capped at this. */
+/* Breaks between sessions are at most this long: a trace's longer gaps
+ * (a user away for days) are left out of the break distribution. */
 #define SESSION_BREAK_MAX	((bf_time)8 * 3600 * BF_SEC)
 /* The day users' window, 07:30 to 17:30; night users have the rest. */
 #define SESSION_DAY_START	((bf_time)(7 * 60 + 30) * 60 * BF_SEC)

@@ -184,18 +184,21 @@ static int read_jobs(const char *path, struct tjob **out, size_t *n, int64_t *ma
 	return 0;
 }
 
-/* One user's jobs, in submit order: a gap is the time from the latest end
- * of its jobs so far to the next submit. A job submitted before that end
- * joins the batch; a gap up to 20 minutes is a think time within a session,
- * a longer one a break (capped at 8 hours) that starts a new session. */
+/* One user's jobs, in submit order. The think time before a job is, as
+ * Zilber et al. and Shmueli and Feitelson define it, the time from the end
+ * of the user's previous job to its submission: a job submitted before
+ * that end (a negative think time) joins the previous job's batch; up to
+ * 20 minutes, it starts the next batch of the session; longer, it is a
+ * break and starts a new session. Breaks longer than 8 hours (a user away
+ * for days or months) are left out of the break distribution, as the
+ * paper filters them, rather than counted at 8 hours. */
 static int user_jobs(struct site_model *m, const struct tjob *j, size_t n, size_t *rcap)
 {
-	int64_t latest = j[0].end;
 	uint32_t width = 1, run_len = 1;
 
 	m->trace_sessions++;
 	for (size_t i = 1; i <= n; i++) {
-		int64_t gap = i < n ? j[i].submit - latest : -1;
+		int64_t gap = i < n ? j[i].submit - j[i - 1].end : -1;
 
 		if (i == n || j[i].nodes != j[i - 1].nodes) {
 			if (add_run(m, rcap, j[i - 1].nodes, run_len, 1) < 0)
@@ -214,53 +217,89 @@ static int user_jobs(struct site_model *m, const struct tjob *j, size_t n, size_
 			if (session_dist_add(&m->think, gap, 1) < 0)
 				return -1;
 		} else if (gap >= 0) {
-			int64_t cap = SESSION_BREAK_MAX / BF_SEC;
-
-			if (session_dist_add(&m->brk, gap < cap ? gap : cap, 1) < 0)
-				return -1;
+			if (gap * BF_SEC <= SESSION_BREAK_MAX) {
+				if (session_dist_add(&m->brk, gap, 1) < 0)
+					return -1;
+			} else {
+				m->trace_long_breaks++;
+			}
 			m->trace_sessions++;
 		}
 		width++;
 		run_len++;
-		if (j[i].end > latest)
-			latest = j[i].end;
 	}
 	return 0;
 }
 
-int model_characterize(const char *trace, struct site_model *m)
+/* One trace's users and jobs into the model. */
+static int characterize_one(const char *trace, struct site_model *m, size_t *jcap, size_t *rcap)
 {
 	struct tjob *j;
-	size_t n, jcap = 0, rcap = 0;
+	size_t n;
 	int64_t machine;
-	const char *base = strrchr(trace, '/');
 
-	memset(m, 0, sizeof *m);
 	if (read_jobs(trace, &j, &n, &machine) < 0)
 		return -1;
-	snprintf(m->source, sizeof m->source, "%s", base ? base + 1 : trace);
-	m->nodes = machine <= 0 ? 1 : machine > MODEL_MAX_NODES ? MODEL_MAX_NODES : (uint32_t)machine;
-	m->trace_jobs = n;
+	if (machine > 0 && (uint64_t)machine > m->nodes)
+		m->nodes = machine > MODEL_MAX_NODES ? MODEL_MAX_NODES : (uint32_t)machine;
+	m->trace_jobs += n;
 	qsort(j, n, sizeof *j, by_user_submit);
 	for (size_t a = 0, b; a < n; a = b) {
 		for (b = a + 1; b < n && j[b].user == j[a].user; b++)
 			;
 		m->trace_users++;
-		if (user_jobs(m, j + a, b - a, &rcap) < 0)
+		if (user_jobs(m, j + a, b - a, rcap) < 0)
 			goto nomem;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (add_job(m, &jcap, j[i].nodes, round3(j[i].run),
+		if (add_job(m, jcap, j[i].nodes, round3(j[i].run),
 		            j[i].est > 0 ? round3(j[i].est) : -1, 1) < 0)
 			goto nomem;
 	free(j);
-	if (jobs_finish(m) < 0 || runs_finish(m) < 0)
-		goto nomem_freed;
 	return 0;
 nomem:
 	free(j);
-nomem_freed:
 	fprintf(stderr, "backfilld: %s: out of memory\n", trace);
+	return -1;
+}
+
+/* "a.swf.gz + b.swf.gz": the traces' base names, cut with "..." if long. */
+static void name_sources(struct site_model *m, const char *const *traces, size_t ntraces)
+{
+	size_t len = 0;
+
+	for (size_t i = 0; i < ntraces; i++) {
+		const char *base = strrchr(traces[i], '/');
+		int w = snprintf(m->source + len, sizeof m->source - len, "%s%s", i ? " + " : "",
+		                 base ? base + 1 : traces[i]);
+
+		if (w < 0 || (size_t)w >= sizeof m->source - len) {
+			memcpy(m->source + sizeof m->source - 4, "...", 4);
+			return;
+		}
+		len += (size_t)w;
+	}
+}
+
+int model_characterize(const char *const *traces, size_t ntraces, struct site_model *m)
+{
+	size_t jcap = 0, rcap = 0;
+
+	memset(m, 0, sizeof *m);
+	name_sources(m, traces, ntraces);
+	/* Users of different traces are different users: each trace's are
+	 * taken on their own, and every distribution pools them all. */
+	for (size_t t = 0; t < ntraces; t++)
+		if (characterize_one(traces[t], m, &jcap, &rcap) < 0)
+			goto fail;
+	if (!m->nodes)
+		m->nodes = 1;
+	if (jobs_finish(m) < 0 || runs_finish(m) < 0) {
+		fprintf(stderr, "backfilld: out of memory\n");
+		goto fail;
+	}
+	return 0;
+fail:
 	model_free(m);
 	return -1;
 }
@@ -320,6 +359,9 @@ void model_summary(const struct site_model *m, FILE *out)
 		        "(%.2f jobs each), %" PRIu64 " batches\n", "trace", m->trace_jobs,
 		        m->trace_users, m->trace_sessions,
 		        (double)m->trace_jobs / (double)m->trace_sessions, m->trace_batches);
+	if (m->trace_long_breaks)
+		fprintf(out, "%-22s %" PRIu64 " breaks over 8 h, left out of the breaks below\n", "",
+		        m->trace_long_breaks);
 	dist_line(out, "think times", &m->think, 60, "min");
 	dist_line(out, "breaks", &m->brk, 3600, "h");
 	dist_line(out, "batch widths", &m->width, 1, "jobs");

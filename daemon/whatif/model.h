@@ -9,7 +9,7 @@
  *   source NAME             the trace it came from
  *   nodes N                 that machine's size
  *   think SECONDS COUNT     gaps within sessions (0 .. 20 min)
- *   break SECONDS COUNT     gaps between sessions (20 min .. 8 h, capped)
+ *   break SECONDS COUNT     gaps between sessions (20 min .. 8 h; longer ones left out)
  *   width JOBS COUNT        jobs per batch
  *   run NODES LENGTH COUNT  runs of jobs of one size, one after another
  *   job NODES RUN EST COUNT runtime and estimate in seconds (EST -1: none)
@@ -49,10 +49,14 @@ struct site_model {
 	size_t njobs;
 	/* What the trace showed (the summary; 0 for a model read from a file). */
 	uint64_t trace_jobs, trace_users, trace_sessions, trace_batches;
+	/* Breaks longer than 8 hours, left out of the break distribution. */
+	uint64_t trace_long_breaks;
 };
 
-/* From a trace; errors printed to stderr. 0 or -1. */
-int  model_characterize(const char *trace, struct site_model *m);
+/* From one trace or several, pooled (as Shmueli and Feitelson combine five
+ * traces into one representative distribution of each kind): the model's
+ * machine is the largest trace's. Errors printed to stderr. 0 or -1. */
+int  model_characterize(const char *const *traces, size_t ntraces, struct site_model *m);
 int  model_write(const struct site_model *m, FILE *out);
 /* What the model holds, for people. */
 void model_summary(const struct site_model *m, FILE *out);
@@ -61,7 +65,7 @@ int  model_read(const char *path, struct site_model *m);
 void model_free(struct site_model *m);
 
 /* A draw of a job of `nodes` nodes (runtime and estimate); any job if the
- * model has none of that size. */
+ * model has none of that size, or nodes is 0. */
 const struct model_job *model_draw_job(const struct site_model *m, uint32_t nodes,
                                        uint64_t *rng);
 

@@ -14,6 +14,7 @@
 #define SITE_MAX_TIME	((bf_time)10000 * 365 * SESSION_DAY)
 /* The most jobs one batch may hold, whatever a model file says. */
 #define MAX_WIDTH	10000
+#define NO_SJOB		UINT32_MAX
 
 static const char *const class_names[SITE_CLASSES] = {
 	"day-weekday", "day-weekend", "night-weekday", "night-weekend",
@@ -28,7 +29,10 @@ struct suser {
 	struct session_class c;
 	unsigned cls;
 	uint64_t rng;		/* its own draws: its behaviour is its own */
-	uint32_t outstanding;	/* jobs of its batch not ended */
+	/* The last job of its latest batch: its end is when the user reacts
+	 * (the think time is measured from it, as in the trace; the batch's
+	 * other jobs may still run). NO_SJOB while none. */
+	uint32_t last_job;
 	uint32_t size_left, model_size;	/* the run of one size under way, as the trace had it */
 	bool new_session;	/* the next batch starts a session */
 };
@@ -70,8 +74,8 @@ static struct site_group *group_of(struct sim *sm, uint32_t user)
 
 /* One job of the user's batch: the run of one size goes on, or a new run
  * (a size and its length) is drawn; the runtime and estimate are drawn
- * for the size as the trace had it (a machine smaller than the trace's
- * gets the job at its own size). */
+ * from the whole mix, or with a joint mix for the size as the trace had it
+ * (a machine smaller than the trace's gets the job at its own size). */
 static int submit_one(struct sim *sm, uint32_t user, bf_time now)
 {
 	struct suser *u = &sm->u[user];
@@ -87,7 +91,7 @@ static int submit_one(struct sim *sm, uint32_t user, bf_time now)
 		u->size_left = run->len;
 	}
 	u->size_left--;
-	mj = model_draw_job(sm->m, u->model_size, &u->rng);
+	mj = model_draw_job(sm->m, sm->r->set.joint_mix ? u->model_size : 0, &u->rng);
 	if (sm->njobs == sm->cap) {
 		size_t cap = sm->cap ? 2 * sm->cap : 4096;
 		struct sjob *nj;
@@ -102,7 +106,8 @@ static int submit_one(struct sim *sm, uint32_t user, bf_time now)
 		sm->cap = cap;
 	}
 	j = &sm->jobs[sm->njobs];
-	est = (mj->est > 0 ? mj->est : mj->run > 0 ? mj->run : 1) * BF_SEC;
+	est = (mj->est > 0 && !sm->r->set.exact_estimates ? mj->est : mj->run > 0 ? mj->run : 1) *
+	      BF_SEC;
 	*j = (struct sjob){ .submit = now, .start = BF_NEVER, .run = mj->run * BF_SEC,
 	                    .est = est, .user = user,
 	                    .nodes = u->model_size < sm->nodes ? u->model_size : sm->nodes };
@@ -112,7 +117,7 @@ static int submit_one(struct sim *sm, uint32_t user, bf_time now)
 	if ((rc = sched_submit_as(sm->s, now, sm->njobs, j->nodes, est, user)) < 0)
 		return core_error(rc, "a submission");
 	sm->njobs++;
-	u->outstanding++;
+	u->last_job = (uint32_t)(sm->njobs - 1);
 	sm->r->all.submitted++;
 	group_of(sm, user)->submitted++;
 	sm->r->events++;
@@ -180,8 +185,10 @@ static int end_event(struct sim *sm, uint32_t id, bf_time now)
 		sm->r->all.jobs_done++;
 		group_of(sm, j->user)->jobs_done++;
 	}
-	if (--u->outstanding == 0)
+	if (u->last_job == id) {
+		u->last_job = NO_SJOB;
 		return batch_done(sm, j->user, now, now - j->submit);
+	}
 	return 0;
 }
 
@@ -299,6 +306,7 @@ int site_run(const struct site_model *m, const struct site_settings *set, struct
 		u->c = session_draw_class(&u->rng);
 		u->cls = (u->c.night ? 2u : 0u) + (u->c.weekend ? 1u : 0u);
 		u->new_session = true;
+		u->last_job = NO_SJOB;
 		r->all.users++;
 		r->cls[u->cls].users++;
 		/* Each starts at its own time in the first day (then waits for
@@ -348,6 +356,9 @@ void site_report_text(FILE *out, const struct site_model *m, const struct site_r
 	fprintf(out, "%-14s model of %s\n", "site", m->source);
 	fprintf(out, "%-14s %s\n", "policy", policy_text(&r->set, pol, sizeof pol));
 	fprintf(out, "%-14s %" PRIu32 "\n", "nodes", r->nodes);
+	fprintf(out, "%-14s runtime and estimate drawn %s, estimates %s\n", "jobs",
+	        r->set.joint_mix ? "for the size (joint)" : "whatever the size (independent)",
+	        r->set.exact_estimates ? "exact" : "the trace's");
 	fprintf(out, "%-14s %" PRIu32 " for %" PRIu32 " days, seed %" PRIu64 "\n", "users",
 	        r->set.users, r->set.days, r->set.seed);
 	fprintf(out, "%-14s %.2f jobs per hour (%" PRIu64 " jobs ended in the %" PRIu32 " days)\n",
@@ -397,6 +408,8 @@ void site_report_json(FILE *out, const struct site_model *m, const struct site_r
 	if (r->set.policy == SCHED_CREASY)
 		jw_f64(&w, "alpha", r->set.alpha);
 	jw_u64(&w, "nodes", r->nodes);
+	jw_str(&w, "job_mix", r->set.joint_mix ? "joint" : "independent");
+	jw_str(&w, "estimates", r->set.exact_estimates ? "exact" : "trace");
 	jw_u64(&w, "days", r->set.days);
 	jw_u64(&w, "seed", r->set.seed);
 	json_group(&w, &r->all);
@@ -422,10 +435,11 @@ void site_report_csv(FILE *out, const struct site_result *r, bool header)
 	if (header)
 		fputs("users,days,policy,alpha,seed,nodes,throughput_jobs_per_hour,"
 		      "session_length_jobs,sessions,jobs_submitted,utilization,wait_avg_s,"
-		      "response_avg_s,bounded_slowdown_avg\n", out);
+		      "response_avg_s,bounded_slowdown_avg,job_mix,estimates\n", out);
 	fprintf(out, "%" PRIu32 ",%" PRIu32 ",%s,%g,%" PRIu64 ",%" PRIu32 ",%.4f,%.4f,%" PRIu64
-	        ",%" PRIu64 ",%.4f,%.2f,%.2f,%.4f\n", r->set.users, r->set.days,
+	        ",%" PRIu64 ",%.4f,%.2f,%.2f,%.4f,%s,%s\n", r->set.users, r->set.days,
 	        sched_policy_name(r->set.policy), r->set.policy == SCHED_CREASY ? r->set.alpha : 0,
 	        r->set.seed, r->nodes, a->throughput, a->session_length, a->sessions, a->submitted,
-	        a->sum.utilization, a->sum.avg_wait, a->sum.avg_response, a->sum.avg_bsld);
+	        a->sum.utilization, a->sum.avg_wait, a->sum.avg_response, a->sum.avg_bsld,
+	        r->set.joint_mix ? "joint" : "independent", r->set.exact_estimates ? "exact" : "trace");
 }

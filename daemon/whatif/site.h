@@ -28,6 +28,14 @@ struct site_settings {
 	enum sched_policy policy;
 	double alpha;
 	uint64_t seed;
+	/* A job's runtime and estimate drawn for its size, as the trace had
+	 * them together (joint), or from the whole mix whatever the size
+	 * (independent: the paper's users, whose size and runtime are drawn
+	 * from their own distributions). */
+	bool joint_mix;
+	/* Every job's estimate is its runtime (the paper's job model draws no
+	 * estimate), rather than the one the trace had with that runtime. */
+	bool exact_estimates;
 };
 
 struct site_group {

@@ -1,7 +1,7 @@
 /* The command lines of workload characterization and site-level
  * simulation (backfilld(8), SITE SIMULATION):
  *
- *   backfilld --characterize TRACE [--model-out FILE]
+ *   backfilld --characterize TRACE[,TRACE..] [--model-out FILE]
  *   backfilld --site MODEL --users N[,N..] --days D [--policy P[,P..]]
  *             [--alpha A[,A..]] [--seed S | --seeds A..B] [--nodes N]
  *             [--format text|json|csv]
@@ -17,13 +17,19 @@
 #include <string.h>
 #include "decimal.h"
 #include "site.h"
+#include "site_seeds.h"
 #include "svg.h"
 
 #define MAX_LIST 32
 #define MAX_SEEDS 100
 
+#define MAX_TRACES 16
+
 struct site_cli {
 	const char *trace, *model_out, *model;
+	char trace_buf[4096];
+	const char *traces[MAX_TRACES];
+	size_t ntraces;
 	uint32_t users[MAX_LIST], nusers;
 	enum sched_policy policy[4];
 	uint32_t npolicy;
@@ -31,7 +37,7 @@ struct site_cli {
 	uint32_t nalpha;
 	uint64_t days, seed, nodes;
 	uint64_t seed_lo, nseeds;	/* --seeds: nseeds from seed_lo; else 1 */
-	bool days_given, seed_given;
+	bool days_given, seed_given, joint_mix, mix_given, exact, est_given;
 	const char *format, *plot_tp, *plot_ses, *jobs_out;
 };
 
@@ -119,8 +125,28 @@ static int seeds(struct site_cli *c, const char *arg)
 	return 0;
 }
 
+/* --characterize TRACE[,TRACE..]: the traces pooled into one model. */
+static int trace_list(struct site_cli *c, const char *arg)
+{
+	char *save = NULL, *t;
+
+	if (strlen(arg) >= sizeof c->trace_buf)
+		return usage_error("--characterize", "...", "the list is too long");
+	snprintf(c->trace_buf, sizeof c->trace_buf, "%s", arg);
+	c->trace = arg;
+	c->ntraces = 0;
+	for (t = strtok_r(c->trace_buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (c->ntraces == MAX_TRACES)
+			return usage_error("--characterize", arg, "at most 16 traces");
+		c->traces[c->ntraces++] = t;
+	}
+	if (c->ntraces == 0)
+		return usage_error("--characterize", arg, "expected a trace");
+	return 0;
+}
+
 enum { O_CHAR = 256, O_MODEL_OUT, O_SITE, O_USERS, O_DAYS, O_POLICY, O_ALPHA, O_SEED, O_NODES,
-       O_FORMAT, O_PLOT_TP, O_PLOT_SES, O_JOBS_OUT, O_SEEDS, O_HELP };
+       O_FORMAT, O_PLOT_TP, O_PLOT_SES, O_JOBS_OUT, O_SEEDS, O_JOB_MIX, O_ESTIMATES, O_HELP };
 
 static const struct option longopts[] = {
 	{ "characterize", required_argument, NULL, O_CHAR },
@@ -137,6 +163,8 @@ static const struct option longopts[] = {
 	{ "plot-throughput", required_argument, NULL, O_PLOT_TP },
 	{ "plot-sessions", required_argument, NULL, O_PLOT_SES },
 	{ "jobs-out", required_argument, NULL, O_JOBS_OUT },
+	{ "job-mix", required_argument, NULL, O_JOB_MIX },
+	{ "estimates", required_argument, NULL, O_ESTIMATES },
 	{ "help", no_argument, NULL, O_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -144,7 +172,7 @@ static const struct option longopts[] = {
 static int option(struct site_cli *c, int opt, const char *arg)
 {
 	switch (opt) {
-	case O_CHAR: c->trace = arg; return 0;
+	case O_CHAR: return trace_list(c, arg);
 	case O_MODEL_OUT: c->model_out = arg; return 0;
 	case O_SITE: c->model = arg; return 0;
 	case O_USERS: return list("--users", arg, &c->nusers, c, one_users);
@@ -162,6 +190,18 @@ static int option(struct site_cli *c, int opt, const char *arg)
 	case O_PLOT_TP: c->plot_tp = arg; return 0;
 	case O_PLOT_SES: c->plot_ses = arg; return 0;
 	case O_JOBS_OUT: c->jobs_out = arg; return 0;
+	case O_JOB_MIX:
+		if (strcmp(arg, "independent") && strcmp(arg, "joint"))
+			return usage_error("--job-mix", arg, "expected independent or joint");
+		c->joint_mix = strcmp(arg, "joint") == 0;
+		c->mix_given = true;
+		return 0;
+	case O_ESTIMATES:
+		if (strcmp(arg, "trace") && strcmp(arg, "exact"))
+			return usage_error("--estimates", arg, "expected trace or exact with --site");
+		c->exact = strcmp(arg, "exact") == 0;
+		c->est_given = true;
+		return 0;
 	case O_HELP: site_usage(stdout); return 1;
 	case ':':
 		fprintf(stderr, "backfilld: an option needs a value\n");
@@ -179,7 +219,8 @@ static int check(struct site_cli *c)
 		return usage_error("--characterize", c->trace, "and --site are two runs: one at a time");
 	if (c->trace) {
 		if (c->nusers || c->npolicy || c->nalpha || c->days_given || c->format || c->plot_tp ||
-		    c->plot_ses || c->nodes || c->jobs_out || c->seed_given || c->nseeds)
+		    c->plot_ses || c->nodes || c->jobs_out || c->seed_given || c->nseeds ||
+		    c->mix_given || c->est_given)
 			return usage_error("--characterize", c->trace,
 			                   "takes --model-out only (the simulation options go with --site)");
 		return 0;
@@ -218,7 +259,7 @@ static int characterize(const struct site_cli *c)
 	FILE *f;
 	int rc = 0;
 
-	if (model_characterize(c->trace, &m) < 0)
+	if (model_characterize(c->traces, c->ntraces, &m) < 0)
 		return 1;
 	model_summary(&m, stdout);
 	if (c->model_out) {
@@ -288,7 +329,7 @@ static int simulate_all(struct site_cli *c)
 	struct site_result *res;
 	size_t nres = 0, max = (size_t)c->npolicy * (c->nalpha ? c->nalpha : 1) * c->nusers *
 	                       c->nseeds;
-	bool sweep = max > 1;
+	bool sweep = max > 1, summary = c->nseeds > 1 && strcmp(c->format, "csv") != 0;
 	FILE *jobs = NULL;
 	int rc = 1;
 
@@ -304,7 +345,7 @@ static int simulate_all(struct site_cli *c)
 		model_free(&m);
 		return 1;
 	}
-	if (sweep && strcmp(c->format, "json") == 0)
+	if (sweep && !summary && strcmp(c->format, "json") == 0)
 		printf("[\n");
 	for (uint32_t p = 0; p < c->npolicy; p++) {
 		uint32_t na = c->policy[p] == SCHED_CREASY ? c->nalpha : 1;
@@ -316,12 +357,16 @@ static int simulate_all(struct site_cli *c)
 					.nodes = (uint32_t)c->nodes, .policy = c->policy[p],
 					.alpha = c->policy[p] == SCHED_CREASY ? c->alpha[a] : 0,
 					.seed = c->seed_lo + k % c->nseeds,
+					.joint_mix = c->joint_mix,
+					.exact_estimates = c->exact,
 				};
 				struct site_result *r = &res[nres];
 
 				if (site_run(&m, &set, r, jobs) < 0)
 					goto out;
-				if (strcmp(c->format, "csv") == 0)
+				if (summary)
+					;	/* (told together once all have run) */
+				else if (strcmp(c->format, "csv") == 0)
 					site_report_csv(stdout, r, nres == 0);
 				else if (strcmp(c->format, "json") == 0) {
 					if (nres)
@@ -336,8 +381,14 @@ static int simulate_all(struct site_cli *c)
 			}
 		}
 	}
-	if (sweep && strcmp(c->format, "json") == 0)
+	if (sweep && !summary && strcmp(c->format, "json") == 0)
 		printf("]\n");
+	if (summary && (strcmp(c->format, "json") == 0 ?
+	    site_seeds_json(stdout, &m, res, nres / c->nseeds, c->nseeds) :
+	    site_seeds_text(stdout, &m, res, nres / c->nseeds, c->nseeds)) < 0) {
+		fprintf(stderr, "backfilld: out of memory\n");
+		goto out;
+	}
 	rc = 0;
 	if (c->plot_tp && plot(c->plot_tp, c, res, nres, false) < 0)
 		rc = 1;
@@ -382,8 +433,9 @@ void site_usage(FILE *f)
 {
 	fputs(
 "Characterize a trace, and simulate a site's users (closed loop):\n"
-"  --characterize TRACE  sessions, think times, breaks, batch widths, runs of\n"
-"                    equal size, sizes and runtimes of an SWF trace: a summary\n"
+"  --characterize TRACE[,TRACE..]  sessions, think times, breaks, batch widths,\n"
+"                    runs of equal size, sizes and runtimes of SWF traces (several\n"
+"                    are pooled into one model): a summary\n"
 "  --model-out FILE  and the model, for --site\n"
 "  --site MODEL      simulated users submit from the model; the next batch waits\n"
 "                    for the last, and a slow response ends the session sooner\n"
@@ -392,8 +444,16 @@ void site_usage(FILE *f)
 "  --policy P[,P..]  fcfs, easy (default), conservative or creasy\n"
 "  --alpha A[,A..]   creasy's weight of criticality, 0 to 1e9 (needed with creasy)\n"
 "  --seed S          the users' draws (default 1): the same seed, the same run\n"
-"  --seeds A..B      every seed from A to B (at most 100); the plots show means\n"
+"  --seeds A..B      every seed from A to B (at most 100): text and json give each\n"
+"                    setting's mean, sd and 90% interval, and its throughput gain\n"
+"                    over the first setting paired by seed; csv a row per run;\n"
+"                    the plots show means\n"
 "  --nodes N         the machine (default: the model's)\n"
+"  --job-mix M       independent (default: a job's runtime and estimate drawn\n"
+"                    whatever its size, as the paper's users draw them) or joint\n"
+"                    (drawn among the jobs of its size)\n"
+"  --estimates E     trace (default: the estimate the trace had with the runtime)\n"
+"                    or exact (the runtime)\n"
 "  --format F        text (default), json or csv\n"
 "  --jobs-out FILE   every simulated job as an SWF line (one simulation)\n"
 "  --plot-throughput FILE.svg, --plot-sessions FILE.svg  throughput or session\n"

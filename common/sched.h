@@ -157,9 +157,11 @@ struct sched_params {
 	bool repair_reference;
 	/* The event order of the literature's simulators (pyss and those built
 	 * on it; replay --per-event): conservative compresses after every end,
-	 * also one exactly at the planned end, and each compression is one
-	 * pass in arrival order, not settled. The driver runs a pass after
-	 * every single event. */
+	 * and each compression is one pass in arrival order, not settled. The
+	 * driver runs a pass after every single event. An end before its
+	 * planned end asks for the compression itself; one exactly at it
+	 * gives its nodes back only, and the driver asks for its compression
+	 * with sched_compress_next() when that end's turn comes (see there). */
 	bool compress_per_end;
 	/* Passes of a settled compression per call (sched_run, an arrival);
 	 * 0: until settled, as a replay wants. The live daemon gives 1: the
@@ -360,6 +362,14 @@ int  sched_restore_queued_job(struct sched *s, bf_time now, const struct sched_n
 int  sched_dep_release(struct sched *s, bf_time now, uint64_t id);
 /* A running job ended. */
 int  sched_end(struct sched *s, bf_time now, uint64_t id, enum sched_end_how how);
+/* With compress_per_end: the next pass compresses (conservative; nothing
+ * else under the other policies), as after an end before its planned end.
+ * The literature's simulator plans in estimates: a job that ends exactly
+ * at its planned end is gone from its plan from the first event of that
+ * instant, yet its end compresses in its own turn, after the arrivals of
+ * the instant. The replay (--per-event) gives such an end's nodes back
+ * first (sched_end) and calls this at its turn. */
+void sched_compress_next(struct sched *s);
 /* Cancel: a queued job leaves at once (returns 0); for a running job an
  * SA_KILL(KILL_CANCELLED) is emitted and the driver reports its end later
  * (returns 1). */

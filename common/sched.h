@@ -596,4 +596,23 @@ int  sched_restore_freed(struct sched *s, bf_time from, bf_time to);
  * in buf. The cheap per-start checks run always; violations are counted. */
 int  sched_check(const struct sched *s, bf_time now, char *buf, size_t len);
 
+/* What only a history shows, for a driver that checks after every event
+ * (replay --check, the tests): the promises it saw, job by job. A queued
+ * job's promise (info.guarantee: conservative's guarantee, the EASY
+ * family's head's shadow) never moves later unless an SA_BROKEN told it;
+ * no job starts after its promise; and no promise comes (before now, or
+ * at now after a pass) with the job still queued, but for a job that may
+ * not start yet or a cause to be told (a job late to die, a node out).
+ * sched_watch() takes every action not yet cleared, so call it once after
+ * each event and each pass, before sched_clear_actions(). Job ids index
+ * its table: ids below SCHED_WATCH_MAX_ID are watched (a replay's and a
+ * test's are small). Returns 0, or -1 with a message in buf (out of
+ * memory: 0, nothing watched). */
+#define SCHED_WATCH_MAX_ID (1u << 26)
+struct sched_watch;
+struct sched_watch *sched_watch_new(void);
+void sched_watch_free(struct sched_watch *w);
+int  sched_watch(struct sched_watch *w, const struct sched *s, bf_time now, bool after_pass,
+                 char *buf, size_t len);
+
 #endif

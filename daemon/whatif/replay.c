@@ -23,6 +23,7 @@ struct rjob {
 	bf_time limit;			/* history: where the job is killed */
 	bf_time start;
 	int64_t size;			/* as read; checked against the machine later */
+	int64_t num;			/* field 1, to name the job in messages */
 	uint32_t line;			/* input order */
 	uint32_t user, exe;		/* fields 12 and 14; UINT32_MAX: unknown */
 	uint32_t pred_line;		/* field 17: the preceding job's line, or
@@ -108,6 +109,7 @@ static int push_job(struct trace *tr, const struct swf_job *rec, bool keep_rec)
 	                    .pred_line = PRECEDING_NONE, .think = think_time(rec->f[SWF_THINK]) };
 	/* Size: requested processors, else allocated. */
 	j->size = rec->f[SWF_REQPROCS] > 0 ? rec->f[SWF_REQPROCS] : rec->f[SWF_ALLOC];
+	j->num = rec->f[SWF_JOB];
 	if (j->size <= 0)
 		j->skip = SKIP_NO_SIZE;
 	else if (rec->f[SWF_RUN] < 0)
@@ -358,6 +360,7 @@ struct sim {
 	double delay_s;			/* by this much in all, in seconds */
 	struct est_history *hist;	/* the history model only */
 	bool check, per_event;
+	struct sched_watch *watch;	/* --check: the promises seen */
 	uint32_t *started;		/* per event: the jobs in the order they started */
 	uint32_t nstarted;
 	uint32_t *ending;		/* per event: the ends of one instant */
@@ -441,17 +444,49 @@ static int link_deps(const struct trace *tr, const struct replay_settings *set, 
 	return 0;
 }
 
-static int check(struct sim *sm, bf_time now, const char *after)
+/* The jobs a --check message names ("job K": the core knows a replayed
+ * job by its place in arrival order), as the trace numbers them. */
+static void name_jobs(const struct sim *sm, const char *msg)
 {
-	char msg[300];
+	unsigned long long named[8];
+	size_t nn = 0;
+
+	for (const char *p = msg; (p = strstr(p, "job ")) && nn < 8;) {
+		char *e;
+		unsigned long long k;
+		bool again = false;
+
+		p += 4;
+		k = strtoull(p, &e, 10);
+		if (e == p || k >= sm->n)
+			continue;
+		for (size_t i = 0; i < nn; i++)
+			again |= named[i] == k;
+		if (again)
+			continue;
+		named[nn++] = k;
+		fprintf(stderr, "backfilld: --check: job %llu is the trace's job %lld (submitted at "
+		        "%lld s, %lld nodes, estimate %.0f s)\n", k, (long long)sm->jobs[k].num,
+		        (long long)(sm->jobs[k].submit / BF_SEC), (long long)sm->jobs[k].size,
+		        (double)sm->jobs[k].estimate / BF_SEC);
+	}
+}
+
+/* --check, after an event or a pass: the promises seen so far (the
+ * actions not yet taken among them), then every invariant of the core. */
+static int check(struct sim *sm, bf_time now, const char *after, bool after_pass)
+{
+	char msg[400];
 
 	if (!sm->check)
 		return 0;
 	sm->checks++;
-	if (sched_check(sm->s, now, msg, sizeof msg) == 0)
+	if (sched_watch(sm->watch, sm->s, now, after_pass, msg, sizeof msg) == 0 &&
+	    sched_check(sm->s, now, msg, sizeof msg) == 0)
 		return 0;
 	fprintf(stderr, "backfilld: --check: at t=%.6f s, after %s: %s\n",
 	        (double)now / BF_SEC, after, msg);
+	name_jobs(sm, msg);
 	return -1;
 }
 
@@ -513,6 +548,13 @@ static int take_actions(struct sim *sm, bf_time now)
 	return 0;
 }
 
+/* After an event or a pass: checked (before its actions are taken: the
+ * watch reads them), then acted on. */
+static int settle(struct sim *sm, bf_time now, const char *after, bool after_pass)
+{
+	return check(sm, now, after, after_pass) < 0 || take_actions(sm, now) < 0 ? -1 : 0;
+}
+
 static int core_error(int rc, const char *what, size_t job)
 {
 	fprintf(stderr, "backfilld: internal error: %s of job %zu: %s\n", what, job, sched_strerror(rc));
@@ -526,9 +568,7 @@ static int pass(struct sim *sm, bf_time now, size_t next)
 
 	if ((rc = sched_run(sm->s, now)) < 0)
 		return core_error(rc, "scheduling pass after", next);
-	if (take_actions(sm, now) < 0 || check(sm, now, "the scheduling pass") < 0)
-		return -1;
-	return 0;
+	return settle(sm, now, "the scheduling pass", true);
 }
 
 /* A history prediction ran out with the job still running: it gets its
@@ -546,7 +586,7 @@ static int extend_event(struct sim *sm, bf_time now, uint32_t id)
 	j->estimate = j->limit;
 	sm->extended++;
 	push_end(sm, j->start + j->run, id);
-	return check(sm, now, "an extended prediction");
+	return settle(sm, now, "an extended prediction", false);
 }
 
 /* The jobs waiting for job id, which ended now: each is submitted after
@@ -584,7 +624,7 @@ static int end_event(struct sim *sm, bf_time now, uint32_t id)
 		fprintf(stderr, "backfilld: out of memory\n");
 		return -1;
 	}
-	return check(sm, now, "an end");
+	return settle(sm, now, "an end", false);
 }
 
 static int arrival(struct sim *sm, bf_time now, size_t k)
@@ -606,7 +646,7 @@ static int arrival(struct sim *sm, bf_time now, size_t k)
 	if (rc < 0)
 		return core_error(rc, "arrival", k);
 	sm->events++;
-	return check(sm, now, "an arrival");
+	return settle(sm, now, "an arrival", false);
 }
 
 /* The first job from next on that arrives at its own submit time: not
@@ -919,7 +959,8 @@ int replay_cell(const struct trace *tr, const struct replay_opts *o,
 	if (tq_reserve(&sm.ends, sm.n) < 0 || tq_reserve(&sm.ext, sm.n) < 0 ||
 	    (sm.dep && tq_reserve(&sm.rel, sm.n) < 0) ||
 	    !(sm.started = malloc((sm.n ? sm.n : 1) * sizeof *sm.started)) ||
-	    !(sm.ending = malloc((sm.n ? sm.n : 1) * sizeof *sm.ending))) {
+	    !(sm.ending = malloc((sm.n ? sm.n : 1) * sizeof *sm.ending)) ||
+	    (sm.check && !(sm.watch = sched_watch_new()))) {
 		fprintf(stderr, "backfilld: out of memory\n");
 		goto out;
 	}
@@ -947,6 +988,7 @@ out:
 	tq_free(&sm.ends);
 	tq_free(&sm.ext);
 	tq_free(&sm.rel);
+	sched_watch_free(sm.watch);
 	free(sm.started);
 	free(sm.ending);
 	free(sm.dep);

@@ -717,19 +717,26 @@ int sched_end(struct sched *s, bf_time now, uint64_t id, enum sched_end_how how)
 		user_ended(s, j);
 	nodeset_release(&s->ns, j->first_node);
 	heap_remove(s, slot);
-	/* Freed before its planned end: conservative compresses the plan. */
+	/* Freed before its planned end: conservative compresses the plan
+	 * (an end at it, with compress_per_end: sched_compress_next). */
 	if (now < j->start + j->hold) {
 		s->need_compress = true;
 		if (s->pol->freed)
 			s->pol->freed(s, now, j->start + j->hold);
-	} else if (s->prm.compress_per_end) {
-		s->need_compress = true;	/* a pass, for what earlier ones left */
 	}
 	s->nrunning--;
 	s->st.ended++;
 	slot_free(s, slot);
 	s->dirty = true;
 	return SCHED_OK;
+}
+
+void sched_compress_next(struct sched *s)
+{
+	if (!s->prm.compress_per_end || !s->pol->compress)
+		return;
+	s->need_compress = true;	/* a pass, for what earlier ones left */
+	s->dirty = true;
 }
 
 int sched_cancel(struct sched *s, bf_time now, uint64_t id)

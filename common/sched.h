@@ -157,9 +157,11 @@ struct sched_params {
 	bool repair_reference;
 	/* The event order of the literature's simulators (pyss and those built
 	 * on it; replay --per-event): conservative compresses after every end,
-	 * also one exactly at the planned end, and each compression is one
-	 * pass in arrival order, not settled. The driver runs a pass after
-	 * every single event. */
+	 * and each compression is one pass in arrival order, not settled. The
+	 * driver runs a pass after every single event. An end before its
+	 * planned end asks for the compression itself; one exactly at it
+	 * gives its nodes back only, and the driver asks for its compression
+	 * with sched_compress_next() when that end's turn comes (see there). */
 	bool compress_per_end;
 	/* Passes of a settled compression per call (sched_run, an arrival);
 	 * 0: until settled, as a replay wants. The live daemon gives 1: the
@@ -360,6 +362,14 @@ int  sched_restore_queued_job(struct sched *s, bf_time now, const struct sched_n
 int  sched_dep_release(struct sched *s, bf_time now, uint64_t id);
 /* A running job ended. */
 int  sched_end(struct sched *s, bf_time now, uint64_t id, enum sched_end_how how);
+/* With compress_per_end: the next pass compresses (conservative; nothing
+ * else under the other policies), as after an end before its planned end.
+ * The literature's simulator plans in estimates: a job that ends exactly
+ * at its planned end is gone from its plan from the first event of that
+ * instant, yet its end compresses in its own turn, after the arrivals of
+ * the instant. The replay (--per-event) gives such an end's nodes back
+ * first (sched_end) and calls this at its turn. */
+void sched_compress_next(struct sched *s);
 /* Cancel: a queued job leaves at once (returns 0); for a running job an
  * SA_KILL(KILL_CANCELLED) is emitted and the driver reports its end later
  * (returns 1). */
@@ -585,5 +595,24 @@ int  sched_restore_freed(struct sched *s, bf_time from, bf_time to);
  * and no reservation puts a user above the cap. Returns 0, or -1 with a message
  * in buf. The cheap per-start checks run always; violations are counted. */
 int  sched_check(const struct sched *s, bf_time now, char *buf, size_t len);
+
+/* What only a history shows, for a driver that checks after every event
+ * (replay --check, the tests): the promises it saw, job by job. A queued
+ * job's promise (info.guarantee: conservative's guarantee, the EASY
+ * family's head's shadow) never moves later unless an SA_BROKEN told it;
+ * no job starts after its promise; and no promise comes (before now, or
+ * at now after a pass) with the job still queued, but for a job that may
+ * not start yet or a cause to be told (a job late to die, a node out).
+ * sched_watch() takes every action not yet cleared, so call it once after
+ * each event and each pass, before sched_clear_actions(). Job ids index
+ * its table: ids below SCHED_WATCH_MAX_ID are watched (a replay's and a
+ * test's are small). Returns 0, or -1 with a message in buf (out of
+ * memory: 0, nothing watched). */
+#define SCHED_WATCH_MAX_ID (1u << 26)
+struct sched_watch;
+struct sched_watch *sched_watch_new(void);
+void sched_watch_free(struct sched_watch *w);
+int  sched_watch(struct sched_watch *w, const struct sched *s, bf_time now, bool after_pass,
+                 char *buf, size_t len);
 
 #endif

@@ -7,6 +7,25 @@
 #include "errf.h"
 #include "sched_internal.h"
 
+/* An instant for a message, in seconds ("never" for BF_NEVER). A struct,
+ * so that several fit in one call (each lives to the end of the call). */
+struct secs {
+	char s[40];
+};
+
+static struct secs secs(bf_time t)
+{
+	struct secs o;
+
+	if (t == BF_NEVER)
+		snprintf(o.s, sizeof o.s, "never");
+	else if (t % BF_SEC == 0)
+		snprintf(o.s, sizeof o.s, "%lld s", (long long)(t / BF_SEC));
+	else
+		snprintf(o.s, sizeof o.s, "%.6f s", (double)t / BF_SEC);
+	return o;
+}
+
 static int check_nodes(const struct sched *s, char *buf, size_t len)
 {
 	const struct nodeset *ns = &s->ns;
@@ -82,9 +101,9 @@ static int check_plan(const struct sched *s, bf_time now, char *buf, size_t len)
 			if ((j->flags & JF_RESERVED) && j->resv <= now)
 				due += j->nodes;
 			if (s->pol->reserves && j->resv > j->first_guarantee)
-				return errf(buf, len, "job %llu: guarantee %lld later than first %lld",
-				            (unsigned long long)j->id, (long long)j->resv,
-				            (long long)j->first_guarantee);
+				return errf(buf, len, "job %llu: guarantee %s later than first %s",
+				            (unsigned long long)j->id, secs(j->resv).s,
+				            secs(j->first_guarantee).s);
 		}
 	}
 	/* The plan counts as free now what the node set has free, less what
@@ -196,6 +215,99 @@ static int check_plan_whole(const struct sched *s, char *buf, size_t len)
 	return rc;
 }
 
+/* A running job past the end of its hold (killed, late to die): it holds
+ * nodes the plan counts free, so a job due may wait for it. */
+static bool any_overdue(const struct sched *s, bf_time now)
+{
+	for (uint32_t slot = 0; slot < s->jobs_used; slot++)
+		if (s->jobs[slot].state == SLOT_RUNNING &&
+		    s->jobs[slot].start + s->jobs[slot].hold <= now)
+			return true;
+	return false;
+}
+
+/* The job holding nodes at t that started last, backfilled (NULL: none):
+ * the one that took the head's nodes, when they are short at its shadow. */
+static const struct job *backfilled_at(const struct sched *s, bf_time t)
+{
+	const struct job *last = NULL;
+
+	for (uint32_t slot = 0; slot < s->jobs_used; slot++) {
+		const struct job *j = &s->jobs[slot];
+
+		if (j->state == SLOT_RUNNING && (j->flags & JF_BACKFILLED) && j->start <= t &&
+		    t < j->start + j->hold && (!last || j->start > last->start))
+			last = j;
+	}
+	return last;
+}
+
+/* EASY, FCFS, CREASY: the job promised the head's shadow, while it waits,
+ * has that promise, never later than the first made to it (but for a
+ * cause told: it is then its first), and its nodes are free in the plan
+ * (the running jobs' holds) at it: no job backfilled ahead of it holds
+ * them then. A cause that moves the promise and is told at the next pass
+ * (a hold grew, a node out, jobs passed it by priority) defers the check
+ * of its nodes to that pass. */
+static int check_head(const struct sched *s, bf_time now, char *buf, size_t len)
+{
+	const struct job *h, *b;
+	uint32_t slot;
+	bf_time at;
+	int64_t f;
+
+	if (s->pol->reserves || !s->has_last_head ||
+	    (slot = idmap_get(&s->ids, s->last_head)) == IDMAP_NONE ||
+	    s->jobs[slot].state != SLOT_QUEUED)
+		return 0;
+	h = &s->jobs[slot];
+	if (h->resv != s->last_shadow)
+		return errf(buf, len, "head job %llu: promised %s, its pass said %s",
+		            (unsigned long long)h->id, secs(h->resv).s, secs(s->last_shadow).s);
+	if (h->resv == BF_NEVER)
+		return 0;
+	if (h->first_guarantee != BF_NEVER && h->first_guarantee >= now &&
+	    h->resv > h->first_guarantee)
+		return errf(buf, len, "head job %llu: promised %s, later than its promise %s "
+		            "with no cause told", (unsigned long long)h->id, secs(h->resv).s,
+		            secs(h->first_guarantee).s);
+	if (s->hold_extended || s->ns.ndown || s->head_passed)
+		return 0;
+	at = h->resv > now ? h->resv : now;
+	if ((f = profile_free_at(&s->prof, at)) >= (int64_t)h->nodes)
+		return 0;
+	if ((b = backfilled_at(s, at)))
+		return errf(buf, len, "head job %llu (%u nodes) promised %s: %lld nodes free then; "
+		            "job %llu, backfilled at %s (%u nodes until %s), delays it",
+		            (unsigned long long)h->id, h->nodes, secs(h->resv).s, (long long)f,
+		            (unsigned long long)b->id, secs(b->start).s, b->nodes,
+		            secs(b->start + b->hold).s);
+	return errf(buf, len, "head job %llu (%u nodes) promised %s: %lld nodes free then",
+	            (unsigned long long)h->id, h->nodes, secs(h->resv).s, (long long)f);
+}
+
+/* Conservative: after a pass (none since the last event, and not one
+ * half made while jobs wait for a place), no job whose reservation has
+ * come is still queued, unless it may not start yet (its driver's word,
+ * a predecessor, its user's cap) or waits for nodes a job late to die
+ * still holds. */
+static int check_due(const struct sched *s, bf_time now, char *buf, size_t len)
+{
+	if (!s->pol->reserves || s->last_pass != now || s->dirty || s->placing)
+		return 0;
+	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
+		const struct job *j = &s->jobs[i];
+
+		if (!(j->flags & JF_RESERVED) || j->resv > now || !may_start(s, j))
+			continue;
+		if ((j->flags & JF_WAITED) && any_overdue(s, now))
+			continue;
+		return errf(buf, len, "job %llu: reserved at %s, still queued after the pass at %s",
+		            (unsigned long long)j->id, secs(j->resv).s, secs(now).s);
+	}
+	return 0;
+}
+
 int sched_check(const struct sched *s, bf_time now, char *buf, size_t len)
 {
 	if (s->violations)
@@ -205,10 +317,97 @@ int sched_check(const struct sched *s, bf_time now, char *buf, size_t len)
 		return errf(buf, len, "policy %s run by the functions of %s",
 		            sched_policy_name(s->prm.policy), s->pol->name);
 	if (check_nodes(s, buf, len) < 0 || check_plan(s, now, buf, len) < 0 ||
-	    check_queue(s, buf, len) < 0 ||
+	    check_queue(s, buf, len) < 0 || check_head(s, now, buf, len) < 0 ||
+	    check_due(s, now, buf, len) < 0 ||
 	    check_plan_whole(s, buf, len) < 0 ||
 	    (user_cap(s) && user_check(s, buf, len) < 0) || runs_check(s, buf, len) < 0 ||
 	    deps_check(s, buf, len) < 0)
 		return -1;
+	return 0;
+}
+
+/* ---- the watch: promises seen (sched.h) ---- */
+
+struct sched_watch {
+	bf_time *promise;	/* by id: the last seen, BF_NEVER if none */
+	size_t cap;
+};
+
+struct sched_watch *sched_watch_new(void)
+{
+	return calloc(1, sizeof(struct sched_watch));
+}
+
+void sched_watch_free(struct sched_watch *w)
+{
+	if (w)
+		free(w->promise);
+	free(w);
+}
+
+/* The slot of id in the table, grown to hold it; NULL if it is not
+ * watched (too large, or no memory). */
+static bf_time *seen(struct sched_watch *w, uint64_t id)
+{
+	if (id >= SCHED_WATCH_MAX_ID)
+		return NULL;
+	if (id >= w->cap) {
+		size_t ncap = w->cap ? w->cap : 64;
+		bf_time *np;
+
+		while (ncap <= id)
+			ncap *= 2;
+		if (!(np = realloc(w->promise, ncap * sizeof *np)))
+			return NULL;
+		for (size_t i = w->cap; i < ncap; i++)
+			np[i] = BF_NEVER;
+		w->promise = np;
+		w->cap = ncap;
+	}
+	return &w->promise[id];
+}
+
+int sched_watch(struct sched_watch *w, const struct sched *s, bf_time now, bool after_pass,
+                char *buf, size_t len)
+{
+	bool late = any_overdue(s, now) || s->ns.ndown;
+	const struct sched_action *a = s->acts;
+	bf_time *p;
+
+	/* Told first: a broken promise is the job's new one; a start keeps
+	 * the last. */
+	for (size_t i = 0; i < s->nacts; i++) {
+		if (!(p = seen(w, a[i].job)))
+			continue;
+		if (a[i].kind == SA_BROKEN) {
+			*p = a[i].t;
+		} else if (a[i].kind == SA_START) {
+			if (*p != BF_NEVER && a[i].t > *p)
+				return errf(buf, len, "job %llu started at %s, after its promised start %s",
+				            (unsigned long long)a[i].job, secs(a[i].t).s, secs(*p).s);
+			*p = BF_NEVER;
+		}
+	}
+	for (uint32_t i = s->qhead; i != NONE; i = s->jobs[i].next) {
+		const struct job *j = &s->jobs[i];
+		bf_time was;
+
+		if (!(p = seen(w, j->id)))
+			continue;
+		was = *p;
+		*p = j->resv;
+		/* (A promise already past, of a head that waits for a job
+		 * late to die: its new one is told when that job's hold is
+		 * over.) */
+		if (was != BF_NEVER && j->resv > was && !(late && was < now))
+			return errf(buf, len, "job %llu: promised start moved later, %s -> %s, with "
+			            "no cause told", (unsigned long long)j->id, secs(was).s,
+			            secs(j->resv).s);
+		if (j->resv != BF_NEVER && (j->resv < now || (after_pass && j->resv == now)) &&
+		    may_start(s, j) && !late && !s->placing)
+			return errf(buf, len, "job %llu: promised start %s has come (now %s), still "
+			            "queued%s", (unsigned long long)j->id, secs(j->resv).s, secs(now).s,
+			            after_pass ? " after the pass" : "");
+	}
 	return 0;
 }

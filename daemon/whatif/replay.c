@@ -23,12 +23,14 @@ struct rjob {
 	bf_time limit;			/* history: where the job is killed */
 	bf_time start;
 	int64_t size;			/* as read; checked against the machine later */
+	int64_t num;			/* field 1, to name the job in messages */
 	uint32_t line;			/* input order */
 	uint32_t user, exe;		/* fields 12 and 14; UINT32_MAX: unknown */
 	uint32_t pred_line;		/* field 17: the preceding job's line, or
 					 * PRECEDING_NONE / PRECEDING_UNKNOWN */
 	bf_time think;			/* field 18 (unknown: 0); -1: beyond 100 years */
 	uint8_t skip;			/* enum replay_skip, or SKIP_NREASONS if simulated */
+	uint32_t nth;			/* per event: its place in the order of starts */
 	bool killed, backfilled;
 	bool extend;			/* history: its prediction runs out before its end */
 };
@@ -107,6 +109,7 @@ static int push_job(struct trace *tr, const struct swf_job *rec, bool keep_rec)
 	                    .pred_line = PRECEDING_NONE, .think = think_time(rec->f[SWF_THINK]) };
 	/* Size: requested processors, else allocated. */
 	j->size = rec->f[SWF_REQPROCS] > 0 ? rec->f[SWF_REQPROCS] : rec->f[SWF_ALLOC];
+	j->num = rec->f[SWF_JOB];
 	if (j->size <= 0)
 		j->skip = SKIP_NO_SIZE;
 	else if (rec->f[SWF_RUN] < 0)
@@ -347,7 +350,9 @@ struct sim {
 	struct rjob *jobs;
 	size_t n;
 	struct dep *dep;		/* NULL: no dependency honoured */
-	struct tq ends;			/* job ends, each job at most once */
+	struct tq ends;			/* job ends, each job at most once: by job,
+					 * or per event by place in the order of
+					 * starts (the job: started[]) */
 	struct tq ext;			/* history: predictions running out */
 	struct tq rel;			/* jobs released by their predecessor's end,
 					 * at their effective submit time */
@@ -355,6 +360,10 @@ struct sim {
 	double delay_s;			/* by this much in all, in seconds */
 	struct est_history *hist;	/* the history model only */
 	bool check, per_event;
+	struct sched_watch *watch;	/* --check: the promises seen */
+	uint32_t *started;		/* per event: the jobs in the order they started */
+	uint32_t nstarted;
+	uint32_t *ending;		/* per event: the ends of one instant */
 	uint64_t events, checks, extended, broken;
 };
 
@@ -435,18 +444,65 @@ static int link_deps(const struct trace *tr, const struct replay_settings *set, 
 	return 0;
 }
 
-static int check(struct sim *sm, bf_time now, const char *after)
+/* The jobs a --check message names ("job K": the core knows a replayed
+ * job by its place in arrival order), as the trace numbers them. */
+static void name_jobs(const struct sim *sm, const char *msg)
 {
-	char msg[300];
+	unsigned long long named[8];
+	size_t nn = 0;
+
+	for (const char *p = msg; (p = strstr(p, "job ")) && nn < 8;) {
+		char *e;
+		unsigned long long k;
+		bool again = false;
+
+		p += 4;
+		k = strtoull(p, &e, 10);
+		if (e == p || k >= sm->n)
+			continue;
+		for (size_t i = 0; i < nn; i++)
+			again |= named[i] == k;
+		if (again)
+			continue;
+		named[nn++] = k;
+		fprintf(stderr, "backfilld: --check: job %llu is the trace's job %lld (submitted at "
+		        "%lld s, %lld nodes, estimate %.0f s)\n", k, (long long)sm->jobs[k].num,
+		        (long long)(sm->jobs[k].submit / BF_SEC), (long long)sm->jobs[k].size,
+		        (double)sm->jobs[k].estimate / BF_SEC);
+	}
+}
+
+/* --check, after an event or a pass: the promises seen so far (the
+ * actions not yet taken among them), then every invariant of the core. */
+static int check(struct sim *sm, bf_time now, const char *after, bool after_pass)
+{
+	char msg[400];
 
 	if (!sm->check)
 		return 0;
 	sm->checks++;
-	if (sched_check(sm->s, now, msg, sizeof msg) == 0)
+	if (sched_watch(sm->watch, sm->s, now, after_pass, msg, sizeof msg) == 0 &&
+	    sched_check(sm->s, now, msg, sizeof msg) == 0)
 		return 0;
 	fprintf(stderr, "backfilld: --check: at t=%.6f s, after %s: %s\n",
 	        (double)now / BF_SEC, after, msg);
+	name_jobs(sm, msg);
 	return -1;
+}
+
+/* A job's end at t, in the order the queue pops equal times: by job, or
+ * per event in the order the jobs started (as the literature's simulator
+ * takes its ends of one instant). The queue's room was reserved. */
+static void push_end(struct sim *sm, bf_time t, uint32_t id)
+{
+	tq_push(&sm->ends, t, sm->per_event ? sm->jobs[id].nth : id);
+}
+
+static uint32_t pop_end(struct sim *sm)
+{
+	uint32_t k = tq_pop(&sm->ends);
+
+	return sm->per_event ? sm->started[k] : k;
 }
 
 /* Act on what the core decided: a started job ends after its (cut) run,
@@ -464,8 +520,10 @@ static int take_actions(struct sim *sm, bf_time now)
 			sm->broken++;	/* an extended prediction overlapped a promise */
 			continue;
 		}
-		/* Per event, a pass between two ends of one instant signals a
-		 * job whose end, at its limit, is still to come at this instant. */
+		/* Per event, a job started at this instant with no run (and
+		 * so no estimate) reaches its limit at once: a pass between
+		 * its start and its end, still to come at this instant,
+		 * signals it. */
 		if (a[i].kind == SA_KILL && j->start + j->run == now)
 			continue;
 		if (a[i].kind != SA_START) {
@@ -478,14 +536,23 @@ static int take_actions(struct sim *sm, bf_time now)
 		sched_job_info(sm->s, a[i].job, &info);
 		j->start = now;
 		j->backfilled = info.backfilled;
+		j->nth = sm->nstarted;
+		sm->started[sm->nstarted++] = (uint32_t)a[i].job;
 		j->extend = j->run > j->estimate;
 		if (j->extend)
 			tq_push(&sm->ext, now + j->estimate, (uint32_t)a[i].job);
 		else
-			tq_push(&sm->ends, now + j->run, (uint32_t)a[i].job);
+			push_end(sm, now + j->run, (uint32_t)a[i].job);
 	}
 	sched_clear_actions(sm->s);
 	return 0;
+}
+
+/* After an event or a pass: checked (before its actions are taken: the
+ * watch reads them), then acted on. */
+static int settle(struct sim *sm, bf_time now, const char *after, bool after_pass)
+{
+	return check(sm, now, after, after_pass) < 0 || take_actions(sm, now) < 0 ? -1 : 0;
 }
 
 static int core_error(int rc, const char *what, size_t job)
@@ -501,9 +568,7 @@ static int pass(struct sim *sm, bf_time now, size_t next)
 
 	if ((rc = sched_run(sm->s, now)) < 0)
 		return core_error(rc, "scheduling pass after", next);
-	if (take_actions(sm, now) < 0 || check(sm, now, "the scheduling pass") < 0)
-		return -1;
-	return 0;
+	return settle(sm, now, "the scheduling pass", true);
 }
 
 /* A history prediction ran out with the job still running: it gets its
@@ -520,8 +585,8 @@ static int extend_event(struct sim *sm, bf_time now, uint32_t id)
 		return core_error(rc, "extended prediction", id);
 	j->estimate = j->limit;
 	sm->extended++;
-	tq_push(&sm->ends, j->start + j->run, id);
-	return check(sm, now, "an extended prediction");
+	push_end(sm, j->start + j->run, id);
+	return settle(sm, now, "an extended prediction", false);
 }
 
 /* The jobs waiting for job id, which ended now: each is submitted after
@@ -559,7 +624,7 @@ static int end_event(struct sim *sm, bf_time now, uint32_t id)
 		fprintf(stderr, "backfilld: out of memory\n");
 		return -1;
 	}
-	return check(sm, now, "an end");
+	return settle(sm, now, "an end", false);
 }
 
 static int arrival(struct sim *sm, bf_time now, size_t k)
@@ -581,7 +646,7 @@ static int arrival(struct sim *sm, bf_time now, size_t k)
 	if (rc < 0)
 		return core_error(rc, "arrival", k);
 	sm->events++;
-	return check(sm, now, "an arrival");
+	return settle(sm, now, "an arrival", false);
 }
 
 /* The first job from next on that arrives at its own submit time: not
@@ -610,6 +675,46 @@ static int arrivals(struct sim *sm, bf_time now, size_t *next)
 		if (arrival(sm, now, k) < 0 || (sm->per_event && pass(sm, now, k) < 0))
 			return -1;
 	}
+}
+
+/* An instant per event, in the order of the literature's event-driven
+ * simulator (pyss, as Mu'alem and Feitelson and Tsafrir et al. used it;
+ * backfilld-whatif(7), EVENT ORDER):
+ *  1. the jobs that reach their limit now (killed, or ending exactly at
+ *     their estimate) give their nodes back before anything else: the
+ *     plan, in estimates, counts them free from this instant on, and that
+ *     simulator's plan is all it looks at;
+ *  2. every arrival, in arrival order, a pass after each;
+ *  3. every end, in the order the jobs started, a pass after each, and
+ *     under conservative a compression with it, also for an end at the
+ *     limit (whose nodes came back in 1: sched_compress_next);
+ *  then the jobs its ends released (dependencies), and a last pass, for
+ *  an instant that only the core asked to be woken at. */
+static int instant_per_event(struct sim *sm, bf_time now, size_t *next)
+{
+	uint32_t n = 0;
+
+	while (sm->ends.len && sm->ends.t[0] == now) {
+		uint32_t id = pop_end(sm);
+		const struct rjob *j = &sm->jobs[id];
+
+		sm->ending[n++] = id;
+		if (j->start + j->estimate == now && end_event(sm, now, id) < 0)
+			return -1;
+	}
+	if (arrivals(sm, now, next) < 0)
+		return -1;
+	for (uint32_t k = 0; k < n; k++) {
+		const struct rjob *j = &sm->jobs[sm->ending[k]];
+
+		if (j->start + j->estimate == now)
+			sched_compress_next(sm->s);
+		else if (end_event(sm, now, sm->ending[k]) < 0)
+			return -1;
+		if (pass(sm, now, *next) < 0)
+			return -1;
+	}
+	return arrivals(sm, now, next) < 0 || pass(sm, now, *next) < 0 ? -1 : 0;
 }
 
 static int simulate(struct sim *sm)
@@ -642,11 +747,14 @@ static int simulate(struct sim *sm)
 		while (sm->ext.len && sm->ext.t[0] == now)
 			if (extend_event(sm, now, tq_pop(&sm->ext)) < 0)
 				return -1;
-		while (sm->ends.len && sm->ends.t[0] == now) {
-			if (end_event(sm, now, tq_pop(&sm->ends)) < 0 ||
-			    (sm->per_event && pass(sm, now, next) < 0))
+		if (sm->per_event) {
+			if (instant_per_event(sm, now, &next) < 0)
 				return -1;
+			continue;
 		}
+		while (sm->ends.len && sm->ends.t[0] == now)
+			if (end_event(sm, now, pop_end(sm)) < 0)
+				return -1;
 		if (arrivals(sm, now, &next) < 0 || pass(sm, now, next) < 0)
 			return -1;
 	}
@@ -849,7 +957,10 @@ int replay_cell(const struct trace *tr, const struct replay_opts *o,
 	}
 	/* Room for every job in each, so that no push fails. */
 	if (tq_reserve(&sm.ends, sm.n) < 0 || tq_reserve(&sm.ext, sm.n) < 0 ||
-	    (sm.dep && tq_reserve(&sm.rel, sm.n) < 0)) {
+	    (sm.dep && tq_reserve(&sm.rel, sm.n) < 0) ||
+	    !(sm.started = malloc((sm.n ? sm.n : 1) * sizeof *sm.started)) ||
+	    !(sm.ending = malloc((sm.n ? sm.n : 1) * sizeof *sm.ending)) ||
+	    (sm.check && !(sm.watch = sched_watch_new()))) {
 		fprintf(stderr, "backfilld: out of memory\n");
 		goto out;
 	}
@@ -877,6 +988,9 @@ out:
 	tq_free(&sm.ends);
 	tq_free(&sm.ext);
 	tq_free(&sm.rel);
+	sched_watch_free(sm.watch);
+	free(sm.started);
+	free(sm.ending);
 	free(sm.dep);
 	free(sm.jobs);
 	return rc;

@@ -8,8 +8,10 @@
  *   a job running past its estimate is killed at it (runtime cut, counted)
  *   skipped, counted by reason: no usable size, negative (unknown) runtime,
  *   negative submit time, a time beyond 100 years, more nodes than the machine
- *   same instant: ends first, then arrivals in file order; one scheduling
- *   pass per instant, or one after every event with per_event
+ *   same instant: ends first, then arrivals in file order, one scheduling
+ *   pass per instant; or with per_event the literature's order (pyss): the
+ *   ends at the jobs' limits give their nodes back first, then arrivals in
+ *   file order, then ends in the order the jobs started, a pass after each
  *   queue order is arrival order; a file not sorted by submit time is
  *   stably sorted (and the count of out-of-order lines reported).
  *   workflows (SWF fields 17 and 18), when honoured: a job whose preceding

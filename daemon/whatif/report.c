@@ -231,8 +231,11 @@ static void report_text(FILE *out, const struct replay_result *r)
 	        "estimate = field 9 if > 0, else the runtime (or the model's: estimates above);");
 	fprintf(out, LABEL "%s\n", "",
 	        r->per_event ?
-	        "same-instant events: ends, then arrivals in file order, a pass after each (--per-event);" :
+	        "same-instant events (--per-event, as pyss): nodes of jobs at their limit back first," :
 	        "same-instant events: ends, then arrivals in file order, then one pass;");
+	if (r->per_event)
+		fprintf(out, LABEL "%s\n", "",
+		        "then arrivals in file order, then ends in start order, a pass after each;");
 	fprintf(out, LABEL "%s\n", "", "a job past its estimate is killed at it; queue in arrival order;");
 	fprintf(out, LABEL "%s\n", "",
 	        "skipped: no size, runtime < 0, submit < 0, a time over 100 years, too many nodes;");

@@ -27,7 +27,7 @@ for p in easy conservative; do
 	[ "$a" != "$b" ]
 	ok $? "$p: one pass per instant and one per event give different schedules ($a, $b)"
 done
-"$BFD" --replay "$K" --per-event | grep -q "a pass after each (--per-event)"
+"$BFD" --replay "$K" --per-event | grep -q "same-instant events (--per-event, as pyss)"
 ok $? "the text report states the event order"
 
 # ---- estimate models ------------------------------------------------------------

@@ -173,6 +173,44 @@ static void test_t95(void)
 	ok(stats_t95(1000000) > 1.6448536269514727, "t95: stays above the normal quantile");
 }
 
+/* The published two-sided 95% table (t 0.975), df 1..30, 3 decimals. */
+static const double t975_published[30] = {
+	12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+	2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+	2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+};
+
+static void test_t975(void)
+{
+	int all = 1, dec = 1;
+
+	ok(isnan(stats_t975(0)), "t975(0) is NaN");
+	for (unsigned df = 1; df <= 30; df++)
+		if (!rounds_to(stats_t975(df), t975_published[df - 1])) {
+			all = 0;
+			printf("# t975(%u) = %.6f, table %.3f\n", df, stats_t975(df),
+			       t975_published[df - 1]);
+		}
+	ok(all, "t975: the whole published table df 1..30 to 3 decimals");
+	ok(rounds_to(stats_t975(9), 2.262), "t975(9) = 2.262 (10 seeds)");
+	/* Past the table, against the incomplete beta function (7 digits). */
+	ok(fabs(stats_t975(31) - 2.0395134) < 1e-6, "t975(31) from the expansion: 2.039513");
+	ok(fabs(stats_t975(40) - 2.0210754) < 1e-6, "t975(40): 2.021075");
+	ok(fabs(stats_t975(60) - 2.0002978) < 1e-6, "t975(60): 2.000298");
+	ok(fabs(stats_t975(120) - 1.9799304) < 1e-6, "t975(120): 1.979930");
+	ok(fabs(stats_t975(1000) - 1.9623391) < 1e-6, "t975(1000): 1.962339");
+	ok(fabs(stats_t975(UINT_MAX) - 1.9599639845400542) < 1e-8,
+	   "t975: huge df is the normal quantile 1.959964");
+	for (unsigned df = 1; df < 2000; df++)
+		if (!(stats_t975(df + 1) < stats_t975(df))) {
+			dec = 0;
+			printf("# t975(%u) = %.9f >= t975(%u) = %.9f\n", df + 1, stats_t975(df + 1),
+			       df, stats_t975(df));
+		}
+	ok(dec, "t975: strictly decreasing in df (1..2000), across the seam at 30 / 31");
+	ok(stats_t975(5) > stats_t95(5), "t975 is above t95");
+}
+
 /* ---- batch means -------------------------------------------------------- */
 
 /* Batches of 4: a warm-up batch (mean 100), then batch means 2, 4, 6, 8,
@@ -511,6 +549,7 @@ int main(void)
 	test_percentile_small();
 	test_percentile_ten();
 	test_t95();
+	test_t975();
 	test_batch_means();
 	test_significance();
 	test_mean_sd();

@@ -4,20 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "civil.h"
 #include "shaping.h"
-
-/* Days since 1970-01-01 of a proleptic Gregorian date (no time zone, no
- * library call that reads TZ). */
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-	y -= m <= 2;
-	int64_t era = (y >= 0 ? y : y - 399) / 400;
-	unsigned yoe = (unsigned)(y - era * 400);
-	unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-
-	return era * 146097 + (int64_t)doe - 719468;
-}
 
 /* n decimal digits at s, nothing else: their value, or -1. */
 static int digits(const char *s, int n)
@@ -77,7 +65,7 @@ int shape_when_parse(const char *s, struct shape_when *w, char *err, size_t errl
 		    d > mdays[mo - 1] + (mo == 2 && leap(y)) || h > 23 || mi > 59 || sec > 59)
 			goto bad;
 		w->absolute = true;
-		w->sec = days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + sec;
+		w->sec = civil_days(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + sec;
 		return 0;
 	}
 bad:

@@ -767,7 +767,8 @@ static int keep_jobs(const struct sim *sm, struct replay_jobs *out)
 		const struct rjob *j = &sm->jobs[k];
 
 		out->j[k] = (struct replay_job){ .submit = j->submit, .start = j->start,
-			.run = j->run, .estimate = j->estimate, .size = (uint32_t)j->size,
+			.run = j->run, .estimate = j->estimate, .logged_run = j->raw_run,
+			.size = (uint32_t)j->size,
 			.line = j->line, .killed = j->killed, .backfilled = j->backfilled };
 	}
 	return 0;

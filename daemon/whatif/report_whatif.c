@@ -240,8 +240,12 @@ static void table(FILE *out, const char *title, const struct bd_group *g, size_t
 	for (size_t i = 0; i < n; i++) {
 		if (g[i].jobs == 0)
 			continue;
-		fprintf(out, "%-10s %7" PRIu64 " %6.2f %6" PRIu64 " ", g[i].label, g[i].jobs,
-		        g[i].load * 100, g[i].backfilled);
+		fprintf(out, "%-10s %7" PRIu64 " ", g[i].label, g[i].jobs);
+		if (isfinite(g[i].load))
+			fprintf(out, "%6.2f", g[i].load * 100);
+		else
+			fprintf(out, "%6s", "-");
+		fprintf(out, " %6" PRIu64 " ", g[i].backfilled);
 		fprintf(out, "%10.0f %10.0f %10.0f %10.0f %9.2f %9.2f\n", g[i].wait.avg, g[i].wait.p90,
 		        g[i].response.avg, g[i].response.p90, g[i].bsld.avg, g[i].bsld.p90);
 	}
@@ -254,6 +258,8 @@ void report_print_tables(FILE *out, const struct replay_result *r)
 	table(out, r->bd->calendar ? "month" : "period", r->bd->month, r->bd->nmonth);
 	table(out, "runtime", r->bd->runtime, BD_RUNTIME_CLASSES);
 	table(out, "size", r->bd->size, BD_SIZE_CLASSES);
-	fputs("(times in seconds; load% = the class's node-seconds over the machine's span; "
-	      "backf = backfilled jobs)\n", out);
+	fputs("(times in seconds; backf = backfilled jobs; load%: a month's own offered load, its\n"
+	      " jobs' logged node-seconds over the machine's in the month, the first and last\n"
+	      " counted from the first submission to the last; a class's share of the machine\n"
+	      " over the replay's span)\n", out);
 }

@@ -49,4 +49,49 @@ sed '/UnixStartTime/d' months.swf >periods.swf
   "+0d 10.33 +30d 38.67 +60d 10.34 " ]
 ok $? "30-day periods without UnixStartTime: each its own offered load, the last up to the last submission"
 
+# ---- a comparison's verdict at three batch sizes ----------------------------------
+# all_bsld FILE: the all-jobs bounded slowdown object of a comparison's
+# JSON, one "key value" a line (by_batch_size's as "size.N.key value").
+all_bsld() {
+	awk '/"class": "all"/ { on = 1 } on && /"bounded_slowdown": \{/ { b = 1; next }
+	     b && /"by_batch_size"/ { k = -1; next }
+	     b && k != "" && /^          \{/ { k++ }
+	     b && /^        \]/ { k = "" }
+	     b && /^      \}/ { exit }
+	     b && /": / { key = $1; gsub(/[":]/, "", key); v = $0; sub(/^[^:]*: /, "", v); sub(/,$/, "", v)
+	                 gsub(/"/, "", v); print (k != "" ? "size." k "." : "") key, v }' "$1"
+}
+"$BFD" --replay "$K" --compare trace,x2 --format json >x2.json
+all_bsld x2.json >x2.all
+[ "$(grep -c '^size\.[012]\.batch_jobs ' x2.all)" -eq 3 ] &&
+	[ "$(sed -n 's/^size\.\([012]\)\.batch_jobs //p' x2.all | tr '\n' ' ')" = "889 1778 4445 " ]
+ok $? "--compare JSON: each verdict at the default batch (28475 / 32 = 889 jobs), x2 and x5"
+grep -q '^significant B lower$' x2.all && grep -q '^size\.2\.significant no$' x2.all &&
+	grep -q '^depends_on_batch_size true$' x2.all
+ok $? "trace against x2 on KTH: B lower at 889 jobs a batch, no at 4445: it depends on the batch size"
+"$BFD" --replay "$K" --compare trace,x2 --batch 4445 --format json >x2b.json
+all_bsld x2b.json >x2b.all
+[ "$(sed -n 's/^lo //p' x2b.all) $(sed -n 's/^hi //p' x2b.all)" = \
+  "$(sed -n 's/^size\.2\.lo //p' x2.all) $(sed -n 's/^size\.2\.hi //p' x2.all)" ]
+ok $? "the interval at x5 is the one --batch 4445 gives"
+"$BFD" --replay "$K" --compare trace,x2 >x2.txt
+grep -q '^all  *all .* B lower\*$' x2.txt &&
+	grep -qx '  all all, bsld: B lower at 889 jobs a batch (31 batches), B lower at 1778 (15 batches), no at 4445 (5 batches)' x2.txt &&
+	grep -q '^the verdict depends on the batch size' x2.txt
+ok $? "the text report marks the verdict and says it depends on the batch size, at each size"
+# Every marked verdict is listed, and nothing else is.
+[ "$(grep '|' x2.txt | tr -cd '*' | wc -c)" -eq "$(grep -c '^  [a-z]* .*, \(resp\|bsld\): ' x2.txt)" ]
+ok $? "as many verdicts marked as listed"
+"$BFD" --replay "$K" --compare easy,fcfs >fcfs.txt
+grep -q '^every verdict is the same with batches 2 and 5 times as long' fcfs.txt && ! grep -q '\*' fcfs.txt
+ok $? "easy against fcfs: no verdict depends on the batch size, and the report says so"
+C=$(trace CTC-SP2-1996-3.1-cln.swf.gz)
+if have_trace CTC-SP2-1996-3.1-cln.swf.gz; then
+	"$BFD" --replay "$C" --nodes 430 --compare easy,conservative >ctc.txt
+	grep -qx '  all all, resp: A lower at 2413 jobs a batch (31 batches), A lower at 4826 (15 batches), no at 12065 (5 batches)' ctc.txt
+	ok $? "CTC-SP2 on 430 nodes, easy against conservative: the all-jobs verdict goes at 5 times the batch"
+else
+	skip_check "CTC-SP2 on 430 nodes: the all-jobs verdict at three batch sizes" "CTC-SP2-1996-3.1-cln.swf.gz is not in $BF_TRACES"
+fi
+
 done_testing

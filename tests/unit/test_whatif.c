@@ -151,6 +151,34 @@ static void test_est_draw_simple(void)
 	ok_eq(est_draw(&m, 1, 7, S(100), S(1000)), S(1100), "x1.1 of 1000 s is 1100 s");
 }
 
+/* est_uses_seed says which models draw: every other gives each job the
+ * same estimate whatever the seed (checked over many jobs and seeds), and
+ * a model that draws gives some job another one. */
+static void test_est_uses_seed(void)
+{
+	static const struct { const char *spec; bool uses; } models[] = {
+		{ "trace", false }, { "exact", false }, { "x2", false }, { "x0.5", false },
+		{ "f=1", false }, { "history", false }, { "f=1.5", true }, { "f=4", true },
+		{ "model", true },
+	};
+	char err[128];
+
+	for (size_t i = 0; i < N_OF(models); i++) {
+		struct est_model m;
+		bool differs = false;
+
+		est_parse(models[i].spec, &m, err, sizeof err);
+		for (uint64_t k = 0; k < 500 && !differs; k++) {
+			bf_time r = S(1 + (k * 37) % 100000), e = S(2 + (k * 53) % 200000);
+
+			for (uint64_t seed = 2; seed <= 5; seed++)
+				differs |= est_draw(&m, seed, k, r, e) != est_draw(&m, 1, k, r, e);
+		}
+		ok(est_uses_seed(&m) == models[i].uses && differs == models[i].uses,
+		   "%s: %s the seed", models[i].spec, models[i].uses ? "uses" : "does not use");
+	}
+}
+
 static void test_est_uniform(void)
 {
 	int in_range = 1, same = 1;
@@ -1217,6 +1245,7 @@ int main(void)
 {
 	test_est_parse();
 	test_est_draw_simple();
+	test_est_uses_seed();
 	test_est_uniform();
 	test_est_draw_uniform();
 	test_est_draw_model();

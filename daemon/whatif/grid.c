@@ -39,6 +39,14 @@ void grid_cell(const struct grid *g, size_t k, const struct replay_settings *bas
 	out->policy = g->policy[a.policy];
 }
 
+size_t grid_source(const struct grid *g, size_t k)
+{
+	struct grid_at a = grid_decode(g, k);
+
+	/* The seed is innermost: the setting's first seed is a.seed cells back. */
+	return est_uses_seed(&g->est[a.est]) ? k : k - a.seed;
+}
+
 double cell_metric(const struct cell_row *r, const char *metric)
 {
 	if (strcmp(metric, "bsld") == 0)

@@ -93,6 +93,8 @@ static void csv_row(FILE *out, const char *trace, size_t k, const struct cell_ro
 struct summary {
 	size_t first;		/* the row of its first seed */
 	size_t seeds;
+	size_t replays;		/* of its seeds' cells, those replayed (1 when its
+				 * estimate model does not use the seed) */
 	double mean[4], sd[4], lo[4], hi[4];	/* bsld, wait, response, utilization % */
 };
 static const char *const sum_metric[4] = { "bsld", "wait", "response", "utilization" };
@@ -114,6 +116,8 @@ static struct summary *summarize(const struct grid *g, const struct cell_row *ro
 	for (size_t i = 0; i < m; i++) {
 		su[i].first = i * g->nseed;
 		su[i].seeds = g->nseed;
+		for (size_t k = 0; k < g->nseed; k++)
+			su[i].replays += rows[i * g->nseed + k].replayed;
 		for (int q = 0; q < 4; q++) {
 			su[i].lo[q] = INFINITY;
 			su[i].hi[q] = -INFINITY;
@@ -200,6 +204,7 @@ static void print_json(FILE *out, const struct replay_opts *o, const struct grid
 		settings_json(&w, r);
 		jw_u64(&w, "seed", r->set.seed);
 		jw_u64(&w, "jobs", r->jobs);
+		jw_u64(&w, "skipped", r->skipped);
 		if (r->deps.shown) {
 			jw_u64(&w, "with_predecessor", r->deps.with_pred);
 			jw_u64(&w, "honoured", r->deps.honoured);
@@ -214,6 +219,8 @@ static void print_json(FILE *out, const struct replay_opts *o, const struct grid
 		report_dist_json(&w, "bounded_slowdown", &r->bsld);
 		jw_f64(&w, "bsld_ci90_half", r->ci_bsld.half_width);
 		jw_f64(&w, "wall_s", r->wall_s);
+		jw_bool(&w, "replayed", r->replayed);
+		jw_u64(&w, "same_as_cell", r->same_as);
 		jw_close(&w);
 	}
 	jw_close_array(&w);
@@ -224,6 +231,7 @@ static void print_json(FILE *out, const struct replay_opts *o, const struct grid
 		jw_open(&w);
 		settings_json(&w, &rows[su[i].first]);
 		jw_u64(&w, "seeds", su[i].seeds);
+		jw_u64(&w, "replays", su[i].replays);
 		for (int q = 0; q < 4; q++) {
 			jw_key(&w, sum_metric[q]);
 			jw_open(&w);
@@ -240,38 +248,79 @@ static void print_json(FILE *out, const struct replay_opts *o, const struct grid
 	putc('\n', out);
 }
 
+/* "trace, x2": the grid's estimate models that do not use the seed. */
+static void seedless_models(const struct grid *g, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < g->nest && at < len; i++) {
+		char est[32];
+
+		if (est_uses_seed(&g->est[i]))
+			continue;
+		est_name(&g->est[i], est, sizeof est);
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? ", " : "", est);
+	}
+}
+
+/* A line per setting: jobs and skipped (the same for every seed), the
+ * bounded slowdown, response time, wait and utilization; with several
+ * seeds their means, and the bounded slowdown's spread. */
 static void print_text(FILE *out, const struct replay_opts *o, const struct grid *g,
                        const struct cell_row *rows, const struct summary *su, size_t nsum)
 {
 	double wall = 0;
+	size_t replays = 0;
+	bool spread = g->nseed > 1;
 
-	for (size_t i = 0; i < nsum * g->nseed; i++)
+	for (size_t i = 0; i < nsum * g->nseed; i++) {
 		wall += rows[i].wall_s;
-	fprintf(out, "backfilld sweep: %s, %zu cells (%zu seed%s each); the replays took %.2f s "
-	        "in all\n",
-	        o->trace, nsum * g->nseed, g->nseed, g->nseed == 1 ? "" : "s", wall);
+		replays += rows[i].replayed;
+	}
+	fprintf(out, "backfilld sweep: %s, %zu cells (%zu seed%s each), %zu replayed; the replays "
+	        "took %.2f s in all\n", o->trace, nsum * g->nseed, g->nseed,
+	        g->nseed == 1 ? "" : "s", replays, wall);
+	if (replays < nsum * g->nseed) {
+		char names[512];
+
+		seedless_models(g, names, sizeof names);
+		fprintf(out, "estimates %s: not drawn with the seed, so each setting with them was "
+		        "replayed once, not once per seed (the same figures for every seed)\n", names);
+	}
 	if (nsum && rows[0].deps.shown)
 		fprintf(out, "dependencies %s (SWF fields 17 and 18 %s in every cell)\n",
 		        replay_deps_name(rows[0].deps.mode), rows[0].deps.mode == DEPS_TRACE ?
 		        "honoured, waits counted from the effective submit times," : "not honoured");
-	fprintf(out, "%-13s %-10s %6s %7s  %-35s %10s %7s\n", "policy", "estimates", "load",
-	        "nodes", "bsld avg (sd, min-max)", "wait avg s", "util %");
+	fprintf(out, "%-13s %-10s %6s %7s %7s %7s  ", "policy", "estimates", "load", "nodes", "jobs",
+	        "skipped");
+	fprintf(out, spread ? "%-35s" : "%9s", spread ? "bsld avg (sd, min-max)" : "bsld avg");
+	fprintf(out, " %11s %11s %7s\n", "resp avg s", "wait avg s", "util %");
 	for (size_t i = 0; i < nsum; i++) {
 		const struct cell_row *r = &rows[su[i].first];
-		char est[32], sd[64];
+		char est[32], bsld[64];
 
 		est_name(&r->set.est, est, sizeof est);
-		if (isfinite(su[i].mean[0]))
-			snprintf(sd, sizeof sd, "%.3f (%.3f, %.3f-%.3f)", su[i].mean[0],
-			         isfinite(su[i].sd[0]) ? su[i].sd[0] : 0.0, su[i].lo[0], su[i].hi[0]);
+		if (!isfinite(su[i].mean[0]))
+			snprintf(bsld, sizeof bsld, "- (no job)");
+		else if (!spread)
+			snprintf(bsld, sizeof bsld, "%.3f", su[i].mean[0]);
+		else if (su[i].replays == 1)
+			snprintf(bsld, sizeof bsld, "%.3f (the same for every seed)", su[i].mean[0]);
 		else
-			snprintf(sd, sizeof sd, "- (no job)");
-		fprintf(out, "%-13s %-10s %6g %7" PRIu32 "  %-35s %10.0f %7.2f\n",
-		        sched_policy_name(r->set.policy), est, r->set.shape.load, r->nodes, sd,
+			snprintf(bsld, sizeof bsld, "%.3f (%.3f, %.3f-%.3f)", su[i].mean[0],
+			         isfinite(su[i].sd[0]) ? su[i].sd[0] : 0.0, su[i].lo[0], su[i].hi[0]);
+		fprintf(out, "%-13s %-10s %6g %7" PRIu32 " %7" PRIu64 " %7" PRIu64 "  ",
+		        sched_policy_name(r->set.policy), est, r->set.shape.load, r->nodes, r->jobs,
+		        r->skipped);
+		fprintf(out, spread ? "%-35s" : "%9s", bsld);
+		fprintf(out, " %11.0f %11.0f %7.2f\n",
+		        isfinite(su[i].mean[2]) ? su[i].mean[2] : 0.0,
 		        isfinite(su[i].mean[1]) ? su[i].mean[1] : 0.0, su[i].mean[3]);
 	}
-	if (g->nseed > 1)
-		fputs("(mean over the seeds, sample standard deviation, smallest and largest)\n", out);
+	if (spread)
+		fputs("(each figure the mean over the seeds; for bsld also their sample standard "
+		      "deviation, smallest and largest)\n", out);
 }
 
 /* ---- plot ----------------------------------------------------------------- */

@@ -94,4 +94,56 @@ else
 	skip_check "CTC-SP2 on 430 nodes: the all-jobs verdict at three batch sizes" "CTC-SP2-1996-3.1-cln.swf.gz is not in $BF_TRACES"
 fi
 
+# ---- the --seeds sweep's table ------------------------------------------------------
+# row FILE POLICY ESTIMATES: the table's line of that setting.
+row() { awk -v p="$2" -v e="$3" '$1 == p && $2 == e' "$1"; }
+"$BFD" --replay "$K" --estimates f=4 --seed 2 --format json >f4s2.json
+"$BFD" --replay "$K" --estimates f=4 --seeds 1..3 >seeds.txt
+head -3 seeds.txt | grep -q '^policy  *estimates  *load  *nodes  *jobs  *skipped  *bsld avg (sd, min-max)  *resp avg s  *wait avg s  *util %$'
+ok $? "--seeds table: jobs, skipped and mean response time beside the bounded slowdown's spread"
+set -- $(row seeds.txt easy f=4)
+[ "$5" = "$(j f4s2.json jobs_simulated)" ] &&
+	[ "$6" = "$(sed -n '/"skipped": {/,/}/s/^ *"total": \([0-9]*\),/\1/p' f4s2.json)" ]
+ok $? "--seeds table: the jobs replayed and skipped are the replay's ($5, $6)"
+# The mean response time over seeds 1..3 is the mean of the three replays'.
+for s in 1 3; do "$BFD" --replay "$K" --estimates f=4 --seed $s --format json >f4s$s.json; done
+want=$(awk -v a="$(j f4s1.json response_avg_s)" -v b="$(j f4s2.json response_avg_s)" \
+	-v c="$(j f4s3.json response_avg_s)" 'BEGIN { printf "%.0f", (a + b + c) / 3 }')
+set -- $(row seeds.txt easy f=4)
+[ "${10}" = "$want" ]
+ok $? "--seeds table: the response time is the mean of the seeds' (${10}, $want)"
+"$BFD" --replay "$K" --policy easy,conservative >one2.txt
+grep -q '^policy .* skipped  *bsld avg  *resp avg s' one2.txt && ! grep -q 'sd, min-max\|mean over the seeds' one2.txt
+ok $? "one seed: no spread columns, no word of means over seeds"
+"$BFD" --replay "$K" --format json >trace.json
+set -- $(row one2.txt easy trace)
+[ "$8" = "$(printf '%.0f' "$(j trace.json response_avg_s)")" ]
+ok $? "one seed: the line's response time is the replay's ($8)"
+# Settings that do not use the seed: replayed once, and said.
+"$BFD" --replay "$K" --policy easy,conservative --estimates trace,f=1,x2,exact,f=4 --seeds 1..3 \
+	--format json >mixed.json
+"$BFD" --replay "$K" --policy easy,conservative --estimates trace,f=1,x2,exact,f=4 --seeds 1..3 >mixed.txt
+grep -q '^backfilld sweep: .*, 30 cells (3 seeds each), 14 replayed;' mixed.txt &&
+	grep -q '^estimates trace, f=1, x2, exact: not drawn with the seed, so each setting with them was replayed once' mixed.txt
+ok $? "trace, f=1, x2, exact replayed once per setting, f=4 per seed: 2 x (4 + 3) = 14 replays, and the report says so"
+[ "$(row mixed.txt conservative x2 | grep -c 'the same for every seed')" -eq 1 ] &&
+	[ "$(row mixed.txt conservative f=4 | grep -c 'the same for every seed')" -eq 0 ]
+ok $? "the table says which lines are the same for every seed"
+[ "$(grep -c '"replayed": false' mixed.json)" -eq 16 ] && [ "$(grep -c '"replayed": true' mixed.json)" -eq 14 ] &&
+	[ "$(grep -c '"replays": 1,' mixed.json)" -eq 8 ] && [ "$(grep -c '"replays": 3,' mixed.json)" -eq 2 ]
+ok $? "JSON: 16 cells not replayed, 14 replayed; summaries of 1 and of 3 replays"
+# A copied cell: the figures of its setting's first seed, its own seed, no time.
+awk '/"cell": 1,/ { on = 1 } on && /"seed": / { s = $2 } on && /"wall_s": / { w = $2 }
+     on && /"same_as_cell": / { print s, w, $2; exit }' mixed.json >copy.txt
+[ "$(cat copy.txt)" = "2, 0.000000, 0" ]
+ok $? "cell 1 (easy, trace, seed 2) is cell 0's replay: seed 2, wall_s 0, same_as_cell 0"
+"$BFD" --replay "$K" --estimates trace --seeds 1..2 --format csv --parallel 1 >tr.csv
+"$BFD" --replay "$K" --estimates trace --seed 2 --format json >tr2.json
+[ "$(awk -F, 'NR == 3 { print $18 }' tr.csv)" = "$(printf '%.6g' "$(j tr2.json wait_avg_s)")" ]
+ok $? "CSV: seed 2's row, not replayed, has the figures seed 2 gives"
+"$BFD" --replay "$K" --estimates f=4 --seeds 1..2 --cell 1 --format csv | tail -1 >c1.csv
+"$BFD" --replay "$K" --estimates trace --seeds 1..2 --cell 1 --format csv | tail -1 >c1t.csv
+[ "$(cut -d, -f5 c1.csv)" = 2 ] && [ "$(cut -d, -f32 c1t.csv)" != 0 ]
+ok $? "--cell alone replays its cell, a seed that changes nothing too"
+
 done_testing

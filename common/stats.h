@@ -55,6 +55,21 @@ int stats_batch_means(const double *v, size_t n, size_t batch, size_t warmup,
  * than two batches (no interval). */
 bool stats_bm_significant(const struct stats_bm *bm);
 
+/* Paired samples across independent runs (a comparison's two sides
+ * replayed with each of n seeds): the mean of the differences a[i] - b[i]
+ * with its 95% Student t interval, mean ± t975(n-1) * sd / sqrt(n), and the
+ * same for the relative differences (a[i] - b[i]) / b[i]. Half-widths and
+ * bounds are NaN when n < 2; the relative figures are NaN when some b[i]
+ * is 0. A difference is significant when its interval excludes zero. */
+struct stats_paired {
+	size_t n;
+	double mean_a, mean_b;
+	double diff, half, lo, hi;
+	double rel, rel_half, rel_lo, rel_hi;
+};
+void stats_paired95(const double *a, const double *b, size_t n, struct stats_paired *out);
+bool stats_paired_significant(const struct stats_paired *p);
+
 /* Mean and sample standard deviation of n values (mean NaN when n == 0, sd
  * NaN when n < 2), computed stably (Welford). Either pointer may be NULL. */
 void stats_mean_sd(const double *v, size_t n, double *mean, double *sd);

@@ -211,6 +211,46 @@ static void test_t975(void)
 	ok(stats_t975(5) > stats_t95(5), "t975 is above t95");
 }
 
+/* Paired samples: differences 2, 1, 4, 0 (mean 1.75, sd sqrt(8.75 / 3)),
+ * relative 2/8, 1/11, 4/10, 0/9. */
+static void test_paired(void)
+{
+	const double a[] = { 10, 12, 14, 9 }, b[] = { 8, 11, 10, 9 };
+	struct stats_paired p;
+	double half = 3.182446 * sqrt(8.75 / 3) / 2, rel = (0.25 + 1.0 / 11 + 0.4) / 4;
+	double rsd;
+
+	stats_paired95(a, b, 4, &p);
+	ok(p.n == 4, "paired: n");
+	ok_near(p.mean_a, 11.25, "paired: mean of a");
+	ok_near(p.mean_b, 9.5, "paired: mean of b");
+	ok_near(p.diff, 1.75, "paired: mean difference 1.75");
+	ok(fabs(p.half - half) < 1e-5, "paired: half-width t975(3) sd / 2 = %.5f", half);
+	ok_near(p.lo, p.diff - p.half, "paired: lo");
+	ok_near(p.hi, p.diff + p.half, "paired: hi");
+	ok(!stats_paired_significant(&p), "paired: [-0.97, 4.47] holds 0: not significant");
+	ok_near(p.rel, rel, "paired: mean relative difference");
+	{
+		const double r[] = { 0.25, 1.0 / 11, 0.4, 0 };
+
+		stats_mean_sd(r, 4, NULL, &rsd);
+	}
+	ok(fabs(p.rel_half - 3.182446 * rsd / 2) < 1e-5, "paired: relative half-width");
+
+	const double c[] = { 5, 6, 7 }, d[] = { 3, 4, 5 };
+	stats_paired95(c, d, 3, &p);
+	ok(p.diff == 2 && p.half == 0 && p.lo == 2 && p.hi == 2 && stats_paired_significant(&p),
+	   "paired: every difference 2: the interval is [2, 2], significant");
+	const double e[] = { 1, 2 }, f[] = { 0, 2 };
+	stats_paired95(e, f, 2, &p);
+	ok(isnan(p.rel) && isnan(p.rel_lo) && isfinite(p.lo), "paired: a b of 0: no relative figures");
+	stats_paired95(a, b, 1, &p);
+	ok(p.diff == 2 && isnan(p.half) && isnan(p.lo) && !stats_paired_significant(&p),
+	   "paired: one pair: a difference, no interval, not significant");
+	stats_paired95(a, b, 0, &p);
+	ok(isnan(p.diff) && isnan(p.mean_a) && !stats_paired_significant(&p), "paired: none: NaN");
+}
+
 /* ---- batch means -------------------------------------------------------- */
 
 /* Batches of 4: a warm-up batch (mean 100), then batch means 2, 4, 6, 8,
@@ -550,6 +590,7 @@ int main(void)
 	test_percentile_ten();
 	test_t95();
 	test_t975();
+	test_paired();
 	test_batch_means();
 	test_significance();
 	test_mean_sd();

@@ -199,7 +199,7 @@ static bool depends_on_batch(const struct paired *p)
 	return false;
 }
 
-static void side_name(const struct replay_settings *s, char *buf, size_t len)
+void compare_side_name(const struct replay_settings *s, char *buf, size_t len)
 {
 	char est[32];
 
@@ -435,8 +435,8 @@ int compare_run(const struct trace *tr, const struct replay_opts *o,
 	int rc = -1;
 
 	q.jobs_out = NULL;
-	side_name(a, na, sizeof na);
-	side_name(b, nb, sizeof nb);
+	compare_side_name(a, na, sizeof na);
+	compare_side_name(b, nb, sizeof nb);
 	if (replay_cell(tr, &q, a, &ra, &ja) < 0 || replay_cell(tr, &q, b, &rb, &jb) < 0)
 		goto out;
 	/* Shaping and the input rules do not depend on the policy or the

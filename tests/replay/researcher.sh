@@ -146,4 +146,73 @@ ok $? "CSV: seed 2's row, not replayed, has the figures seed 2 gives"
 [ "$(cut -d, -f5 c1.csv)" = 2 ] && [ "$(cut -d, -f32 c1t.csv)" != 0 ]
 ok $? "--cell alone replays its cell, a seed that changes nothing too"
 
+# ---- --compare A,B --seeds: paired by seed ---------------------------------------------
+# per_seed FILE SIDE KEY: that figure of a side for each seed, one a line.
+per_seed() {
+	awk -v side="\"$2\": {" -v key="\"$3\": " '/"per_seed": \[/ { on = 1 }
+	     on && index($0, side) { in_side = 1; next } in_side && /}/ { in_side = 0 }
+	     in_side && index($0, key) { v = $2; sub(/,$/, "", v); print v }' "$1"
+}
+# figure FILE NAME KEY: a key of a figure's object.
+figure() {
+	awk -v f="\"figure\": \"$2\"" -v key="\"$3\": " 'index($0, f) { on = 1 }
+	     on && index($0, key) { v = $0; sub(/^[^:]*: /, "", v); sub(/,$/, "", v); gsub(/"/, "", v); print v; exit }' "$1"
+}
+"$BFD" --replay "$K" --compare easy/f=4,conservative/f=4 --seeds 1..3 --format json --parallel 2 >cs.json
+ok $? "--compare easy/f=4,conservative/f=4 --seeds 1..3 runs (it was refused)"
+"$BFD" --replay "$K" --compare easy/f=4,conservative/f=4 --seeds 1..3 --format json --parallel 1 >cs1.json
+cmp -s cs.json cs1.json
+ok $? "--compare over seeds: 2 workers give what 1 gives"
+# Each side's figure for a seed is the replay with that seed: the same
+# draws for both sides.
+good=0
+for s in 1 2 3; do
+	for p in easy:a conservative:b; do
+		"$BFD" --replay "$K" --policy "${p%:*}" --estimates f=4 --seed $s --format json >one.json
+		[ "$(per_seed cs.json "${p#*:}" bounded_slowdown | sed -n "${s}p")" = "$(j one.json bounded_slowdown_avg)" ] ||
+			good=1
+	done
+done
+ok $good "--compare over seeds: each side's figure for seed s is the replay of that side with --seed s"
+per_seed cs.json a bounded_slowdown >a.v; per_seed cs.json b bounded_slowdown >b.v
+# The mean difference, its 95% Student t interval (t(0.975, 2) = 4.302653)
+# and the seeds B won, from the per-seed figures.
+paste a.v b.v | awk '{ d[NR] = $1 - $2; s += d[NR]; won += $2 < $1 }
+	END { m = s / NR; for (i = 1; i <= NR; i++) v += (d[i] - m) ^ 2; h = 4.302653 * sqrt(v / (NR - 1)) / sqrt(NR)
+	      printf "%.4f %.4f %.4f %d\n", m, m - h, m + h, won }' >want.txt
+printf '%.4f %.4f %.4f %d\n' "$(figure cs.json bounded_slowdown diff)" "$(figure cs.json bounded_slowdown lo)" \
+	"$(figure cs.json bounded_slowdown hi)" "$(figure cs.json bounded_slowdown b_won)" >got.txt
+cmp -s want.txt got.txt
+ok $? "bsld: mean paired difference, its 95% t interval (2 df) and the seeds B won ($(cat got.txt))"
+paste a.v b.v | awk '{ r[NR] = ($1 - $2) / $2; s += r[NR] } END { printf "%.4f\n", s / NR }' >want.txt
+[ "$(printf '%.4f' "$(figure cs.json bounded_slowdown rel_diff)")" = "$(cat want.txt)" ]
+ok $? "bsld: the mean relative difference (A - B) / B"
+grep -q '"confidence": 0.950000' cs.json && grep -q '"degrees_of_freedom": 2,' cs.json &&
+	grep -q '"t": 4.302653' cs.json && grep -q '"method": "Student t across seeds"' cs.json
+ok $? "JSON: the interval is 95%, Student t, n - 1 = 2 degrees of freedom"
+"$BFD" --replay "$K" --compare easy/f=4,conservative/f=4 --seeds 1..3 >cs.txt
+grep -q '^paired by seed' cs.txt && grep -q '95% confidence interval, Student t with 2 degrees of freedom' cs.txt &&
+	grep -q '^bsld .* [0-3] of 3 ' cs.txt && grep -q '^resp s ' cs.txt && grep -q '^killed ' cs.txt
+ok $? "text: paired by seed, 95% Student t with 2 degrees of freedom, a line per figure with the seeds B won"
+"$BFD" --replay "$K" --compare trace,f=4 --seeds 1..3 --format json >ts.json
+[ "$(sed -n '/"a": {/,/}/s/^ *"replays": \([0-9]*\),*/\1/p' ts.json)" = 1 ] &&
+	[ "$(sed -n '/"b": {/,/}/s/^ *"replays": \([0-9]*\),*/\1/p' ts.json)" = 3 ] &&
+	[ "$(per_seed ts.json a bounded_slowdown | sort -u | wc -l)" -eq 1 ]
+ok $? "a side whose estimates do not use the seed (trace) is replayed once, its figure the same for each seed"
+"$BFD" --replay "$K" --compare easy,conservative --seeds 1..3 >ec.txt
+grep -q '^neither side uses the seed' ec.txt && [ "$(grep -c ' n/a$' ec.txt)" -eq 7 ]
+ok $? "neither side uses the seed: the report says the differences are exact, no interval"
+"$BFD" --replay "$K" --compare easy/f=4,conservative/f=4 --seeds 2..2 >c1.txt
+grep -q '^per-job paired differences' c1.txt
+ok $? "--compare with a single seed is the per-job comparison at that seed"
+"$BFD" --replay "$K" --compare easy,conservative --seeds 1..3 --format csv 2>err; [ $? -eq 2 ] &&
+	grep -q 'text or JSON' err
+ok $? "--compare with --format csv is refused, saying why"
+"$BFD" --replay "$K" --compare easy,conservative --seeds 1..3 --plot x.svg 2>err; [ $? -eq 2 ] &&
+	grep -q 'no months' err
+ok $? "--compare over seeds with --plot is refused, saying why"
+"$BFD" --replay "$K" --compare easy,conservative --nodes 64,100 2>err; [ $? -eq 2 ] &&
+	grep -q 'not lists or --cell' err
+ok $? "--compare still takes one value of each setting"
+
 done_testing

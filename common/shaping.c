@@ -144,7 +144,6 @@ int shape_apply(const struct shaping *sh, int64_t unix_start, struct shape_job *
                 bool *keep, struct shaping_counts *out, char *err, size_t errlen)
 {
 	int64_t from = INT64_MIN, to = INT64_MAX;
-	bf_time first = BF_NEVER;
 
 	*out = (struct shaping_counts){ .window_from = INT64_MIN, .window_to = INT64_MAX };
 	for (size_t i = 0; i < n; i++)
@@ -186,17 +185,24 @@ int shape_apply(const struct shaping *sh, int64_t unix_start, struct shape_job *
 			out->after_window++;
 		}
 	}
-	/* Load: gaps between arrivals divided by the factor, measured from the
-	 * first kept arrival, whole seconds as in the trace. */
+	if (sh->load != 1.0 && sh->load > 0)
+		shape_scale(jobs, n, keep, sh->load);
+	return 0;
+}
+
+/* Load: gaps between arrivals divided by the factor, measured from the
+ * first kept arrival, whole seconds as in the trace. */
+void shape_scale(struct shape_job *jobs, size_t n, const bool *keep, double load)
+{
+	bf_time first = BF_NEVER;
+
 	for (size_t i = 0; i < n; i++)
 		if (keep[i] && first == BF_NEVER)
 			first = jobs[i].submit;
-	if (sh->load != 1.0 && sh->load > 0)
-		for (size_t i = 0; i < n; i++)
-			if (keep[i]) {
-				double gap = (double)(jobs[i].submit - first) / BF_SEC / sh->load;
+	for (size_t i = 0; i < n; i++)
+		if (keep[i]) {
+			double gap = (double)(jobs[i].submit - first) / BF_SEC / load;
 
-				jobs[i].submit = first + (bf_time)llround(gap) * BF_SEC;
-			}
-	return 0;
+			jobs[i].submit = first + (bf_time)llround(gap) * BF_SEC;
+		}
 }

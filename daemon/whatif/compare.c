@@ -207,6 +207,22 @@ void compare_side_name(const struct replay_settings *s, char *buf, size_t len)
 	snprintf(buf, len, "%s/%s", sched_policy_name(s->policy), est);
 }
 
+void compare_load_text(FILE *out, double load, double target, double offered)
+{
+	if (target > 0)
+		fprintf(out, "load x%.6g (inter-arrival times / it) for an offered load of %g "
+		        "(--utilization): reached %.6f\n", load, target, offered);
+	else if (load != 1.0)
+		fprintf(out, "load x%g (inter-arrival times / it): offered load %.6f\n", load, offered);
+}
+
+void compare_load_json(struct jw *w, double load, double target, double offered)
+{
+	jw_f64(w, "load", load);
+	jw_f64(w, "utilization_target", target > 0 ? target : NAN);
+	jw_f64(w, "offered_load", offered);
+}
+
 static void num(FILE *out, double v, int width, int prec)
 {
 	if (isfinite(v))
@@ -266,6 +282,7 @@ static void print_text(FILE *out, const struct replay_opts *o, const char *na, c
 {
 	fprintf(out, "backfilld compare: %s, %" PRIu64 " jobs, %" PRIu32 " nodes\n", o->trace,
 	        ra->m.jobs, ra->nodes);
+	compare_load_text(out, ra->shape.load, ra->shape.utilization, ra->offered_load);
 	if (ra->deps.shown)
 		fprintf(out, "dependencies %s: %" PRIu64 " jobs had a predecessor, %" PRIu64 " honoured%s\n",
 		        replay_deps_name(ra->deps.mode), ra->deps.with_pred, ra->deps.honoured,
@@ -334,6 +351,7 @@ static void print_json(FILE *out, const struct replay_opts *o, const char *na, c
 	jw_str(&w, "trace", o->trace);
 	jw_u64(&w, "jobs", ra->m.jobs);
 	jw_u64(&w, "nodes", ra->nodes);
+	compare_load_json(&w, ra->shape.load, ra->shape.utilization, ra->offered_load);
 	if (ra->deps.shown) {
 		jw_key(&w, "dependencies");
 		jw_open(&w);

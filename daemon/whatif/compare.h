@@ -6,6 +6,7 @@
 #ifndef BF_COMPARE_H
 #define BF_COMPARE_H
 #include <stdio.h>
+#include "jsonw.h"
 #include "replay.h"
 #include "sweep.h"
 
@@ -16,6 +17,10 @@ int compare_side_parse(const char *spec, const struct replay_settings *base,
 
 /* "policy/model", as the reports name a side. */
 void compare_side_name(const struct replay_settings *s, char *buf, size_t len);
+/* The load both sides share: a line when shaped (--load, --utilization);
+ * in JSON load, utilization_target (null without) and offered_load. */
+void compare_load_text(FILE *out, double load, double target, double offered);
+void compare_load_json(struct jw *w, double load, double target, double offered);
 
 /* Replay both sides of tr and print the comparison on out in o->format;
  * plot (may be NULL): an SVG of the metric per month, A's bars beside B's.

@@ -168,6 +168,7 @@ static void print_text(FILE *out, const struct report *r)
 	seeds_text(r->seed, r->nseed, seeds, sizeof seeds);
 	fprintf(out, "backfilld compare over seeds: %s, %" PRIu64 " jobs, %" PRIu32 " nodes, %zu seeds "
 	        "(%s)\n", r->o->trace, ra->jobs, ra->nodes, r->nseed, seeds);
+	compare_load_text(out, ra->load, ra->set.shape.utilization, ra->offered_load);
 	if (ra->deps.shown)
 		fprintf(out, "dependencies %s: %" PRIu64 " jobs had a predecessor, %" PRIu64 " honoured\n",
 		        replay_deps_name(ra->deps.mode), ra->deps.with_pred, ra->deps.honoured);
@@ -234,6 +235,7 @@ static void print_json(FILE *out, const struct report *r)
 	jw_str(&w, "trace", r->o->trace);
 	jw_u64(&w, "jobs", ra->jobs);
 	jw_u64(&w, "nodes", ra->nodes);
+	compare_load_json(&w, ra->load, ra->set.shape.utilization, ra->offered_load);
 	if (ra->deps.shown) {
 		jw_key(&w, "dependencies");
 		jw_open(&w);

@@ -34,7 +34,8 @@ void grid_cell(const struct grid *g, size_t k, const struct replay_settings *bas
 	*out = *base;
 	out->seed = g->seed[a.seed];
 	out->nodes = g->nodes[a.nodes];
-	out->shape.load = g->load[a.load];
+	out->shape.load = g->load_target ? 1.0 : g->load[a.load];
+	out->shape.utilization = g->load_target ? g->load[a.load] : 0;
 	out->est = g->est[a.est];
 	out->policy = g->policy[a.policy];
 }

@@ -18,6 +18,8 @@ struct grid {
 	size_t nest;
 	double load[GRID_MAX];
 	size_t nload;
+	bool load_target;		/* load[] holds offered loads to reach
+					 * (--utilization), not factors (--load) */
 	uint32_t nodes[GRID_MAX];	/* 0: the trace's own */
 	size_t nnodes;
 	uint64_t seed[GRID_MAX_SEEDS];
@@ -35,6 +37,7 @@ struct cell_row {
 	struct replay_settings set;
 	uint32_t nodes;			/* as replayed */
 	uint64_t jobs, skipped, killed, backfilled, extended;
+	double load, offered_load;	/* the load factor used, the offered load reached */
 	double utilization, est_accuracy, wall_s;
 	struct bd_dist wait, response, bsld;
 	struct stats_bm ci_wait, ci_bsld;

@@ -10,7 +10,8 @@ static bool shaped(const struct replay_result *r)
 {
 	const struct shaping *sh = &r->shape;
 
-	return (sh->load > 0 && sh->load != 1.0) || sh->from.set || sh->to.set || sh->nexclude || sh->flurry;
+	return (sh->load > 0 && sh->load != 1.0) || sh->utilization > 0 || sh->from.set || sh->to.set ||
+	       sh->nexclude || sh->flurry;
 }
 
 void report_dist_json(struct jw *w, const char *key, const struct bd_dist *d)
@@ -100,6 +101,8 @@ void report_whatif_json(struct jw *w, const struct replay_result *r)
 	jw_u64(w, "flurry_threshold", sh->flurry);
 	jw_u64(w, "flurry_jobs", c->flurry_jobs);
 	jw_u64(w, "flurry_users", c->flurry_users);
+	jw_f64(w, "utilization_target", sh->utilization > 0 ? sh->utilization : NAN);	/* null */
+	jw_f64(w, "offered_load", r->offered_load);
 	jw_close(w);
 	if (!r->bd)
 		return;
@@ -191,7 +194,11 @@ void report_whatif_text(FILE *out, const struct replay_result *r)
 		const char *sep = "";
 
 		fprintf(out, LABEL, "shaping");
-		if (sh->load > 0 && sh->load != 1.0) {
+		if (sh->utilization > 0) {
+			fprintf(out, "load x%.6g (inter-arrival times / %.6g) for an offered load of %g "
+			        "(--utilization)", sh->load, sh->load, sh->utilization);
+			sep = "; ";
+		} else if (sh->load > 0 && sh->load != 1.0) {
 			fprintf(out, "load x%g (inter-arrival times / %g)", sh->load, sh->load);
 			sep = "; ";
 		}
@@ -218,6 +225,10 @@ void report_whatif_text(FILE *out, const struct replay_result *r)
 			        " jobs of %" PRIu64 " users)", sep, sh->flurry, c->flurry_jobs, c->flurry_users);
 		putc('\n', out);
 	}
+	fprintf(out, LABEL, "offered load");
+	num(out, r->offered_load, 6);
+	fputs(" (the jobs' logged node-seconds over the machine's from the first submission "
+	      "to the last)\n", out);
 	if (!r->bd)
 		return;
 	fprintf(out, LABEL, "wait (s)");

@@ -30,6 +30,8 @@ static void fill_row(struct cell_row *row, const struct replay_settings *set,
 	row->killed = r->m.killed;
 	row->backfilled = r->m.backfilled;
 	row->extended = r->extended;
+	row->load = r->shape.load;
+	row->offered_load = r->offered_load;
 	row->utilization = r->m.utilization;
 	row->est_accuracy = r->est_accuracy;
 	row->wall_s = r->wall_seconds;

@@ -215,4 +215,67 @@ ok $? "--compare over seeds with --plot is refused, saying why"
 	grep -q 'not lists or --cell' err
 ok $? "--compare still takes one value of each setting"
 
+# ---- --utilization: the offered load of the scaled trace -------------------------------
+# shaping FILE KEY: a key of a replay's JSON shaping object.
+shaping() { sed -n "/\"shaping\": {/,/}/s/^ *\"$2\": \([^,]*\),*\$/\1/p" "$1"; }
+# The months trace offers 2678400 + 4838400 + 7776000 = 15292800 node-s
+# on 10 nodes from its first submission to its last (89 days): 0.198876.
+# For 0.5 the span must be 15292800 / 5 = 3058560 s: a factor of
+# 7689600 / 3058560 = 2.514124.
+"$BFD" --replay months.swf --format json >m1.json
+[ "$(shaping m1.json offered_load)" = 0.198876 ] && [ "$(shaping m1.json utilization_target)" = null ]
+ok $? "a replay reports its offered load (0.198876, computed by hand), with no target"
+"$BFD" --replay months.swf --utilization 0.5 --format json --jobs-out m5.swf >m5.json
+[ "$(shaping m5.json offered_load)" = 0.500000 ] && [ "$(shaping m5.json utilization_target)" = 0.500000 ] &&
+	[ "$(shaping m5.json load)" = 2.514124 ]
+ok $? "--utilization 0.5: the factor 2.514124 (by hand), the offered load reached 0.500000"
+[ "$(grep -v '^;' m5.swf | awk '{ print $2 }' | tr '\n' ' ')" = "0 1065341 2027585 3058560 " ]
+ok $? "--utilization 0.5: the arrivals span 3058560 s, as the target needs"
+"$BFD" --replay months.swf --utilization 0.5 >m5.txt
+grep -q '^shaping  *load x2.51412 (inter-arrival times / 2.51412) for an offered load of 0.5 (--utilization)$' m5.txt &&
+	grep -q '^offered load  *0.500000 ' m5.txt
+ok $? "the text report says the factor found and the offered load reached"
+"$BFD" --replay "$K" --format json >kth.json
+"$BFD" --replay "$K" --utilization 0.85 --format json >k85.json
+awk -v l="$(shaping kth.json offered_load)" -v f="$(shaping k85.json load)" \
+	'BEGIN { d = l * f - 0.85; exit !(d < 2e-6 && d > -2e-6) }' &&
+	[ "$(shaping k85.json offered_load)" = 0.850000 ] && [ "$(j k85.json jobs_simulated)" = "$(j kth.json jobs_simulated)" ]
+ok $? "KTH at 0.85: the same jobs; its own offered load ($(shaping kth.json offered_load)) times the factor ($(shaping k85.json load)) is 0.85"
+"$BFD" --replay "$K" --load "$(shaping k85.json load)" --format json >kl.json
+awk -v a="$(shaping kl.json offered_load)" 'BEGIN { d = a - 0.85; exit !(d < 1e-5 && d > -1e-5) }'
+ok $? "--load with that factor (to 6 decimals) offers the same load ($(shaping kl.json offered_load))"
+# With --policy, --nodes, --estimates and --seeds, as --load: each cell
+# reaches its target on its own machine.
+"$BFD" --replay "$K" --utilization 0.8,0.9 --policy easy,conservative --nodes 64,100 \
+	--estimates f=4 --seeds 1..2 --format csv >u.csv
+ok $? "--utilization combines with --policy, --nodes, --estimates and --seeds"
+[ "$(wc -l <u.csv)" -eq 17 ] && head -1 u.csv | grep -q ',utilization_target,offered_load$' &&
+	awk -F, 'NR > 1 { d = $NF - $(NF - 1); if (d > 1e-6 || d < -1e-6) bad++ } END { exit bad > 0 }' u.csv
+ok $? "16 cells, each reaching its target (the CSV's offered_load against utilization_target)"
+[ "$(awk -F, 'NR > 1 { print $7, $6 }' u.csv | sort -u | wc -l)" -eq 4 ] &&
+	[ "$(awk -F, 'NR > 1 && $7 == 64 { print $6 }' u.csv | sort -u | wc -l)" -eq 2 ]
+ok $? "the factor is one per machine size and target, the same for every policy, model and seed"
+"$BFD" --replay "$K" --utilization 0.8,0.9 --policy easy >u.txt
+grep -q '^policy  *estimates  *offered  *factor  *nodes' u.txt && grep -q '^easy  *trace  *0.800000 ' u.txt
+ok $? "the sweep's table gives the offered load reached and the factor"
+"$BFD" --replay "$K" --utilization 0.85 --compare easy,conservative --format json >uc.json
+grep -q '"utilization_target": 0.850000' uc.json && grep -q '"offered_load": 0.850000' uc.json
+ok $? "--compare at --utilization 0.85: both sides replay the scaled trace, and the report says so"
+"$BFD" --replay "$K" --utilization 0.85 --load 1.2 2>err; [ $? -eq 2 ] && grep -q 'both set the load' err
+ok $? "--utilization with --load is refused"
+bad=0
+for u in 0 -0.5 10.01 abc 0.85x; do
+	"$BFD" --replay "$K" --utilization "$u" 2>err
+	[ $? -eq 2 ] && grep -q "expected an offered load above 0 and at most 10" err || bad=1
+done
+ok $bad "--utilization outside (0, 10] is refused with the range"
+"$BFD" --replay months.swf --utilization 10 --format json >u10.json
+[ "$(shaping u10.json offered_load)" = 10.000000 ]
+ok $? "--utilization 10, the top of the range, is taken"
+"$BFD" --replay months.swf --utilization 0.001 2>err; [ $? -eq 1 ] && grep -q 'load factor of 0.005028' err
+ok $? "a target beyond --load's range of factors fails, saying what it would take"
+head -3 months.swf >one.swf
+"$BFD" --replay one.swf --utilization 0.5 2>err; [ $? -eq 1 ] && grep -q 'within a second' err
+ok $? "a trace of one arrival has no offered load to reach, and says so"
+
 done_testing

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "breakdown.h"
+#include "civil.h"
 #include "metrics.h"
 
 const char *const bd_runtime_labels[BD_RUNTIME_CLASSES] = {
@@ -32,20 +33,6 @@ int bd_size_class(uint32_t size)
 	return c;
 }
 
-/* Civil date of a day count since 1970-01-01 (proleptic Gregorian). */
-static void civil_from_days(int64_t z, int64_t *y, unsigned *m)
-{
-	z += 719468;
-	int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-	unsigned doe = (unsigned)(z - era * 146097);
-	unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	unsigned mp = (5 * doy + 2) / 153;
-
-	*m = mp < 10 ? mp + 3 : mp - 9;
-	*y = (int64_t)yoe + era * 400 + (*m <= 2);
-}
-
 static int64_t floor_div(int64_t a, int64_t b)
 {
 	return a / b - (a % b != 0 && (a < 0) != (b < 0));
@@ -56,7 +43,7 @@ static int64_t month_number(bf_time t, int64_t unix_start)
 	int64_t y;
 	unsigned m;
 
-	civil_from_days(floor_div(unix_start + t / BF_SEC, 86400), &y, &m);
+	civil_month(floor_div(unix_start + t / BF_SEC, 86400), &y, &m);
 	return y * 12 + (m - 1);
 }
 
@@ -76,6 +63,24 @@ void bd_month_label(size_t idx, int64_t unix_start, bf_time first_submit, char *
 	int64_t mn = month_number(first_submit, unix_start) + (int64_t)idx;
 
 	snprintf(buf, len, "%04lld-%02d", (long long)(mn / 12), (int)(mn % 12) + 1);
+}
+
+void bd_month_bounds(size_t idx, int64_t unix_start, bf_time first_submit, bf_time *from,
+                     bf_time *to)
+{
+	if (unix_start < 0) {
+		*from = first_submit + (bf_time)idx * 30 * 86400 * BF_SEC;
+		*to = *from + 30 * 86400 * BF_SEC;
+		return;
+	}
+	int64_t mn = month_number(first_submit, unix_start) + (int64_t)idx;
+	int64_t y = floor_div(mn, 12);
+	unsigned m = (unsigned)(mn - y * 12) + 1;
+	int64_t next_y = m == 12 ? y + 1 : y;
+	unsigned next_m = m == 12 ? 1 : m + 1;
+
+	*from = (civil_days(y, m, 1) * 86400 - unix_start) * BF_SEC;
+	*to = (civil_days(next_y, next_m, 1) * 86400 - unix_start) * BF_SEC;
 }
 
 /* ---- groups --------------------------------------------------------------- */
@@ -161,6 +166,34 @@ static bool in_month(const struct replay_job *j, const void *arg)
 	return a->month[j - a->base] == a->idx;
 }
 
+/* Each month's own offered load: the work its jobs brought (their logged
+ * node-seconds) over the machine's node-seconds in the month. Not the
+ * month's share of the whole replay's work, which shrinks every month as
+ * the trace grows longer. The first and last months count only within the
+ * span of submissions [first, last]: the log covers no more of them, and
+ * so the months' lengths add up to that span, and the whole workload's
+ * offered load (offered.h: the same span) is their length-weighted mean. */
+static void month_loads(const struct replay_jobs *jobs, uint32_t nodes, int64_t unix_start,
+                        bf_time first, bf_time last, const uint32_t *month,
+                        struct breakdown *bd)
+{
+	for (size_t m = 0; m < bd->nmonth; m++)
+		bd->month[m].load = 0;	/* group_of gave the share of the span */
+	for (size_t i = 0; i < jobs->n; i++)
+		bd->month[month[i]].load += (double)jobs->j[i].size *
+		                            ((double)jobs->j[i].logged_run / BF_SEC);
+	for (size_t m = 0; m < bd->nmonth; m++) {
+		bf_time from, to;
+
+		bd_month_bounds(m, unix_start, first, &from, &to);
+		from = from > first ? from : first;
+		to = to < last ? to : last;
+		bd->month[m].load = to > from && nodes > 0 ?
+		                    bd->month[m].load / ((double)nodes * ((double)(to - from) / BF_SEC)) :
+		                    NAN;
+	}
+}
+
 /* ---- batch means ------------------------------------------------------------ */
 
 struct ended {
@@ -208,7 +241,7 @@ struct breakdown *bd_compute(const struct replay_jobs *jobs, uint32_t nodes, int
 	struct breakdown *bd = calloc(1, sizeof *bd);
 	struct scratch sc;
 	size_t n = jobs->n ? jobs->n : 1;
-	bf_time first = BF_NEVER, last = -BF_NEVER;
+	bf_time first = BF_NEVER, last = -BF_NEVER, last_submit = -BF_NEVER;
 	double span_node_s;
 
 	if (!bd)
@@ -223,6 +256,7 @@ struct breakdown *bd_compute(const struct replay_jobs *jobs, uint32_t nodes, int
 
 		first = j->submit < first ? j->submit : first;
 		last = j->start + j->run > last ? j->start + j->run : last;
+		last_submit = j->submit > last_submit ? j->submit : last_submit;
 	}
 	span_node_s = jobs->n ? (double)nodes * ((double)(last - first) / BF_SEC) : 0;
 	snprintf(bd->all.label, sizeof bd->all.label, "all");
@@ -258,6 +292,7 @@ struct breakdown *bd_compute(const struct replay_jobs *jobs, uint32_t nodes, int
 			bd_month_label(ma.idx, unix_start, first, g->label, sizeof g->label);
 			group_of(jobs, span_node_s, &sc, in_month, &ma, g);
 		}
+		month_loads(jobs, nodes, unix_start, first, last_submit, month, bd);
 		free(month);
 	}
 	bd->batch = o->batch ? o->batch : (uint32_t)(jobs->n / 32 > 10 ? jobs->n / 32 : 10);

@@ -13,6 +13,8 @@
 /* One job as simulated, in arrival order. */
 struct replay_job {
 	bf_time submit, start, run, estimate;	/* run: cut at the kill limit */
+	bf_time logged_run;			/* field 4 as logged, before any cut: the
+						 * work the job offered */
 	uint32_t size, line;			/* line: index in the trace */
 	bool killed, backfilled;
 };
@@ -33,7 +35,10 @@ struct bd_dist {
 struct bd_group {
 	char label[24];
 	uint64_t jobs, killed, backfilled;
-	double load;	/* its node-seconds / (nodes * the replay's span) */
+	double load;	/* a month: its offered load, the logged node-seconds of
+			 * its jobs / (nodes * its length within the span of
+			 * submissions; NaN if that is 0); a class: its share,
+			 * its node-seconds / (nodes * the replay's span) */
 	struct bd_dist wait, response, bsld;
 };
 
@@ -53,6 +58,9 @@ struct breakdown {
 /* The month (or 30-day period) of a job's submission: an index from the
  * trace's first month, and its label. */
 size_t bd_month_of(bf_time submit, int64_t unix_start, bf_time first_submit);
+/* Where month idx begins and ends ([from, to), trace time). */
+void   bd_month_bounds(size_t idx, int64_t unix_start, bf_time first_submit, bf_time *from,
+                       bf_time *to);
 void   bd_month_label(size_t idx, int64_t unix_start, bf_time first_submit, char *buf, size_t len);
 int    bd_runtime_class(bf_time run);
 int    bd_size_class(uint32_t size);

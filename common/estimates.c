@@ -72,6 +72,12 @@ void est_name(const struct est_model *m, char *buf, size_t len)
 	}
 }
 
+bool est_uses_seed(const struct est_model *m)
+{
+	/* f=1: r + (1 - u) * 0 * r is r whatever u is. */
+	return m->kind == EST_MODEL || (m->kind == EST_UNIFORM && m->param > 1.0);
+}
+
 /* SplitMix64's finaliser: a good mix of every input bit, cheap, and the
  * same everywhere (no library generator whose sequence could change). */
 static uint64_t mix64(uint64_t x)

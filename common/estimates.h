@@ -8,6 +8,7 @@
  * down so that the job is killed as the model intends). */
 #ifndef BF_ESTIMATES_H
 #define BF_ESTIMATES_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "bf_time.h"
@@ -36,6 +37,12 @@ struct est_model {
 int  est_parse(const char *spec, struct est_model *m, char *err, size_t errlen);
 /* The canonical name ("f=4", "x2", "model"), as parsed. */
 void est_name(const struct est_model *m, char *buf, size_t len);
+
+/* Whether the model's estimates depend on the seed: only f=F with F > 1
+ * and model draw anything. A replay under any other (trace, exact, xK,
+ * f=1, history) is the same for every seed, so a sweep over seeds or a
+ * comparison paired by seed replays it once. */
+bool est_uses_seed(const struct est_model *m);
 
 /* The estimate of a job before the replay runs (every model but history,
  * for which this is the trace's: the limit the job is killed at).

@@ -4,20 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "civil.h"
 #include "shaping.h"
-
-/* Days since 1970-01-01 of a proleptic Gregorian date (no time zone, no
- * library call that reads TZ). */
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-	y -= m <= 2;
-	int64_t era = (y >= 0 ? y : y - 399) / 400;
-	unsigned yoe = (unsigned)(y - era * 400);
-	unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-
-	return era * 146097 + (int64_t)doe - 719468;
-}
 
 /* n decimal digits at s, nothing else: their value, or -1. */
 static int digits(const char *s, int n)
@@ -77,7 +65,7 @@ int shape_when_parse(const char *s, struct shape_when *w, char *err, size_t errl
 		    d > mdays[mo - 1] + (mo == 2 && leap(y)) || h > 23 || mi > 59 || sec > 59)
 			goto bad;
 		w->absolute = true;
-		w->sec = days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + sec;
+		w->sec = civil_days(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + sec;
 		return 0;
 	}
 bad:
@@ -156,7 +144,6 @@ int shape_apply(const struct shaping *sh, int64_t unix_start, struct shape_job *
                 bool *keep, struct shaping_counts *out, char *err, size_t errlen)
 {
 	int64_t from = INT64_MIN, to = INT64_MAX;
-	bf_time first = BF_NEVER;
 
 	*out = (struct shaping_counts){ .window_from = INT64_MIN, .window_to = INT64_MAX };
 	for (size_t i = 0; i < n; i++)
@@ -198,17 +185,24 @@ int shape_apply(const struct shaping *sh, int64_t unix_start, struct shape_job *
 			out->after_window++;
 		}
 	}
-	/* Load: gaps between arrivals divided by the factor, measured from the
-	 * first kept arrival, whole seconds as in the trace. */
+	if (sh->load != 1.0 && sh->load > 0)
+		shape_scale(jobs, n, keep, sh->load);
+	return 0;
+}
+
+/* Load: gaps between arrivals divided by the factor, measured from the
+ * first kept arrival, whole seconds as in the trace. */
+void shape_scale(struct shape_job *jobs, size_t n, const bool *keep, double load)
+{
+	bf_time first = BF_NEVER;
+
 	for (size_t i = 0; i < n; i++)
 		if (keep[i] && first == BF_NEVER)
 			first = jobs[i].submit;
-	if (sh->load != 1.0 && sh->load > 0)
-		for (size_t i = 0; i < n; i++)
-			if (keep[i]) {
-				double gap = (double)(jobs[i].submit - first) / BF_SEC / sh->load;
+	for (size_t i = 0; i < n; i++)
+		if (keep[i]) {
+			double gap = (double)(jobs[i].submit - first) / BF_SEC / load;
 
-				jobs[i].submit = first + (bf_time)llround(gap) * BF_SEC;
-			}
-	return 0;
+			jobs[i].submit = first + (bf_time)llround(gap) * BF_SEC;
+		}
 }

@@ -23,6 +23,9 @@ struct shape_when {
 struct shaping {
 	double load;			/* offered load times this: inter-arrival
 					 * times divided by it; 1 = as logged */
+	double utilization;		/* > 0: the offered load to reach instead
+					 * (offered.h); the replay works out the
+					 * load factor, and load is 1 here */
 	struct shape_when from, to;	/* jobs submitted in [from, to) */
 	uint32_t exclude[SHAPE_MAX_USERS];	/* SWF user ids (field 12) */
 	size_t nexclude;
@@ -54,5 +57,8 @@ struct shape_job {
  * UnixStartTime; out of memory). */
 int shape_apply(const struct shaping *sh, int64_t unix_start, struct shape_job *jobs, size_t n,
                 bool *keep, struct shaping_counts *out, char *err, size_t errlen);
+/* shape_apply's last step: the gaps between the kept jobs' submit times,
+ * from the first kept one, divided by load and rounded to whole seconds. */
+void shape_scale(struct shape_job *jobs, size_t n, const bool *keep, double load);
 
 #endif

@@ -1,7 +1,7 @@
 /* Small statistics for replay reports and estimate models: percentiles,
- * Student's t quantile for 90% intervals, batch means with their confidence
- * interval (SCHEDULING.md, "Metrics"), mean and standard deviation, and an
- * online accumulator.
+ * Student's t quantiles for 90% and 95% intervals, batch means with their
+ * confidence interval (SCHEDULING.md, "Metrics"), mean and standard
+ * deviation, and an online accumulator.
  *
  * Pure code: no I/O, no clock, no allocation. Inputs are assumed finite:
  * a NaN (or an infinity) in the input is the caller's business, and every
@@ -31,6 +31,10 @@ void stats_percentiles(double *v, size_t n, const double *p, double *out, size_t
  * (df == 0 gives NaN). Exact to 3 decimals against the published table for
  * df 1..30, 40, 60, 120, and tends to 1.6449 for large df. */
 double stats_t95(unsigned df);
+/* The same for P(T <= t) = 0.975: mean ± t * s / sqrt(k) is a 95% two-sided
+ * interval (a comparison across seeds states its 95%). Exact to 3 decimals
+ * against the published table, tends to 1.9600. */
+double stats_t975(unsigned df);
 
 /* Batch means: the values in their order (e.g. jobs in order of completion),
  * cut into consecutive batches of `batch` values; the first `warmup` batches
@@ -50,6 +54,21 @@ int stats_batch_means(const double *v, size_t n, size_t batch, size_t warmup,
  * significant when the interval excludes zero. Never significant with fewer
  * than two batches (no interval). */
 bool stats_bm_significant(const struct stats_bm *bm);
+
+/* Paired samples across independent runs (a comparison's two sides
+ * replayed with each of n seeds): the mean of the differences a[i] - b[i]
+ * with its 95% Student t interval, mean ± t975(n-1) * sd / sqrt(n), and the
+ * same for the relative differences (a[i] - b[i]) / b[i]. Half-widths and
+ * bounds are NaN when n < 2; the relative figures are NaN when some b[i]
+ * is 0. A difference is significant when its interval excludes zero. */
+struct stats_paired {
+	size_t n;
+	double mean_a, mean_b;
+	double diff, half, lo, hi;
+	double rel, rel_half, rel_lo, rel_hi;
+};
+void stats_paired95(const double *a, const double *b, size_t n, struct stats_paired *out);
+bool stats_paired_significant(const struct stats_paired *p);
 
 /* Mean and sample standard deviation of n values (mean NaN when n == 0, sd
  * NaN when n < 2), computed stably (Welford). Either pointer may be NULL. */

@@ -40,10 +40,19 @@ int compare_side_parse(const char *spec, const struct replay_settings *base,
 	return 0;
 }
 
+/* A verdict is also worked out with batches 2 and 5 times as long. Batch
+ * means takes the batches for independent samples; batches too short for
+ * that give an interval too narrow, and then a verdict can come and go
+ * with the batch size (CTC-SP2 on 430 nodes: easy against conservative is
+ * significant at the default, not with batches 5 times as long). */
+enum { SIZES = 3 };
+static const unsigned batch_times[SIZES] = { 1, 2, 5 };
+
 /* The paired difference of one metric over a group of jobs. */
 struct paired {
-	double a, b, diff;	/* means */
-	struct stats_bm bm;	/* batch means of the per-job differences */
+	double a, b, diff;		/* means */
+	size_t batch[SIZES];		/* jobs a batch: as asked (or the default), x2, x5 */
+	struct stats_bm bm[SIZES];	/* batch means of the per-job differences */
 };
 
 struct cgroup {
@@ -51,6 +60,20 @@ struct cgroup {
 	uint64_t jobs;
 	struct paired resp, bsld;
 };
+
+/* The batch means of n differences at each batch size, each as --batch
+ * would give it (its first `warmup` batches dropped), so that a verdict
+ * shown for a size is the one a comparison with that --batch shows. */
+static void batch_sizes(const double *d, size_t n, uint32_t batch, uint32_t warmup,
+                        struct paired *p)
+{
+	size_t b = batch ? batch : (n / 32 > 10 ? n / 32 : 10);
+
+	for (int k = 0; k < SIZES; k++) {
+		p->batch[k] = b * batch_times[k];
+		stats_batch_means(d, n, p->batch[k], warmup, &p->bm[k]);
+	}
+}
 
 /* Jobs of a group in arrival order (the pairs are the same jobs; arrival
  * order is the one both replays share). */
@@ -85,8 +108,7 @@ static void pair_group(const struct replay_jobs *A, const struct replay_jobs *B,
 		p[m]->a = n ? sa / (double)n : NAN;
 		p[m]->b = n ? sb / (double)n : NAN;
 		p[m]->diff = n ? (sa - sb) / (double)n : NAN;
-		stats_batch_means(scratch, n, batch ? batch : (n / 32 > 10 ? n / 32 : 10), warmup,
-		                  &p[m]->bm);
+		batch_sizes(scratch, n, batch, warmup, p[m]);
 	}
 }
 
@@ -159,12 +181,46 @@ static const char *verdict(const struct stats_bm *bm)
 	return bm->mean < 0 ? "A lower" : "B lower";
 }
 
-static void side_name(const struct replay_settings *s, char *buf, size_t len)
+/* Two batch sizes that both give an interval give different verdicts (too
+ * few batches for an interval is no verdict, not another one). */
+static bool depends_on_batch(const struct paired *p)
+{
+	const char *seen = NULL;
+
+	for (int k = 0; k < SIZES; k++) {
+		const char *v = verdict(&p->bm[k]);
+
+		if (strcmp(v, "n/a") == 0)
+			continue;
+		if (seen && strcmp(seen, v) != 0)
+			return true;
+		seen = v;
+	}
+	return false;
+}
+
+void compare_side_name(const struct replay_settings *s, char *buf, size_t len)
 {
 	char est[32];
 
 	est_name(&s->est, est, sizeof est);
 	snprintf(buf, len, "%s/%s", sched_policy_name(s->policy), est);
+}
+
+void compare_load_text(FILE *out, double load, double target, double offered)
+{
+	if (target > 0)
+		fprintf(out, "load x%.6g (inter-arrival times / it) for an offered load of %g "
+		        "(--utilization): reached %.6f\n", load, target, offered);
+	else if (load != 1.0)
+		fprintf(out, "load x%g (inter-arrival times / it): offered load %.6f\n", load, offered);
+}
+
+void compare_load_json(struct jw *w, double load, double target, double offered)
+{
+	jw_f64(w, "load", load);
+	jw_f64(w, "utilization_target", target > 0 ? target : NAN);
+	jw_f64(w, "offered_load", offered);
 }
 
 static void num(FILE *out, double v, int width, int prec)
@@ -180,15 +236,44 @@ static void text_paired(FILE *out, const struct paired *p, int prec)
 	num(out, p->a, 9, prec);
 	num(out, p->b, 9, prec);
 	num(out, p->diff, 9, prec);
-	if (p->bm.batches >= 2 && isfinite(p->bm.half_width)) {
+	if (p->bm[0].batches >= 2 && isfinite(p->bm[0].half_width)) {
 		char ci[48];
 
-		snprintf(ci, sizeof ci, "[%.*f, %.*f]", prec, p->bm.lo, prec, p->bm.hi);
+		snprintf(ci, sizeof ci, "[%.*f, %.*f]", prec, p->bm[0].lo, prec, p->bm[0].hi);
 		fprintf(out, " %-22s", ci);
 	} else {
 		fprintf(out, " %-22s", "-");
 	}
-	fprintf(out, " %-7s", verdict(&p->bm));
+	fprintf(out, " %-7s%c", verdict(&p->bm[0]), depends_on_batch(p) ? '*' : ' ');
+}
+
+/* The groups whose verdict changes with the batch size, each at every
+ * size. */
+static void text_batch_note(FILE *out, const struct cgroup *g, size_t ng)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < ng; i++) {
+		const struct paired *p[2] = { &g[i].resp, &g[i].bsld };
+
+		for (int m = 0; m < 2; m++) {
+			if (g[i].jobs == 0 || !depends_on_batch(p[m]))
+				continue;
+			if (!any)
+				fputs("the verdict depends on the batch size (* above; each size as --batch "
+				      "gives it):\n", out);
+			any = true;
+			fprintf(out, "  %s %s, %s:", g[i].kind, g[i].label, m ? "bsld" : "resp");
+			for (int k = 0; k < SIZES; k++)
+				fprintf(out, "%s %s at %zu%s (%zu batches)", k ? "," : "",
+				        verdict(&p[m]->bm[k]), p[m]->batch[k], k ? "" : " jobs a batch",
+				        p[m]->bm[k].batches);
+			putc('\n', out);
+		}
+	}
+	if (!any)
+		fputs("every verdict is the same with batches 2 and 5 times as long (where they leave "
+		      "2 batches or more)\n", out);
 }
 
 static void print_text(FILE *out, const struct replay_opts *o, const char *na, const char *nb,
@@ -197,6 +282,7 @@ static void print_text(FILE *out, const struct replay_opts *o, const char *na, c
 {
 	fprintf(out, "backfilld compare: %s, %" PRIu64 " jobs, %" PRIu32 " nodes\n", o->trace,
 	        ra->m.jobs, ra->nodes);
+	compare_load_text(out, ra->shape.load, ra->shape.utilization, ra->offered_load);
 	if (ra->deps.shown)
 		fprintf(out, "dependencies %s: %" PRIu64 " jobs had a predecessor, %" PRIu64 " honoured%s\n",
 		        replay_deps_name(ra->deps.mode), ra->deps.with_pred, ra->deps.honoured,
@@ -221,6 +307,7 @@ static void print_text(FILE *out, const struct replay_opts *o, const char *na, c
 		putc('\n', out);
 	}
 	fputs("(resp in seconds; bsld = bounded slowdown, threshold 10 s)\n", out);
+	text_batch_note(out, g, ng);
 }
 
 static void paired_json(struct jw *w, const char *key, const struct paired *p)
@@ -230,10 +317,25 @@ static void paired_json(struct jw *w, const char *key, const struct paired *p)
 	jw_f64(w, "a", p->a);
 	jw_f64(w, "b", p->b);
 	jw_f64(w, "diff", p->diff);
-	jw_f64(w, "lo", p->bm.lo);
-	jw_f64(w, "hi", p->bm.hi);
-	jw_u64(w, "batches", p->bm.batches);
-	jw_str(w, "significant", verdict(&p->bm));
+	jw_f64(w, "lo", p->bm[0].lo);
+	jw_f64(w, "hi", p->bm[0].hi);
+	jw_u64(w, "batches", p->bm[0].batches);
+	jw_str(w, "significant", verdict(&p->bm[0]));
+	jw_u64(w, "batch_jobs", p->batch[0]);
+	jw_key(w, "by_batch_size");
+	jw_open_array(w);
+	for (int k = 0; k < SIZES; k++) {
+		jw_key(w, NULL);
+		jw_open(w);
+		jw_u64(w, "batch_jobs", p->batch[k]);
+		jw_u64(w, "batches", p->bm[k].batches);
+		jw_f64(w, "lo", p->bm[k].lo);
+		jw_f64(w, "hi", p->bm[k].hi);
+		jw_str(w, "significant", verdict(&p->bm[k]));
+		jw_close(w);
+	}
+	jw_close_array(w);
+	jw_bool(w, "depends_on_batch_size", depends_on_batch(p));
 	jw_close(w);
 }
 
@@ -249,6 +351,7 @@ static void print_json(FILE *out, const struct replay_opts *o, const char *na, c
 	jw_str(&w, "trace", o->trace);
 	jw_u64(&w, "jobs", ra->m.jobs);
 	jw_u64(&w, "nodes", ra->nodes);
+	compare_load_json(&w, ra->shape.load, ra->shape.utilization, ra->offered_load);
 	if (ra->deps.shown) {
 		jw_key(&w, "dependencies");
 		jw_open(&w);
@@ -350,8 +453,8 @@ int compare_run(const struct trace *tr, const struct replay_opts *o,
 	int rc = -1;
 
 	q.jobs_out = NULL;
-	side_name(a, na, sizeof na);
-	side_name(b, nb, sizeof nb);
+	compare_side_name(a, na, sizeof na);
+	compare_side_name(b, nb, sizeof nb);
 	if (replay_cell(tr, &q, a, &ra, &ja) < 0 || replay_cell(tr, &q, b, &rb, &jb) < 0)
 		goto out;
 	/* Shaping and the input rules do not depend on the policy or the

@@ -34,9 +34,18 @@ void grid_cell(const struct grid *g, size_t k, const struct replay_settings *bas
 	*out = *base;
 	out->seed = g->seed[a.seed];
 	out->nodes = g->nodes[a.nodes];
-	out->shape.load = g->load[a.load];
+	out->shape.load = g->load_target ? 1.0 : g->load[a.load];
+	out->shape.utilization = g->load_target ? g->load[a.load] : 0;
 	out->est = g->est[a.est];
 	out->policy = g->policy[a.policy];
+}
+
+size_t grid_source(const struct grid *g, size_t k)
+{
+	struct grid_at a = grid_decode(g, k);
+
+	/* The seed is innermost: the setting's first seed is a.seed cells back. */
+	return est_uses_seed(&g->est[a.est]) ? k : k - a.seed;
 }
 
 double cell_metric(const struct cell_row *r, const char *metric)

@@ -18,6 +18,8 @@ struct grid {
 	size_t nest;
 	double load[GRID_MAX];
 	size_t nload;
+	bool load_target;		/* load[] holds offered loads to reach
+					 * (--utilization), not factors (--load) */
 	uint32_t nodes[GRID_MAX];	/* 0: the trace's own */
 	size_t nnodes;
 	uint64_t seed[GRID_MAX_SEEDS];
@@ -28,9 +30,14 @@ struct grid {
  * share with the parent). */
 struct cell_row {
 	int state;			/* 0 not run, 1 done, -1 failed */
+	bool replayed;			/* false: the figures are those of cell
+					 * same_as, which differs in the seed only,
+					 * under a model that draws nothing */
+	size_t same_as;
 	struct replay_settings set;
 	uint32_t nodes;			/* as replayed */
-	uint64_t jobs, killed, backfilled, extended;
+	uint64_t jobs, skipped, killed, backfilled, extended;
+	double load, offered_load;	/* the load factor used, the offered load reached */
 	double utilization, est_accuracy, wall_s;
 	struct bd_dist wait, response, bsld;
 	struct stats_bm ci_wait, ci_bsld;
@@ -46,6 +53,10 @@ struct grid_at grid_decode(const struct grid *g, size_t k);
 /* Cell k's settings: base with the grid's values at grid_decode(k). */
 void grid_cell(const struct grid *g, size_t k, const struct replay_settings *base,
                struct replay_settings *out);
+/* The cell whose replay gives cell k's figures: k itself, or, when k's
+ * estimate model does not use the seed (est_uses_seed), the cell of its
+ * setting's first seed. */
+size_t grid_source(const struct grid *g, size_t k);
 /* Does the grid vary more than the seed? */
 int grid_dims(const struct grid *g);
 

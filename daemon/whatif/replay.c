@@ -2,9 +2,11 @@
  * The clock jumps from event to event; the core is the same one the live
  * daemon drives. The input rules are stated in replay.h. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "offered.h"
 #include "preceding.h"
 #include "swf.h"
 #include "tq.h"
@@ -290,11 +292,59 @@ static size_t select_jobs(const struct trace *tr, uint32_t nodes, struct replay_
 	return k;
 }
 
-/* The shaping asked for (res->shape), on the selected jobs, in place. */
+/* The logged node-seconds of the kept jobs and the span of their submit
+ * times (sj in arrival order). */
+static double kept_work(const struct rjob *sim, const struct shape_job *sj, const bool *keep,
+                        size_t n, bf_time *span)
+{
+	bf_time first = BF_NEVER, last = 0;
+	double node_s = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!keep[i])
+			continue;
+		node_s += (double)sim[i].size * ((double)sim[i].raw_run / BF_SEC);
+		first = first == BF_NEVER ? sj[i].submit : first;
+		last = sj[i].submit;
+	}
+	*span = first == BF_NEVER ? 0 : last - first;
+	return node_s;
+}
+
+/* --utilization: the load factor that makes the kept jobs' offered load
+ * the target (offered.h), applied as --load applies its own. */
+static int to_target(const struct rjob *sim, struct shape_job *sj, const bool *keep, size_t n,
+                     struct replay_result *res)
+{
+	bf_time span;
+	double node_s = kept_work(sim, sj, keep, n, &span), f, reached;
+	double target = res->shape.utilization;
+
+	if (offered_factor(node_s, res->nodes, span, target, &f, &reached) < 0) {
+		fprintf(stderr, "backfilld: --utilization %g: the jobs replayed %s, so no spacing of "
+		        "their arrivals gives an offered load\n", target,
+		        span < BF_SEC ? "all arrive within a second" : "ask for no work (no run time)");
+		return -1;
+	}
+	if (!(f >= 0.01 && f <= 100)) {
+		fprintf(stderr, "backfilld: --utilization %g: the jobs replayed offer a load of %.4g "
+		        "on %" PRIu32 " nodes, and %g would take a load factor of %.4g, beyond --load's "
+		        "0.01 to 100\n", target, offered_load(node_s, res->nodes, span), res->nodes,
+		        target, f);
+		return -1;
+	}
+	shape_scale(sj, n, keep, f);
+	res->shape.load = f;
+	return 0;
+}
+
+/* The shaping asked for (res->shape), on the selected jobs, in place; and
+ * the offered load of what is left. */
 static int shape(const struct trace *tr, struct rjob *sim, size_t *n, struct replay_result *res)
 {
 	struct shape_job *sj = malloc((*n ? *n : 1) * sizeof *sj);
 	bool *keep = malloc((*n ? *n : 1) * sizeof *keep);
+	struct shaping sh = res->shape;
 	char err[300];
 	size_t k = 0;
 	int rc = -1;
@@ -305,10 +355,19 @@ static int shape(const struct trace *tr, struct rjob *sim, size_t *n, struct rep
 	}
 	for (size_t i = 0; i < *n; i++)
 		sj[i] = (struct shape_job){ .submit = sim[i].submit, .user = sim[i].user };
-	if (shape_apply(&res->shape, tr->hdr.unix_start, sj, *n, keep, &res->shaped, err,
-	                sizeof err) < 0) {
+	if (sh.utilization > 0)
+		sh.load = 1.0;	/* to_target finds it */
+	if (shape_apply(&sh, tr->hdr.unix_start, sj, *n, keep, &res->shaped, err, sizeof err) < 0) {
 		fprintf(stderr, "backfilld: %s\n", err);
 		goto out;
+	}
+	if (sh.utilization > 0 && to_target(sim, sj, keep, *n, res) < 0)
+		goto out;
+	{
+		bf_time span;
+		double node_s = kept_work(sim, sj, keep, *n, &span);
+
+		res->offered_load = offered_load(node_s, res->nodes, span);
 	}
 	for (size_t i = 0; i < *n; i++)
 		if (keep[i]) {
@@ -875,7 +934,8 @@ static int keep_jobs(const struct sim *sm, struct replay_jobs *out)
 		const struct rjob *j = &sm->jobs[k];
 
 		out->j[k] = (struct replay_job){ .submit = j->submit, .start = j->start,
-			.run = j->run, .estimate = j->estimate, .size = (uint32_t)j->size,
+			.run = j->run, .estimate = j->estimate, .logged_run = j->raw_run,
+			.size = (uint32_t)j->size,
 			.line = j->line, .killed = j->killed, .backfilled = j->backfilled };
 	}
 	return 0;

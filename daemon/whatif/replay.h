@@ -127,8 +127,11 @@ struct replay_result {
 	bool per_event;
 	struct est_model est;
 	uint64_t seed;
-	struct shaping shape;		/* as asked */
+	struct shaping shape;		/* as asked; with a target utilization,
+					 * load is the factor that reached it */
 	struct shaping_counts shaped;
+	double offered_load;		/* of the jobs replayed, after shaping
+					 * (offered.h); NaN with no span */
 	uint64_t extended;		/* history: predictions that ran out, extended */
 	uint64_t broken;		/* promises those extensions moved later */
 	double est_accuracy;		/* mean of r / e over jobs with e > 0 */

@@ -20,8 +20,8 @@ void replay_usage(FILE *f)
 	fputs(
 "Replay: an SWF trace (plain or gzip, - for stdin) through the same scheduler\n"
 "under a virtual clock, with the metrics of the literature. A comma list of\n"
-"several values in --policy, --estimates, --load or --nodes, or --seeds, makes\n"
-"a sweep over the grid of them; see backfilld(8), WHAT-IF ANALYSIS.\n"
+"several values in --policy, --estimates, --load, --utilization or --nodes, or\n"
+"--seeds, makes a sweep over the grid of them; see backfilld-whatif(7).\n"
 "  --replay FILE     the trace to replay\n"
 "  --policy P[,P..]  fcfs, easy (default), conservative or creasy\n"
 "  --alpha A         creasy's weight of criticality, 0 to 1e9 (0: EASY's order)\n"
@@ -30,13 +30,20 @@ void replay_usage(FILE *f)
 "                    [r, F r]), xK (the trace's times K), model, history\n"
 "  --estimate-cap TIME  the model's upper bound (default 24:00, as bsub -t)\n"
 "  --seed S          the seed of the estimate models' draws (default 1)\n"
-"  --seeds A..B|LIST every seed of a range or list: mean and spread\n"
+"  --seeds A..B|LIST every seed of a range or list: mean and spread; estimates\n"
+"                    that do not use the seed (all but f=F with F > 1 and model)\n"
+"                    are replayed once\n"
 "  --per-event       the literature's simulator's order (pyss): a scheduling pass\n"
 "                    after every arrival and every end (arrivals first, ends in\n"
 "                    start order, nodes of jobs at their limit back at once) and\n"
 "                    a one-pass compression after every end;\n"
 "                    default: one pass per instant, settled compression\n"
-"  --load F[,F..]    offered load times F (inter-arrival times divided by F)\n"
+"  --load F[,F..]    offered load times F (inter-arrival times divided by F),\n"
+"                    0.01 to 100\n"
+"  --utilization U[,U..]  the offered load to reach, above 0 and at most 10\n"
+"                    (0.85: the jobs' node-seconds over the machine's from the\n"
+"                    first submission to the last); the --load factor is found\n"
+"                    for it and the load reached reported; not with --load\n"
 "  --from WHEN, --to WHEN  only jobs submitted in [from, to): YYYY-MM-DD[THH:MM]\n"
 "                    (UTC, needs UnixStartTime) or +30d, +12h from the trace's start\n"
 "  --exclude-user U[,U..]  leave out these users' jobs (SWF field 12)\n"
@@ -46,11 +53,16 @@ void replay_usage(FILE *f)
 "                    time (default: trace when a job names an earlier job)\n"
 "  --remove-flurries N  leave out every job of an hour in which its user\n"
 "                    submitted N or more\n"
-"  --batch N         jobs per batch for the batch-means intervals (default jobs/32)\n"
+"  --batch N         jobs per batch for the batch-means intervals (default jobs/32,\n"
+"                    at least 10)\n"
 "  --warmup K        batches dropped first (default 1)\n"
 "  --breakdown       text report: tables by month, runtime class and size class\n"
 "  --compare A,B     replay two ways (policies, estimate models, or policy/model as\n"
-"                    easy/exact) and report the paired per-job differences\n"
+"                    easy/exact) and report the paired per-job differences, each\n"
+"                    verdict also at 2 and 5 times the batch size; with --seeds,\n"
+"                    both sides for each seed, paired by seed: per figure the mean\n"
+"                    difference and relative difference, each with a 95% Student t\n"
+"                    interval across the seeds, and the seeds B won (text or json)\n"
 "  --parallel J      sweep worker processes (default: one per CPU)\n"
 "  --cell K          run only cell K of the sweep (0-based); --cells prints how many\n"
 "  --plot FILE.svg   a sweep: the metric against the swept parameter; --compare:\n"
@@ -153,6 +165,18 @@ static int one_load(struct cli *c, const char *s, size_t i)
 	return 0;
 }
 
+static int one_target(struct cli *c, const char *s, size_t i)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || *end || !(v > 0 && v <= 10))
+		return usage_error("--utilization", s, "expected an offered load above 0 and at most "
+		                   "10 (0.85: the jobs ask for 85% of the machine)");
+	c->g.load[i] = v;
+	return 0;
+}
+
 static int one_nodes(struct cli *c, const char *s, size_t i)
 {
 	uint64_t v;
@@ -227,7 +251,7 @@ enum {
 	O_REPLAY = 256, O_POLICY, O_NODES, O_FORMAT, O_JOBS_OUT, O_CHECK, O_LENIENT, O_PER_EVENT,
 	O_ESTIMATES, O_CAP, O_SEED, O_SEEDS, O_LOAD, O_FROM, O_TO, O_EXCLUDE, O_FLURRIES, O_BATCH,
 	O_WARMUP, O_BREAKDOWN, O_COMPARE, O_PARALLEL, O_CELL, O_CELLS, O_PLOT, O_METRIC, O_ALPHA,
-	O_DEPS, O_HELP,
+	O_DEPS, O_UTIL, O_HELP,
 };
 
 static const struct option longopts[] = {
@@ -245,6 +269,7 @@ static const struct option longopts[] = {
 	{ "seed", required_argument, NULL, O_SEED },
 	{ "seeds", required_argument, NULL, O_SEEDS },
 	{ "load", required_argument, NULL, O_LOAD },
+	{ "utilization", required_argument, NULL, O_UTIL },
 	{ "from", required_argument, NULL, O_FROM },
 	{ "to", required_argument, NULL, O_TO },
 	{ "exclude-user", required_argument, NULL, O_EXCLUDE },
@@ -283,7 +308,16 @@ static int option(struct cli *c, int opt, const char *arg)
 		return 0;
 	case O_NODES: return list("--nodes", arg, GRID_MAX, &c->g.nnodes, one_nodes, c);
 	case O_ESTIMATES: return list("--estimates", arg, GRID_MAX, &c->g.nest, one_est, c);
-	case O_LOAD: return list("--load", arg, GRID_MAX, &c->g.nload, one_load, c);
+	case O_LOAD:
+	case O_UTIL:
+		if (c->g.nload && c->g.load_target != (opt == O_UTIL)) {
+			fprintf(stderr, "backfilld: --utilization and --load both set the load: give "
+			        "one (--utilization finds the --load factor for you)\n");
+			return -1;
+		}
+		c->g.load_target = opt == O_UTIL;
+		return opt == O_UTIL ? list("--utilization", arg, GRID_MAX, &c->g.nload, one_target, c) :
+		                       list("--load", arg, GRID_MAX, &c->g.nload, one_load, c);
 	case O_SEEDS: return parse_seeds(c, arg);
 	case O_EXCLUDE:
 		return list("--exclude-user", arg, SHAPE_MAX_USERS, &o->set.shape.nexclude, one_user, c);
@@ -458,7 +492,8 @@ static int finish(struct cli *c)
 	/* The single-cell settings, for a plain replay or a comparison. */
 	c->o.set.policy = g->policy[0];
 	c->o.set.est = g->est[0];
-	c->o.set.shape.load = g->load[0];
+	c->o.set.shape.load = g->load_target ? 1.0 : g->load[0];
+	c->o.set.shape.utilization = g->load_target ? g->load[0] : 0;
 	c->o.set.nodes = g->nodes[0];
 	c->o.set.seed = g->seed[0];
 	if (c->o.bd.warmup == UINT32_MAX)
@@ -468,9 +503,18 @@ static int finish(struct cli *c)
 		        "values at once\n", grid_cells(g));
 		return -1;
 	}
-	if (c->compare && (grid_dims(g) || c->seeds_given || c->so.cell >= 0)) {
+	if (c->compare && (grid_dims(g) || c->so.cell >= 0)) {
 		fprintf(stderr, "backfilld: --compare takes one value of each setting (its two sides "
-		        "say what differs), not lists, --seeds or --cell\n");
+		        "say what differs), not lists or --cell\n");
+		return -1;
+	}
+	if (c->compare && c->o.format == REPORT_CSV) {
+		fprintf(stderr, "backfilld: --compare reports in text or JSON, not CSV\n");
+		return -1;
+	}
+	if (c->compare && g->nseed > 1 && c->so.plot) {
+		fprintf(stderr, "backfilld: --plot draws a comparison by month, and --compare over "
+		        "seeds has no months: leave out --plot or --seeds\n");
 		return -1;
 	}
 	if (c->o.format == REPORT_CSV && !(grid_dims(g) || c->seeds_given || c->so.cell >= 0)) {
@@ -589,7 +633,11 @@ int replay_main(int argc, char **argv)
 			rc = 2;
 			goto out;
 		}
-		rc = compare_run(tr, &c->o, &a, &b, c->so.plot, c->so.metric, stdout) < 0 ? 1 : 0;
+		if (c->g.nseed > 1)
+			rc = compare_seeds_run(tr, &c->o, &a, &b, c->g.seed, c->g.nseed, &c->so,
+			                       stdout) < 0 ? 1 : 0;
+		else
+			rc = compare_run(tr, &c->o, &a, &b, c->so.plot, c->so.metric, stdout) < 0 ? 1 : 0;
 	} else if (grid_dims(&c->g) || c->seeds_given || c->so.cell >= 0) {
 		rc = sweep_run(tr, &c->o, &c->g, &c->so, stdout) < 0 ? 1 : 0;
 	} else {

@@ -10,7 +10,8 @@ static bool shaped(const struct replay_result *r)
 {
 	const struct shaping *sh = &r->shape;
 
-	return (sh->load > 0 && sh->load != 1.0) || sh->from.set || sh->to.set || sh->nexclude || sh->flurry;
+	return (sh->load > 0 && sh->load != 1.0) || sh->utilization > 0 || sh->from.set || sh->to.set ||
+	       sh->nexclude || sh->flurry;
 }
 
 void report_dist_json(struct jw *w, const char *key, const struct bd_dist *d)
@@ -100,6 +101,8 @@ void report_whatif_json(struct jw *w, const struct replay_result *r)
 	jw_u64(w, "flurry_threshold", sh->flurry);
 	jw_u64(w, "flurry_jobs", c->flurry_jobs);
 	jw_u64(w, "flurry_users", c->flurry_users);
+	jw_f64(w, "utilization_target", sh->utilization > 0 ? sh->utilization : NAN);	/* null */
+	jw_f64(w, "offered_load", r->offered_load);
 	jw_close(w);
 	if (!r->bd)
 		return;
@@ -191,7 +194,11 @@ void report_whatif_text(FILE *out, const struct replay_result *r)
 		const char *sep = "";
 
 		fprintf(out, LABEL, "shaping");
-		if (sh->load > 0 && sh->load != 1.0) {
+		if (sh->utilization > 0) {
+			fprintf(out, "load x%.6g (inter-arrival times / %.6g) for an offered load of %g "
+			        "(--utilization)", sh->load, sh->load, sh->utilization);
+			sep = "; ";
+		} else if (sh->load > 0 && sh->load != 1.0) {
 			fprintf(out, "load x%g (inter-arrival times / %g)", sh->load, sh->load);
 			sep = "; ";
 		}
@@ -218,6 +225,10 @@ void report_whatif_text(FILE *out, const struct replay_result *r)
 			        " jobs of %" PRIu64 " users)", sep, sh->flurry, c->flurry_jobs, c->flurry_users);
 		putc('\n', out);
 	}
+	fprintf(out, LABEL, "offered load");
+	num(out, r->offered_load, 6);
+	fputs(" (the jobs' logged node-seconds over the machine's from the first submission "
+	      "to the last)\n", out);
 	if (!r->bd)
 		return;
 	fprintf(out, LABEL, "wait (s)");
@@ -240,8 +251,12 @@ static void table(FILE *out, const char *title, const struct bd_group *g, size_t
 	for (size_t i = 0; i < n; i++) {
 		if (g[i].jobs == 0)
 			continue;
-		fprintf(out, "%-10s %7" PRIu64 " %6.2f %6" PRIu64 " ", g[i].label, g[i].jobs,
-		        g[i].load * 100, g[i].backfilled);
+		fprintf(out, "%-10s %7" PRIu64 " ", g[i].label, g[i].jobs);
+		if (isfinite(g[i].load))
+			fprintf(out, "%6.2f", g[i].load * 100);
+		else
+			fprintf(out, "%6s", "-");
+		fprintf(out, " %6" PRIu64 " ", g[i].backfilled);
 		fprintf(out, "%10.0f %10.0f %10.0f %10.0f %9.2f %9.2f\n", g[i].wait.avg, g[i].wait.p90,
 		        g[i].response.avg, g[i].response.p90, g[i].bsld.avg, g[i].bsld.p90);
 	}
@@ -254,6 +269,8 @@ void report_print_tables(FILE *out, const struct replay_result *r)
 	table(out, r->bd->calendar ? "month" : "period", r->bd->month, r->bd->nmonth);
 	table(out, "runtime", r->bd->runtime, BD_RUNTIME_CLASSES);
 	table(out, "size", r->bd->size, BD_SIZE_CLASSES);
-	fputs("(times in seconds; load% = the class's node-seconds over the machine's span; "
-	      "backf = backfilled jobs)\n", out);
+	fputs("(times in seconds; backf = backfilled jobs; load%: a month's own offered load, its\n"
+	      " jobs' logged node-seconds over the machine's in the month, the first and last\n"
+	      " counted from the first submission to the last; a class's share of the machine\n"
+	      " over the replay's span)\n", out);
 }

@@ -8,6 +8,7 @@
  * counter in shared memory, so long cells (conservative) and short ones
  * balance themselves. */
 #include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -23,9 +24,14 @@ static void fill_row(struct cell_row *row, const struct replay_settings *set,
 	row->set = *set;
 	row->nodes = r->nodes;
 	row->jobs = r->m.jobs;
+	row->skipped = 0;
+	for (int i = 0; i < SKIP_NREASONS; i++)
+		row->skipped += r->skipped[i];
 	row->killed = r->m.killed;
 	row->backfilled = r->m.backfilled;
 	row->extended = r->extended;
+	row->load = r->shape.load;
+	row->offered_load = r->offered_load;
 	row->utilization = r->m.utilization;
 	row->est_accuracy = r->est_accuracy;
 	row->wall_s = r->wall_seconds;
@@ -37,15 +43,17 @@ static void fill_row(struct cell_row *row, const struct replay_settings *set,
 	row->deps = r->deps;
 }
 
-static int run_cell(const struct trace *tr, const struct replay_opts *o, const struct grid *g,
-                    size_t k, struct cell_row *row)
+static int run_cell(const struct trace *tr, const struct replay_opts *o,
+                    const struct sweep_cells *c, size_t k, struct cell_row *row)
 {
 	struct replay_settings set;
 	struct replay_result r;
 	struct replay_opts quiet = *o;
 
 	quiet.jobs_out = NULL;	/* one file would be written by every cell */
-	grid_cell(g, k, &o->set, &set);
+	c->settings(c->arg, k, &o->set, &set);
+	row->same_as = k;
+	row->replayed = true;
 	if (replay_cell(tr, &quiet, &set, &r, NULL) < 0) {
 		row->set = set;
 		row->state = -1;
@@ -59,18 +67,21 @@ static int run_cell(const struct trace *tr, const struct replay_opts *o, const s
 
 struct shared {
 	size_t next, done;	/* atomics */
+	size_t n;		/* cells: the mapping's size */
 	struct cell_row rows[];
 };
 
-static void worker(const struct trace *tr, const struct replay_opts *o, const struct grid *g,
-                   struct shared *sh, size_t n)
+/* Cells whose source is another are left for the parent to fill. */
+static void worker(const struct trace *tr, const struct replay_opts *o,
+                   const struct sweep_cells *c, struct shared *sh)
 {
 	for (;;) {
 		size_t k = __atomic_fetch_add(&sh->next, 1, __ATOMIC_RELAXED);
 
-		if (k >= n)
+		if (k >= c->n)
 			break;
-		(void)run_cell(tr, o, g, k, &sh->rows[k]);
+		if (c->source(c->arg, k) == k)
+			(void)run_cell(tr, o, c, k, &sh->rows[k]);
 		__atomic_fetch_add(&sh->done, 1, __ATOMIC_RELEASE);
 	}
 	fflush(stderr);
@@ -101,12 +112,16 @@ static unsigned workers_for(const struct sweep_opts *so, size_t n)
 }
 
 /* Every cell, by `par` worker processes; the rows in sh. */
-static int run_all(const struct trace *tr, const struct replay_opts *o, const struct grid *g,
-                   const struct sweep_opts *so, struct shared *sh, size_t n)
+static int run_all(const struct trace *tr, const struct replay_opts *o,
+                   const struct sweep_cells *c, const struct sweep_opts *so, struct shared *sh)
 {
-	unsigned par = workers_for(so, n), live = 0;
+	size_t n = c->n, runs = 0;
+	unsigned par, live = 0;
 	int rc = 0;
 
+	for (size_t k = 0; k < n; k++)
+		runs += c->source(c->arg, k) == k;
+	par = workers_for(so, runs);
 	if (par > 256)
 		par = 256;
 	fflush(NULL);
@@ -118,7 +133,7 @@ static int run_all(const struct trace *tr, const struct replay_opts *o, const st
 			break;
 		}
 		if (pid == 0)
-			worker(tr, o, g, sh, n);
+			worker(tr, o, c, sh);
 		live++;
 	}
 	if (live == 0)
@@ -151,47 +166,110 @@ static int run_all(const struct trace *tr, const struct replay_opts *o, const st
 	return rc;
 }
 
+/* The cells not replayed: their source's figures, their own settings, and
+ * no time of their own. */
+static void fill_copies(const struct replay_opts *o, const struct sweep_cells *c,
+                        struct cell_row *rows)
+{
+	for (size_t k = 0; k < c->n; k++) {
+		size_t src = c->source(c->arg, k);
+		struct replay_settings set;
+
+		if (src == k || rows[src].state != 1)
+			continue;
+		c->settings(c->arg, k, &o->set, &set);
+		rows[k] = rows[src];
+		rows[k].set = set;
+		rows[k].replayed = false;
+		rows[k].same_as = src;
+		rows[k].wall_s = 0;
+	}
+}
+
+struct cell_row *sweep_rows(const struct trace *tr, const struct replay_opts *o,
+                            const struct sweep_cells *c, const struct sweep_opts *so,
+                            size_t first, size_t count)
+{
+	size_t bytes = sizeof(struct shared) + c->n * sizeof(struct cell_row);
+	struct shared *sh;
+	int rc;
+
+	sh = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED) {
+		fprintf(stderr, "backfilld: out of memory for %zu sweep cells\n", c->n);
+		return NULL;
+	}
+	sh->n = c->n;
+	if (count == 1) {
+		rc = run_cell(tr, o, c, first, &sh->rows[first]);
+	} else {
+		rc = run_all(tr, o, c, so, sh);
+		fill_copies(o, c, sh->rows);
+	}
+	for (size_t k = first; k < first + count; k++)
+		if (sh->rows[k].state != 1) {
+			struct replay_settings set;
+			char est[32];
+
+			c->settings(c->arg, k, &o->set, &set);
+			est_name(&set.est, est, sizeof est);
+			fprintf(stderr, "backfilld: sweep cell %zu (%s, estimates %s, seed %llu) did not "
+			        "finish\n", k, sched_policy_name(set.policy), est,
+			        (unsigned long long)set.seed);
+			rc = -1;
+		}
+	if (rc < 0) {
+		munmap(sh, bytes);
+		return NULL;
+	}
+	/* The mapping stays whole; the rows asked for are handed out. */
+	if (first > 0)
+		memmove(sh->rows, sh->rows + first, count * sizeof sh->rows[0]);
+	return sh->rows;
+}
+
+void sweep_rows_free(struct cell_row *rows)
+{
+	struct shared *sh;
+
+	if (!rows)
+		return;
+	sh = (struct shared *)((char *)rows - offsetof(struct shared, rows));
+	munmap(sh, sizeof *sh + sh->n * sizeof sh->rows[0]);
+}
+
+/* A grid as sweep cells. */
+static void grid_settings(const void *arg, size_t k, const struct replay_settings *base,
+                          struct replay_settings *out)
+{
+	grid_cell(arg, k, base, out);
+}
+
+static size_t grid_src(const void *arg, size_t k)
+{
+	return grid_source(arg, k);
+}
+
 int sweep_run(const struct trace *tr, const struct replay_opts *o, const struct grid *g,
               const struct sweep_opts *so, FILE *out)
 {
-	size_t n = grid_cells(g), first = 0, count = n;
-	size_t bytes;
-	struct shared *sh;
-	int rc = 0;
+	struct sweep_cells c = { grid_cells(g), grid_settings, grid_src, g };
+	size_t first = 0, count = c.n;
+	struct cell_row *rows;
+	int rc;
 
 	if (so->cell >= 0) {
-		if ((size_t)so->cell >= n) {
+		if ((size_t)so->cell >= c.n) {
 			fprintf(stderr, "backfilld: --cell %ld: the grid has %zu cells (0 to %zu)\n",
-			        so->cell, n, n - 1);
+			        so->cell, c.n, c.n - 1);
 			return -1;
 		}
 		first = (size_t)so->cell;
 		count = 1;
 	}
-	bytes = sizeof *sh + n * sizeof sh->rows[0];
-	sh = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (sh == MAP_FAILED) {
-		fprintf(stderr, "backfilld: out of memory for %zu sweep cells\n", n);
+	if (!(rows = sweep_rows(tr, o, &c, so, first, count)))
 		return -1;
-	}
-	if (count == 1) {
-		rc = run_cell(tr, o, g, first, &sh->rows[first]);
-	} else {
-		rc = run_all(tr, o, g, so, sh, n);
-	}
-	for (size_t k = first; k < first + count; k++)
-		if (sh->rows[k].state != 1) {
-			char est[32];
-
-			est_name(&sh->rows[k].set.est, est, sizeof est);
-			fprintf(stderr, "backfilld: sweep cell %zu (%s, estimates %s, seed %llu) did not "
-			        "finish\n", k, sched_policy_name(sh->rows[k].set.policy), est,
-			        (unsigned long long)sh->rows[k].set.seed);
-			rc = -1;
-		}
-	if (rc == 0)
-		rc = sweep_print(out, o, g, &(struct sweep_plot){ so->plot, so->metric },
-		                 sh->rows + first, first, count);
-	munmap(sh, bytes);
+	rc = sweep_print(out, o, g, &(struct sweep_plot){ so->plot, so->metric }, rows, first, count);
+	sweep_rows_free(rows);
 	return rc;
 }

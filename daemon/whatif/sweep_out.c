@@ -45,6 +45,11 @@ static const char *const csv_header =
  * columns are what they were before workflows were read. */
 static const char *const csv_deps_header = ",dependencies,with_predecessor,honoured,delayed";
 
+/* Appended last when the loads are offered loads to reach (--utilization):
+ * the target and the offered load reached; the load column is then the
+ * factor each cell's jobs needed. */
+static const char *const csv_target_header = ",utilization_target,offered_load";
+
 static void when_csv(FILE *out, const struct shape_when *w)
 {
 	if (w->set)
@@ -61,8 +66,8 @@ static void csv_row(FILE *out, const char *trace, size_t k, const struct cell_ro
 	est_name(&s->est, est, sizeof est);
 	fprintf(out, "%zu,", k);
 	csv_field(out, trace);
-	fprintf(out, ",%s,%s,%" PRIu64 ",%g,%" PRIu32 ",%d", sched_policy_name(s->policy), est,
-	        s->seed, s->shape.load, r->nodes, s->per_event);
+	fprintf(out, ",%s,%s,%" PRIu64 ",%.9g,%" PRIu32 ",%d", sched_policy_name(s->policy), est,
+	        s->seed, r->load, r->nodes, s->per_event);
 	when_csv(out, &s->shape.from);
 	when_csv(out, &s->shape.to);
 	putc(',', out);
@@ -85,6 +90,10 @@ static void csv_row(FILE *out, const char *trace, size_t k, const struct cell_ro
 	if (r->deps.shown)
 		fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64, replay_deps_name(r->deps.mode),
 		        r->deps.with_pred, r->deps.honoured, r->deps.delayed);
+	if (s->shape.utilization > 0) {
+		csv_num(out, s->shape.utilization);
+		fprintf(out, ",%.9g", r->offered_load);
+	}
 	putc('\n', out);
 }
 
@@ -93,6 +102,8 @@ static void csv_row(FILE *out, const char *trace, size_t k, const struct cell_ro
 struct summary {
 	size_t first;		/* the row of its first seed */
 	size_t seeds;
+	size_t replays;		/* of its seeds' cells, those replayed (1 when its
+				 * estimate model does not use the seed) */
 	double mean[4], sd[4], lo[4], hi[4];	/* bsld, wait, response, utilization % */
 };
 static const char *const sum_metric[4] = { "bsld", "wait", "response", "utilization" };
@@ -114,6 +125,8 @@ static struct summary *summarize(const struct grid *g, const struct cell_row *ro
 	for (size_t i = 0; i < m; i++) {
 		su[i].first = i * g->nseed;
 		su[i].seeds = g->nseed;
+		for (size_t k = 0; k < g->nseed; k++)
+			su[i].replays += rows[i * g->nseed + k].replayed;
 		for (int q = 0; q < 4; q++) {
 			su[i].lo[q] = INFINITY;
 			su[i].hi[q] = -INFINITY;
@@ -136,6 +149,8 @@ static void print_csv(FILE *out, const struct replay_opts *o, const struct cell_
 	fputs(csv_header, out);
 	if (count && rows[0].deps.shown)
 		fputs(csv_deps_header, out);
+	if (count && rows[0].set.shape.utilization > 0)
+		fputs(csv_target_header, out);
 	putc('\n', out);
 	for (size_t i = 0; i < count; i++)
 		csv_row(out, o->trace, first + i, &rows[i]);
@@ -165,7 +180,9 @@ static void settings_json(struct jw *w, const struct cell_row *r)
 	if (r->set.policy == SCHED_CREASY)
 		jw_f64(w, "alpha", r->set.alpha);
 	jw_str(w, "estimates", est);
-	jw_f64(w, "load", r->set.shape.load);
+	jw_f64(w, "load", r->load);
+	if (r->set.shape.utilization > 0)
+		jw_f64(w, "utilization_target", r->set.shape.utilization);
 	jw_u64(w, "nodes", r->nodes);
 	jw_bool(w, "per_event", r->set.per_event);
 	when_json(w, "from", &r->set.shape.from);
@@ -200,6 +217,7 @@ static void print_json(FILE *out, const struct replay_opts *o, const struct grid
 		settings_json(&w, r);
 		jw_u64(&w, "seed", r->set.seed);
 		jw_u64(&w, "jobs", r->jobs);
+		jw_u64(&w, "skipped", r->skipped);
 		if (r->deps.shown) {
 			jw_u64(&w, "with_predecessor", r->deps.with_pred);
 			jw_u64(&w, "honoured", r->deps.honoured);
@@ -207,6 +225,7 @@ static void print_json(FILE *out, const struct replay_opts *o, const struct grid
 		}
 		jw_u64(&w, "killed", r->killed);
 		jw_u64(&w, "backfilled", r->backfilled);
+		jw_f64(&w, "offered_load", r->offered_load);
 		jw_f64(&w, "utilization", r->utilization);
 		jw_f64(&w, "estimate_accuracy", r->est_accuracy);
 		report_dist_json(&w, "wait_s", &r->wait);
@@ -214,6 +233,8 @@ static void print_json(FILE *out, const struct replay_opts *o, const struct grid
 		report_dist_json(&w, "bounded_slowdown", &r->bsld);
 		jw_f64(&w, "bsld_ci90_half", r->ci_bsld.half_width);
 		jw_f64(&w, "wall_s", r->wall_s);
+		jw_bool(&w, "replayed", r->replayed);
+		jw_u64(&w, "same_as_cell", r->same_as);
 		jw_close(&w);
 	}
 	jw_close_array(&w);
@@ -224,6 +245,7 @@ static void print_json(FILE *out, const struct replay_opts *o, const struct grid
 		jw_open(&w);
 		settings_json(&w, &rows[su[i].first]);
 		jw_u64(&w, "seeds", su[i].seeds);
+		jw_u64(&w, "replays", su[i].replays);
 		for (int q = 0; q < 4; q++) {
 			jw_key(&w, sum_metric[q]);
 			jw_open(&w);
@@ -240,38 +262,90 @@ static void print_json(FILE *out, const struct replay_opts *o, const struct grid
 	putc('\n', out);
 }
 
+/* "trace, x2": the grid's estimate models that do not use the seed. */
+static void seedless_models(const struct grid *g, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < g->nest && at < len; i++) {
+		char est[32];
+
+		if (est_uses_seed(&g->est[i]))
+			continue;
+		est_name(&g->est[i], est, sizeof est);
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? ", " : "", est);
+	}
+}
+
+/* A line per setting: jobs and skipped (the same for every seed), the
+ * bounded slowdown, response time, wait and utilization; with several
+ * seeds their means, and the bounded slowdown's spread. */
 static void print_text(FILE *out, const struct replay_opts *o, const struct grid *g,
                        const struct cell_row *rows, const struct summary *su, size_t nsum)
 {
 	double wall = 0;
+	size_t replays = 0;
+	bool spread = g->nseed > 1;
 
-	for (size_t i = 0; i < nsum * g->nseed; i++)
+	for (size_t i = 0; i < nsum * g->nseed; i++) {
 		wall += rows[i].wall_s;
-	fprintf(out, "backfilld sweep: %s, %zu cells (%zu seed%s each); the replays took %.2f s "
-	        "in all\n",
-	        o->trace, nsum * g->nseed, g->nseed, g->nseed == 1 ? "" : "s", wall);
+		replays += rows[i].replayed;
+	}
+	fprintf(out, "backfilld sweep: %s, %zu cells (%zu seed%s each), %zu replayed; the replays "
+	        "took %.2f s in all\n", o->trace, nsum * g->nseed, g->nseed,
+	        g->nseed == 1 ? "" : "s", replays, wall);
+	if (replays < nsum * g->nseed) {
+		char names[512];
+
+		seedless_models(g, names, sizeof names);
+		fprintf(out, "estimates %s: not drawn with the seed, so each setting with them was "
+		        "replayed once, not once per seed (the same figures for every seed)\n", names);
+	}
 	if (nsum && rows[0].deps.shown)
 		fprintf(out, "dependencies %s (SWF fields 17 and 18 %s in every cell)\n",
 		        replay_deps_name(rows[0].deps.mode), rows[0].deps.mode == DEPS_TRACE ?
 		        "honoured, waits counted from the effective submit times," : "not honoured");
-	fprintf(out, "%-13s %-10s %6s %7s  %-35s %10s %7s\n", "policy", "estimates", "load",
-	        "nodes", "bsld avg (sd, min-max)", "wait avg s", "util %");
+	fprintf(out, "%-13s %-10s ", "policy", "estimates");
+	if (g->load_target)
+		fprintf(out, "%8s %8s", "offered", "factor");
+	else
+		fprintf(out, "%6s", "load");
+	fprintf(out, " %7s %7s %7s  ", "nodes", "jobs", "skipped");
+	fprintf(out, spread ? "%-35s" : "%9s", spread ? "bsld avg (sd, min-max)" : "bsld avg");
+	fprintf(out, " %11s %11s %7s\n", "resp avg s", "wait avg s", "util %");
 	for (size_t i = 0; i < nsum; i++) {
 		const struct cell_row *r = &rows[su[i].first];
-		char est[32], sd[64];
+		char est[32], bsld[64];
 
 		est_name(&r->set.est, est, sizeof est);
-		if (isfinite(su[i].mean[0]))
-			snprintf(sd, sizeof sd, "%.3f (%.3f, %.3f-%.3f)", su[i].mean[0],
-			         isfinite(su[i].sd[0]) ? su[i].sd[0] : 0.0, su[i].lo[0], su[i].hi[0]);
+		if (!isfinite(su[i].mean[0]))
+			snprintf(bsld, sizeof bsld, "- (no job)");
+		else if (!spread)
+			snprintf(bsld, sizeof bsld, "%.3f", su[i].mean[0]);
+		else if (su[i].replays == 1)
+			snprintf(bsld, sizeof bsld, "%.3f (the same for every seed)", su[i].mean[0]);
 		else
-			snprintf(sd, sizeof sd, "- (no job)");
-		fprintf(out, "%-13s %-10s %6g %7" PRIu32 "  %-35s %10.0f %7.2f\n",
-		        sched_policy_name(r->set.policy), est, r->set.shape.load, r->nodes, sd,
+			snprintf(bsld, sizeof bsld, "%.3f (%.3f, %.3f-%.3f)", su[i].mean[0],
+			         isfinite(su[i].sd[0]) ? su[i].sd[0] : 0.0, su[i].lo[0], su[i].hi[0]);
+		fprintf(out, "%-13s %-10s ", sched_policy_name(r->set.policy), est);
+		if (g->load_target)
+			fprintf(out, "%8.6f %8.4f", r->offered_load, r->load);
+		else
+			fprintf(out, "%6g", r->set.shape.load);
+		fprintf(out, " %7" PRIu32 " %7" PRIu64 " %7" PRIu64 "  ", r->nodes, r->jobs, r->skipped);
+		fprintf(out, spread ? "%-35s" : "%9s", bsld);
+		fprintf(out, " %11.0f %11.0f %7.2f\n",
+		        isfinite(su[i].mean[2]) ? su[i].mean[2] : 0.0,
 		        isfinite(su[i].mean[1]) ? su[i].mean[1] : 0.0, su[i].mean[3]);
 	}
-	if (g->nseed > 1)
-		fputs("(mean over the seeds, sample standard deviation, smallest and largest)\n", out);
+	if (spread)
+		fputs("(each figure the mean over the seeds; for bsld also their sample standard "
+		      "deviation, smallest and largest)\n", out);
+	if (g->load_target)
+		fputs("(offered: the offered load reached for --utilization, the jobs' logged "
+		      "node-seconds over the\n machine's from the first submission to the last; "
+		      "factor: the --load factor that took)\n", out);
 }
 
 /* ---- plot ----------------------------------------------------------------- */
@@ -291,7 +365,8 @@ static int x_dim(const struct grid *g, const char **label, bool *logx)
 		return 'e';
 	}
 	if (g->nload > 1) {
-		*label = "load factor (inter-arrival times divided by it)";
+		*label = g->load_target ? "offered load (--utilization)" :
+		         "load factor (inter-arrival times divided by it)";
 		*logx = false;
 		return 'l';
 	}
@@ -345,16 +420,17 @@ static int plot(const struct sweep_plot *so, const struct grid *g, const struct 
 			if (dim != 'e' && g->nest > 1)
 				len += snprintf(names[si] + len, sizeof names[si] - (size_t)len, ", %s", est);
 			if (dim != 'l' && g->nload > 1)
-				len += snprintf(names[si] + len, sizeof names[si] - (size_t)len, ", load %g",
-				                r->set.shape.load);
+				len += snprintf(names[si] + len, sizeof names[si] - (size_t)len,
+				                g->load_target ? ", offered load %g" : ", load %g",
+				                g->load[a.load]);
 			if (dim != 'n' && g->nnodes > 1)
 				snprintf(names[si] + len, sizeof names[si] - (size_t)len, ", %u nodes",
 				         r->nodes);
 			ser[si] = (struct svg_series){ .name = names[si], .x = xs + si * nx,
 			                               .y = ys + si * nx, .n = nx };
 		}
-		xs[si * nx + xi] = dim == 'e' ? r->set.est.param : dim == 'l' ? r->set.shape.load :
-		                   (double)r->nodes;
+		xs[si * nx + xi] = dim == 'e' ? r->set.est.param :
+		                   dim == 'l' ? g->load[a.load] : (double)r->nodes;
 		ys[si * nx + xi] = cell_metric(r, so->metric);
 	}
 	{

@@ -181,7 +181,7 @@ static const char *const keys[] = {
 	"wall_s", "events_per_s", "trace_nodes", "per_event", "estimates", "seed",
 	"estimate_accuracy", "extended_predictions", "broken_by_extensions", "shaping", "load",
 	"from_s", "to_s", "before_window", "after_window", "excluded_users", "excluded_jobs",
-	"flurry_threshold", "flurry_jobs", "flurry_users",
+	"flurry_threshold", "flurry_jobs", "flurry_users", "utilization_target", "offered_load",
 };
 
 static void test_json(void)
@@ -227,7 +227,9 @@ static void test_json(void)
 	ok(strstr(j, "\"compressions\": 77,\n  \"compress_visits\": 0,\n  \"compress_searches\": 0,\n"
 	             "  \"compress_moves\": 0,\n  \"max_queue\": 41,\n") != NULL, "JSON: sched stats");
 	ok(strstr(j, "\"events_per_s\": 3980.000000,\n") != NULL, "JSON: events per second");
-	ok(strstr(j, "\"flurry_users\": 0\n  }\n}") != NULL, "JSON: last key, no comma");
+	ok(strstr(j, "\"flurry_users\": 0,\n    \"utilization_target\": null,\n"
+	             "    \"offered_load\": 0.000000\n  }\n}") != NULL,
+	   "JSON: the shaping's last keys (no target: null), no comma after the last");
 	ok(strstr(j, "\"estimates\": \"trace\",\n") != NULL && strstr(j, "\"per_event\": false,\n"),
 	   "JSON: the estimate model and the event order");
 	ok(strstr(j, "\"excluded_users\": [\n    ]") != NULL, "JSON: an empty list");

@@ -173,6 +173,84 @@ static void test_t95(void)
 	ok(stats_t95(1000000) > 1.6448536269514727, "t95: stays above the normal quantile");
 }
 
+/* The published two-sided 95% table (t 0.975), df 1..30, 3 decimals. */
+static const double t975_published[30] = {
+	12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+	2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+	2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+};
+
+static void test_t975(void)
+{
+	int all = 1, dec = 1;
+
+	ok(isnan(stats_t975(0)), "t975(0) is NaN");
+	for (unsigned df = 1; df <= 30; df++)
+		if (!rounds_to(stats_t975(df), t975_published[df - 1])) {
+			all = 0;
+			printf("# t975(%u) = %.6f, table %.3f\n", df, stats_t975(df),
+			       t975_published[df - 1]);
+		}
+	ok(all, "t975: the whole published table df 1..30 to 3 decimals");
+	ok(rounds_to(stats_t975(9), 2.262), "t975(9) = 2.262 (10 seeds)");
+	/* Past the table, against the incomplete beta function (7 digits). */
+	ok(fabs(stats_t975(31) - 2.0395134) < 1e-6, "t975(31) from the expansion: 2.039513");
+	ok(fabs(stats_t975(40) - 2.0210754) < 1e-6, "t975(40): 2.021075");
+	ok(fabs(stats_t975(60) - 2.0002978) < 1e-6, "t975(60): 2.000298");
+	ok(fabs(stats_t975(120) - 1.9799304) < 1e-6, "t975(120): 1.979930");
+	ok(fabs(stats_t975(1000) - 1.9623391) < 1e-6, "t975(1000): 1.962339");
+	ok(fabs(stats_t975(UINT_MAX) - 1.9599639845400542) < 1e-8,
+	   "t975: huge df is the normal quantile 1.959964");
+	for (unsigned df = 1; df < 2000; df++)
+		if (!(stats_t975(df + 1) < stats_t975(df))) {
+			dec = 0;
+			printf("# t975(%u) = %.9f >= t975(%u) = %.9f\n", df + 1, stats_t975(df + 1),
+			       df, stats_t975(df));
+		}
+	ok(dec, "t975: strictly decreasing in df (1..2000), across the seam at 30 / 31");
+	ok(stats_t975(5) > stats_t95(5), "t975 is above t95");
+}
+
+/* Paired samples: differences 2, 1, 4, 0 (mean 1.75, sd sqrt(8.75 / 3)),
+ * relative 2/8, 1/11, 4/10, 0/9. */
+static void test_paired(void)
+{
+	const double a[] = { 10, 12, 14, 9 }, b[] = { 8, 11, 10, 9 };
+	struct stats_paired p;
+	double half = 3.182446 * sqrt(8.75 / 3) / 2, rel = (0.25 + 1.0 / 11 + 0.4) / 4;
+	double rsd;
+
+	stats_paired95(a, b, 4, &p);
+	ok(p.n == 4, "paired: n");
+	ok_near(p.mean_a, 11.25, "paired: mean of a");
+	ok_near(p.mean_b, 9.5, "paired: mean of b");
+	ok_near(p.diff, 1.75, "paired: mean difference 1.75");
+	ok(fabs(p.half - half) < 1e-5, "paired: half-width t975(3) sd / 2 = %.5f", half);
+	ok_near(p.lo, p.diff - p.half, "paired: lo");
+	ok_near(p.hi, p.diff + p.half, "paired: hi");
+	ok(!stats_paired_significant(&p), "paired: [-0.97, 4.47] holds 0: not significant");
+	ok_near(p.rel, rel, "paired: mean relative difference");
+	{
+		const double r[] = { 0.25, 1.0 / 11, 0.4, 0 };
+
+		stats_mean_sd(r, 4, NULL, &rsd);
+	}
+	ok(fabs(p.rel_half - 3.182446 * rsd / 2) < 1e-5, "paired: relative half-width");
+
+	const double c[] = { 5, 6, 7 }, d[] = { 3, 4, 5 };
+	stats_paired95(c, d, 3, &p);
+	ok(p.diff == 2 && p.half == 0 && p.lo == 2 && p.hi == 2 && stats_paired_significant(&p),
+	   "paired: every difference 2: the interval is [2, 2], significant");
+	const double e[] = { 1, 2 }, f[] = { 0, 2 };
+	stats_paired95(e, f, 2, &p);
+	ok(isnan(p.rel) && isnan(p.rel_lo) && isfinite(p.lo), "paired: a b of 0: no relative figures");
+	stats_paired95(a, b, 1, &p);
+	ok(p.diff == 2 && isnan(p.half) && isnan(p.lo) && !stats_paired_significant(&p),
+	   "paired: one pair: a difference, no interval, not significant");
+	stats_paired95(a, b, 0, &p);
+	ok(isnan(p.diff) && isnan(p.mean_a) && !stats_paired_significant(&p), "paired: none: NaN");
+}
+
 /* ---- batch means -------------------------------------------------------- */
 
 /* Batches of 4: a warm-up batch (mean 100), then batch means 2, 4, 6, 8,
@@ -511,6 +589,8 @@ int main(void)
 	test_percentile_small();
 	test_percentile_ten();
 	test_t95();
+	test_t975();
+	test_paired();
 	test_batch_means();
 	test_significance();
 	test_mean_sd();

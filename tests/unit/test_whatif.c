@@ -151,6 +151,34 @@ static void test_est_draw_simple(void)
 	ok_eq(est_draw(&m, 1, 7, S(100), S(1000)), S(1100), "x1.1 of 1000 s is 1100 s");
 }
 
+/* est_uses_seed says which models draw: every other gives each job the
+ * same estimate whatever the seed (checked over many jobs and seeds), and
+ * a model that draws gives some job another one. */
+static void test_est_uses_seed(void)
+{
+	static const struct { const char *spec; bool uses; } models[] = {
+		{ "trace", false }, { "exact", false }, { "x2", false }, { "x0.5", false },
+		{ "f=1", false }, { "history", false }, { "f=1.5", true }, { "f=4", true },
+		{ "model", true },
+	};
+	char err[128];
+
+	for (size_t i = 0; i < N_OF(models); i++) {
+		struct est_model m;
+		bool differs = false;
+
+		est_parse(models[i].spec, &m, err, sizeof err);
+		for (uint64_t k = 0; k < 500 && !differs; k++) {
+			bf_time r = S(1 + (k * 37) % 100000), e = S(2 + (k * 53) % 200000);
+
+			for (uint64_t seed = 2; seed <= 5; seed++)
+				differs |= est_draw(&m, seed, k, r, e) != est_draw(&m, 1, k, r, e);
+		}
+		ok(est_uses_seed(&m) == models[i].uses && differs == models[i].uses,
+		   "%s: %s the seed", models[i].spec, models[i].uses ? "uses" : "does not use");
+	}
+}
+
 static void test_est_uniform(void)
 {
 	int in_range = 1, same = 1;
@@ -868,8 +896,8 @@ static void test_months(void)
 }
 
 #define J(sub, st, rn, sz, kl, bf) \
-	{ .submit = S(sub), .start = S(st), .run = S(rn), .estimate = S(rn), .size = (sz), \
-	  .killed = (kl), .backfilled = (bf) }
+	{ .submit = S(sub), .start = S(st), .run = S(rn), .estimate = S(rn), .logged_run = S(rn), \
+	  .size = (sz), .killed = (kl), .backfilled = (bf) }
 
 /* Seven jobs on 4 nodes, seconds (the arrival index is the line):
  *  i submit start run size end  wait resp bsld
@@ -1042,8 +1070,20 @@ static void test_compute_months(void)
 		ok(isnan(bd->month[3].wait.avg), "April (no jobs): NaN wait");
 		ok_near(bd->month[2].wait.avg, 50, "March: wait 50");
 		ok_eq(bd->month[4].killed, 1, "May: the killed job");
-		ok_near(sum_loads(bd->month, bd->nmonth, &nj), bd->all.load,
-		        "months' loads sum to the utilization");
+		/* Each month's own offered load, 2 nodes, within the span of
+		 * submissions [Jan 31 23:00, May 10 00:00]: January's last hour,
+		 * February's 29 days (2000 is a leap year), March's 31, April's
+		 * 30 (no job), May's first 9 days. */
+		ok_near(bd->month[0].load * 2 * 3600, 100, "January: 100 node-s over 1 h");
+		ok_near(bd->month[1].load * 2 * 29 * 86400, 200, "February: 200 node-s over 29 days");
+		ok_near(bd->month[2].load * 2 * 31 * 86400, 100, "March: 100 node-s over 31 days");
+		ok_near(bd->month[3].load, 0, "April: no job, load 0");
+		ok_near(bd->month[4].load * 2 * 9 * 86400, 100, "May: 100 node-s over 9 days");
+		ok_near(bd->month[0].load * 3600 + bd->month[1].load * 29 * 86400 +
+		        bd->month[2].load * 31 * 86400 + bd->month[3].load * 30 * 86400 +
+		        bd->month[4].load * 9 * 86400, 500.0 / 2,
+		        "the months' loads times their lengths give back the work over the nodes");
+		sum_loads(bd->month, bd->nmonth, &nj);
 		ok_eq(nj, 4, "months' jobs sum to 4");
 	}
 	ok_near(bd->all.load, 500.0 / (2.0 * (8557200 + 100)), "utilization over the span");
@@ -1056,6 +1096,12 @@ static void test_compute_months(void)
 		ok(bd->month[0].jobs == 2 && bd->month[1].jobs == 1 && bd->month[2].jobs == 0 &&
 		   bd->month[3].jobs == 1, "periods hold 2, 1, 0, 1 jobs");
 		ok_str(bd->month[3].label, "+90d", "period 3 is +90d");
+		/* Periods of 30 days from the first submission; the last is cut
+		 * at the last one (99.04 days: 9.04 days of period 3). */
+		ok_near(bd->month[0].load * 2 * 30 * 86400, 300, "period 0: 300 node-s / 30 d");
+		ok_near(bd->month[2].load, 0, "period 2: load 0");
+		ok_near(bd->month[3].load * 2 * (8557200.0 - 90 * 86400), 100,
+		        "period 3: 100 node-s over what the trace covers of it");
 	}
 	bd_free(bd);
 
@@ -1081,6 +1127,7 @@ static void test_compute_many(void)
 	uint64_t rc[BD_RUNTIME_CLASSES] = { 0 }, sc[BD_SIZE_CLASSES] = { 0 }, killed = 0, nj;
 	struct breakdown *bd;
 	int per_class = 1;
+	double work = 0, jan_work = 0;
 
 	for (size_t i = 0; i < N; i++) {
 		double r = runs[i % N_OF(runs)];
@@ -1097,6 +1144,8 @@ static void test_compute_many(void)
 			;
 		sc[c]++;
 		killed += i % 5 == 0;
+		work += r * z;
+		jan_work += i == 0 ? r * z : 0;
 	}
 	bd = bd_compute(&js, 4096, 949359600, &o);
 	ok(bd != NULL, "bd_compute, 640 jobs");
@@ -1116,8 +1165,12 @@ static void test_compute_many(void)
 	ok_near(sum_loads(bd->size, BD_SIZE_CLASSES, &nj), bd->all.load,
 	        "size loads sum to the utilization");
 	ok_eq(nj, N, "size classes' jobs sum to the total");
-	ok_near(sum_loads(bd->month, bd->nmonth, &nj), bd->all.load,
-	        "month loads sum to the utilization");
+	/* January holds job 0's last hour (from 23:00), February the rest up
+	 * to the last submission: each month's work over its own length. */
+	ok_near(bd->month[0].load * 4096 * 3600, jan_work, "January's own offered load");
+	ok_near(bd->month[1].load * 4096 * ((N - 1) * 3600.0 - 3600), work - jan_work,
+	        "February's own offered load, up to the last submission");
+	sum_loads(bd->month, bd->nmonth, &nj);
 	ok_eq(nj, N, "months' jobs sum to the total");
 	/* 640 h from 2000-01-31T23:00: to 2000-02-27T14:00 (plus a little): 2 months. */
 	ok_eq(bd->nmonth, 2, "640 hours from Jan 31 23:00: January and February");
@@ -1192,6 +1245,7 @@ int main(void)
 {
 	test_est_parse();
 	test_est_draw_simple();
+	test_est_uses_seed();
 	test_est_uniform();
 	test_est_draw_uniform();
 	test_est_draw_model();

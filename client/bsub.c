@@ -26,7 +26,8 @@ static void usage(FILE *f)
 "Submit SCRIPT (standard input if absent or -) to backfilld as a batch job\n"
 "that holds NODES whole nodes for at most TIME. A word that names no file\n"
 "here and has no '/' is a COMMAND: the command line is the job (bsub -n 1\n"
-"-t 10 sleep 60).\n"
+"-t 10 sleep 60). A single such word holding a blank or a shell character\n"
+"(; & | < > $ ...) is run by /bin/sh -c (bsub -n 1 'echo hi; hostname').\n"
 "\n"
 "  -n NODES        number of nodes, a whole number from 1\n"
 "  -t TIME         time limit: 45 (minutes), 2:00, 1:30:00, 90s, 2h, 1h30m, 1d\n"
@@ -103,6 +104,18 @@ static bool is_command(const char *word)
 	struct stat st;
 
 	return word && !strchr(word, '/') && stat(word, &st) < 0 && errno == ENOENT;
+}
+
+/* The only word after the options is a line for /bin/sh -c, as LSF runs
+ * bsub 'echo hi; hostname', when it names no file (a script of that
+ * name keeps being read, #BSUB lines and all) and holds a blank or a
+ * shell character; '/' may be in it (cd /tmp && make). */
+static bool is_shell_line(const char *word, uint32_t nargs)
+{
+	struct stat st;
+
+	return word && nargs == 0 && bsub_is_shell_line(word) && stat(word, &st) < 0 &&
+	       errno == ENOENT;
 }
 
 /* The umask the job runs with, as LSF and Slurm pass it on: a user whose
@@ -182,7 +195,21 @@ int main(int argc, char **argv)
 	if (!cmd.script && isatty(STDIN_FILENO))
 		fprintf(stderr, "bsub: reading the job script from standard input "
 		        "(end it with Ctrl-D)\n");
-	if (is_command(cmd.script)) {
+	if (is_shell_line(cmd.script, cmd.nargs)) {
+		/* bsub -n 1 'echo hi; hostname': the shell runs the line. */
+		char *name = NULL;
+
+		if (bsub_wrap_shell(cmd.script, &script, &script_len, &name) < 0) {
+			fprintf(stderr, "bsub: out of memory\n");
+			rc = CLIENT_EXIT_USAGE;
+			goto out;
+		}
+		if (!cmd.name) {
+			cmd.name = name;
+			cmd.name_made = true;	/* (the line: never an array) */
+		} else
+			free(name);
+	} else if (is_command(cmd.script)) {
 		/* bsub -n 1 -t 10 sleep 60: the command line is the job. */
 		char **words = cmd.args - 1, *name = NULL;
 

@@ -673,6 +673,27 @@ int bsub_wrap_command(char *const *words, uint32_t n, uint8_t **data, size_t *le
 	return 0;
 }
 
+bool bsub_is_shell_line(const char *word)
+{
+	/* Characters that mean something to sh: a word holding one cannot
+	 * be a program's name, so LSF's users mean a line for the shell. */
+	return word && word[strcspn(word, " \t\n;&|<>()$`\\\"'*?[]{}~#=")] != '\0';
+}
+
+int bsub_wrap_shell(const char *line, uint8_t **data, size_t *len, char **name)
+{
+	static const char sh[] = "/bin/sh -c ";
+	char *words[] = { "/bin/sh", "-c", (char *)line, NULL };
+	char *nm;
+
+	if (bsub_wrap_command(words, 3, data, len, &nm) < 0)
+		return -1;
+	/* The name is the line the user typed, without the shell in front. */
+	memmove(nm, nm + sizeof sh - 1, strlen(nm + sizeof sh - 1) + 1);
+	*name = nm;
+	return 0;
+}
+
 const char *bsub_script_label(const char *path)
 {
 	return path ? path : "(stdin)";

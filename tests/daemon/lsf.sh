@@ -121,4 +121,16 @@ ok $? "nobody: bkill 0 cancels its own job, and only it"
 id=$("$BSUB" -n 1 -t 1:00 -o stdin.out <env.sh | sed -n 's/^Job \([0-9]*\) .*/\1/p')
 wait_state "$id" done && [ "$(head -1 stdin.out | cut -d'|' -f2)" = STDIN ]
 ok $? "a script from standard input: LSB_JOBNAME is STDIN, not a spool path ($(head -1 stdin.out))"
+
+# One word with shell characters is a line for /bin/sh -c, as in LSF;
+# a file of that very name stays a script.
+id=$("$BSUB" -n 1 -t 1 -o sh.out 'echo hi; echo "$((6 * 7))" | cat' | sed -n 's/^Job \([0-9]*\) .*/\1/p')
+[ -n "$id" ] && wait_state "$id" done && [ "$(cat sh.out)" = "$(printf 'hi\n42')" ]
+ok $? "bsub -n 1 'echo hi; echo ... | cat': run by /bin/sh -c ($(tr '\n' ' ' <sh.out))"
+"$BQ" -l "$id" | grep -q "^Name: *echo hi; echo"
+ok $? "its default name is the line"
+printf '#!/bin/sh\n#BSUB -n 1 -W 1\necho file\n' >'odd name.sh'
+id=$("$BSUB" -o odd.out 'odd name.sh' | sed -n 's/^Job \([0-9]*\) .*/\1/p')
+[ -n "$id" ] && wait_state "$id" done && [ "$(cat odd.out)" = file ]
+ok $? "a script whose name has a blank is still read as a script, #BSUB lines and all"
 done_testing

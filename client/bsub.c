@@ -58,6 +58,8 @@ static void usage(FILE *f)
 "                  per-user default)\n"
 "\n"
 "  -B, -N          LSF's mail: refused (backfilld sends no mail), also in #BSUB\n"
+"  -q QUEUE, -P PROJECT, -x, ...  other LSF options: a warning, ignored (as\n"
+"                  in #BSUB; see bsub(1) for the list)\n"
 "\n"
 "Options may also be given in #BSUB lines at the top of the script, as in\n"
 "'#BSUB -n 4 -t 1:00'; the command line wins. Options go before SCRIPT.\n"
@@ -235,6 +237,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bsub: %s\n", err);
 		rc = CLIENT_EXIT_USAGE;
 		goto out;
+	}
+	for (const char *w = cmd.warnings, *nl; w && *w; w = nl + 1) {
+		nl = strchr(w, '\n');
+		fprintf(stderr, "bsub: warning: %.*s\n", (int)(nl - w), w);
 	}
 	for (const char *w = scr.warnings, *nl; w && *w; w = nl + 1) {
 		nl = strchr(w, '\n');

@@ -133,4 +133,11 @@ printf '#!/bin/sh\n#BSUB -n 1 -W 1\necho file\n' >'odd name.sh'
 id=$("$BSUB" -o odd.out 'odd name.sh' | sed -n 's/^Job \([0-9]*\) .*/\1/p')
 [ -n "$id" ] && wait_state "$id" done && [ "$(cat odd.out)" = file ]
 ok $? "a script whose name has a blank is still read as a script, #BSUB lines and all"
+
+# -q and -P on the command line: warned about as in #BSUB lines, ignored.
+id=$("$BSUB" -q normal -P proj -n 1 -t 1 -o qp.out echo qp 2>"$TMP/err" | sed -n 's/^Job \([0-9]*\) .*/\1/p')
+[ -n "$id" ] && grep -q "^bsub: warning: -q 'normal' is not an option of backfilld's; ignored$" "$TMP/err" &&
+	grep -q "^bsub: warning: -P 'proj' is not an option" "$TMP/err" &&
+	wait_state "$id" done && [ "$(cat qp.out)" = qp ]
+ok $? "bsub -q normal -P proj: warnings naming the options; the job runs"
 done_testing

@@ -125,8 +125,18 @@ static void command_line(void)
 	ok(CMD(&o, "-V") == 0 && o.version, "-V");
 	bsub_opts_free(&o);
 
+	/* LSF options backfilld has no use for: warned about, as in #BSUB. */
+	ok(CMD(&o, "-q", "normal", "-P", "proj", "-x", "-n", "2", "job.sh") == 0 && o.nodes == 2 &&
+	   streq(o.script, "job.sh") && o.warnings &&
+	   strstr(o.warnings, "-q 'normal' is not an option of backfilld's; ignored\n") &&
+	   strstr(o.warnings, "-P 'proj' is not an option") && strstr(o.warnings, "-x is not an"),
+	   "-q QUEUE, -P PROJECT, -x: warnings naming the option, ignored");
+	bsub_opts_free(&o);
+
 	/* Rejected. */
-	ok(CMD(&o, "-x", "job.sh") < 0 && has("unknown option '-x'"), "unknown option (%s)", err);
+	ok(CMD(&o, "-Z", "job.sh") < 0 && has("unknown option '-Z'"), "unknown option (%s)", err);
+	ok(CMD(&o, "-q") < 0 && has("option -q needs a value"), "LSF's -q without a value (%s)",
+	   err);
 	ok(CMD(&o, "--nodes", "4") < 0 && has("unknown option '--nodes'"), "no GNU long forms");
 	ok(CMD(&o, "-n4", "job.sh") < 0 && has("-n 4"), "-n4 suggests -n 4 (%s)", err);
 	ok(CMD(&o, "-t2:00") < 0 && has("-t 2:00"), "-t2:00 suggests -t 2:00 (%s)", err);

@@ -140,4 +140,12 @@ id=$("$BSUB" -q normal -P proj -n 1 -t 1 -o qp.out echo qp 2>"$TMP/err" | sed -n
 	grep -q "^bsub: warning: -P 'proj' is not an option" "$TMP/err" &&
 	wait_state "$id" done && [ "$(cat qp.out)" = qp ]
 ok $? "bsub -q normal -P proj: warnings naming the options; the job runs"
+
+# Nothing left: the message says whose jobs there were none of.
+"$BKILL" -u all 0 >out
+[ $? -eq 0 ] && [ "$(cat out)" = "No unfinished jobs of anyone to cancel." ]
+ok $? "bkill -u all 0 with nothing left: of anyone ($(cat out))"
+"$BKILL" -u nobody 0 >out
+[ $? -eq 0 ] && [ "$(cat out)" = "No unfinished jobs of that user to cancel." ]
+ok $? "bkill -u nobody 0 with nothing left: of that user ($(cat out))"
 done_testing

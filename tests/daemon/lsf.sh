@@ -148,4 +148,17 @@ ok $? "bkill -u all 0 with nothing left: of anyone ($(cat out))"
 "$BKILL" -u nobody 0 >out
 [ $? -eq 0 ] && [ "$(cat out)" = "No unfinished jobs of that user to cancel." ]
 ok $? "bkill -u nobody 0 with nothing left: of that user ($(cat out))"
+# bq --ended N: the listing's window of ended jobs, a count (default 100).
+"$BQ" -a >out
+[ "$(grep -c '^ *[0-9]' out)" -ge 10 ]
+ok $? "bq -a: the ended jobs, none unfinished ($(grep -c '^ *[0-9]' out) lines)"
+"$BQ" -a --ended 2 >out
+[ "$(grep -c '^ *[0-9]' out)" -eq 2 ] && grep -q "^ *$id " out
+ok $? "bq -a --ended 2: the two that ended last, job $id among them"
+"$BQ" -a --ended 0 >out
+[ "$(grep -c '^ *[0-9]' out)" -eq 0 ]
+ok $? "bq -a --ended 0: none ($(head -1 out))"
+"$BQ" --ended 1001 >out 2>&1
+[ $? -eq 2 ] && grep -q "0 to 1000" out
+ok $? "bq --ended 1001: usage error"
 done_testing

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "bsub_args.h"
+#include "bsub_paths.h"
 #include "bsub_wait.h"
 #include "client.h"
 #include "duration.h"
@@ -181,8 +182,7 @@ int main(int argc, char **argv)
 	size_t script_len = 0;
 	const char **env = NULL;
 	uint32_t envc = 0, dropped = 0;
-	struct stat st;
-	int rc, e;
+	int rc;
 
 	if (bsub_parse_cmdline(argc, argv, &cmd, err, sizeof err) < 0)
 		return usage_error(err);
@@ -262,8 +262,11 @@ int main(int argc, char **argv)
 		rc = usage_error(err);
 		goto out;
 	}
-	if ((e = stat(job.cwd, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR) != 0) {
-		fprintf(stderr, "bsub: working directory %s: %s\n", job.cwd, strerror(e));
+	/* As the user the job runs as: refused now, not failed at its start. */
+	if (bsub_check_cwd(job.cwd, cmd.cwd ? "-cwd" : "", err, sizeof err) < 0 ||
+	    bsub_check_file(job.out, "-o", err, sizeof err) < 0 ||
+	    (cmd.err && bsub_check_file(job.err, "-e", err, sizeof err) < 0)) {
+		fprintf(stderr, "bsub: %s\n", err);
 		rc = CLIENT_EXIT_USAGE;
 		goto out;
 	}

@@ -161,4 +161,22 @@ ok $? "bq -a --ended 0: none ($(head -1 out))"
 "$BQ" --ended 1001 >out 2>&1
 [ $? -eq 2 ] && grep -q "0 to 1000" out
 ok $? "bq --ended 1001: usage error"
+# -cwd, -o and -e checked at submission as the user: refused, naming the path.
+mkdir -m 755 ro && mkdir -m 700 shut
+(cd / && $AS_NOBODY "$BSUB" -n 1 -t 1 -cwd /tmp -o "$TMP/ro/x.out" true >"$TMP/out" 2>&1)
+[ $? -eq 2 ] && grep -q -- "^bsub: -o $TMP/ro/x.out: you cannot create a file in $TMP/ro: Permission denied" out
+ok $? "nobody: -o in a directory it cannot write: refused ($(cat out))"
+(cd / && $AS_NOBODY "$BSUB" -n 1 -t 1 -cwd /tmp -e "$TMP/ro/err.%J" true >"$TMP/out" 2>&1)
+[ $? -eq 2 ] && grep -q -- "^bsub: -e $TMP/ro/err.%J: you cannot create a file in $TMP/ro" out
+ok $? "nobody: -e with %J: its directory checked ($(cat out))"
+(cd / && $AS_NOBODY "$BSUB" -n 1 -t 1 -cwd "$TMP/shut" true >"$TMP/out" 2>&1)
+[ $? -eq 2 ] && grep -q -- "^bsub: -cwd: working directory $TMP/shut: you cannot enter it: Permission denied" out
+ok $? "nobody: -cwd a directory it cannot enter: refused ($(cat out))"
+touch ro/root.out
+(cd / && $AS_NOBODY "$BSUB" -n 1 -t 1 -cwd /tmp -o "$TMP/ro/root.out" true >"$TMP/out" 2>&1)
+[ $? -eq 2 ] && grep -q -- "^bsub: -o $TMP/ro/root.out: you cannot write it: Permission denied" out
+ok $? "nobody: -o an existing file it cannot write: refused ($(cat out))"
+"$BSUB" -n 1 -t 1 -o "$TMP/ro/out.%J" true >out 2>&1
+[ $? -eq 0 ]
+ok $? "root may: the check is the user's own access(2)"
 done_testing

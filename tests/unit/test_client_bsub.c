@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "bsub_args.h"
+#include "bsub_paths.h"
 #include "bsub_wait.h"
 #include "proto.h"
 #include "tap.h"
@@ -713,6 +714,34 @@ static void wrapping(void)
 	bsub_opts_free(&o);
 }
 
+/* -cwd, -o and -e checked at submission (as root here: what access(2)
+ * refuses to a user is in tests/daemon/lsf.sh). */
+static void paths(void)
+{
+	ok(bsub_check_cwd("/", "-cwd", err, sizeof err) == 0, "-cwd /");
+	ok(bsub_check_cwd("/nonexistent/d", "-cwd", err, sizeof err) < 0 &&
+	   has("-cwd: working directory /nonexistent/d: No such file"), "-cwd missing (%s)", err);
+	ok(bsub_check_cwd("/dev/null", "", err, sizeof err) < 0 &&
+	   has("working directory /dev/null: Not a directory") && err[0] == 'w',
+	   "the current directory not one, no flag (%s)", err);
+	ok(bsub_check_file(NULL, "-o", err, sizeof err) == 0, "no -o: nothing to check");
+	ok(bsub_check_file("/dev/null", "-o", err, sizeof err) == 0, "an existing writable file");
+	ok(bsub_check_file("/tmp/bsub-paths-new.out", "-o", err, sizeof err) == 0,
+	   "a new file in a writable directory");
+	ok(bsub_check_file("/nonexistent/d/out", "-o", err, sizeof err) < 0 &&
+	   has("-o /nonexistent/d/out: its directory /nonexistent/d: No such file"),
+	   "a new file in a missing directory (%s)", err);
+	ok(bsub_check_file("/nonexistent/out.%J", "-e", err, sizeof err) < 0 &&
+	   has("-e /nonexistent/out.%J: its directory /nonexistent: No such file"),
+	   "%%J in the name: its directory is still checked (%s)", err);
+	ok(bsub_check_file("/dev/null/out", "-o", err, sizeof err) < 0 &&
+	   has("-o /dev/null/out: Not a directory"), "a directory that is a file (%s)", err);
+	ok(bsub_check_file("/tmp", "-o", err, sizeof err) < 0 && has("-o /tmp: Is a directory"),
+	   "-o a directory (%s)", err);
+	ok(bsub_check_file("/nonexistent/%J/out", "-o", err, sizeof err) == 0,
+	   "a directory with %% in it is made at the start: not checked");
+}
+
 int main(void)
 {
 	wrapping();
@@ -727,5 +756,6 @@ int main(void)
 	environment();
 	reading();
 	request();
+	paths();
 	return tap_done();
 }

@@ -48,6 +48,8 @@ static void usage(FILE *f)
 "  -e ERR          standard error file (default: the -o file if given, else\n"
 "                  bsub-ID.out); relative to the job's directory\n"
 "  -cwd DIR        the job's working directory (default: the current one)\n"
+"                  (-cwd, -o and -e are checked now, as you: refused if the\n"
+"                  job could not enter or write them)\n"
 "  -K              wait until the job ends, saying <<Waiting for dispatch ...>>,\n"
 "                  <<Starting on NODES>> and <<Job is finished>> on stderr, and\n"
 "                  exit with the job's exit code (128+N if signal N ended it;\n"

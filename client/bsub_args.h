@@ -122,7 +122,7 @@ int bsub_wrap_command(char *const *words, uint32_t n, uint8_t **data, size_t *le
 
 /* Is word, the only word after the options, a shell command line, as in
  * bsub -n 1 'echo hi; hostname'? True when it holds a blank or one of
- * the shell's characters ; & | < > ( ) $ ` \\ " ' * ? [ ] { } ~ # = and
+ * the shell's characters ; & | < > ( ) $ ` \ " ' * ? [ ] { } ~ # = and
  * newline. The caller first makes sure it names no file. */
 bool bsub_is_shell_line(const char *word);
 

@@ -515,7 +515,8 @@ int main(int argc, char **argv)
 	if (missing && rc == CLIENT_EXIT_OK)
 		rc = CLIENT_EXIT_REFUSED;	/* (an element named is not there: said) */
 	if (ids.n == 0 && rc == CLIENT_EXIT_OK)
-		printf("No unfinished job%s to cancel.\n", user ? "s of that user" : "s of yours");
+		printf("No unfinished jobs of %s to cancel.\n", !user ? "yours" :
+		       strcmp(user, "all") == 0 ? "anyone" : "that user");
 	if (fflush(stdout) != 0 && rc == CLIENT_EXIT_OK)
 		rc = CLIENT_EXIT_REFUSED;
 out:

@@ -11,6 +11,7 @@
 #include <pwd.h>
 #include <time.h>
 #include <unistd.h>
+#include "bq_ended.h"
 #include "bq_history.h"
 #include "client.h"
 #include "jobarray.h"
@@ -20,7 +21,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: bq [-a | -u USER] [-A] [-w] [--json] [--socket PATH]\n"
+"usage: bq [-a | -u USER] [-A] [-w] [--ended N] [--json] [--socket PATH]\n"
 "       bq ID... [--json] [--socket PATH]\n"
 "       bq -l ID [-l ID]... [--json] [--socket PATH]\n"
 "       bq -d [-a | -u USER] [-w] [--since WHEN] [--until WHEN] [--json] [--socket PATH]\n"
@@ -35,6 +36,8 @@ static void usage(FILE *f)
 "  -A              each element of a job array on its own line (ID[INDEX]),\n"
 "                  not the array's one line\n"
 "  -u USER         USER's jobs (a name or a uid)\n"
+"  --ended N       the N most recently ended jobs after the unfinished ones,\n"
+"                  0 to 1000 (default 100); bq -d lists ended jobs by time\n"
 "  -w              wide: user and job names (with -d, exit statuses) are not cut\n"
 "  ID...           those jobs, one line each (ID[INDEX], ID[1-5]: an array's\n"
 "                  elements; bq ID of an array: each of its elements)\n"
@@ -246,8 +249,8 @@ int main(int argc, char **argv)
 	mallopt(M_TOP_PAD, 8 << 20);
 	const char *user = NULL;	/* -u: one user's jobs ("all": everyone's) */
 	struct bq_history_opts hist = { .since = BF_NEVER, .until = BF_NEVER, .uid = -1 };
-	bool since_until = false;
-	uint32_t nids = 0;
+	bool since_until = false, has_ended = false;
+	uint32_t nids = 0, ended = 0;
 	uint64_t id = 0;
 	struct proto_buf req;
 	struct proto_arena arena = { 0 };
@@ -278,6 +281,16 @@ int main(int argc, char **argv)
 				                   i + 1 < argc ? argv[i + 1] : "", i + 1 < argc ? "'" : "");
 			i++;
 			since_until = true;
+		} else if (strcmp(a, "--ended") == 0 || strncmp(a, "--ended=", 8) == 0) {
+			const char *v = a[7] == '=' ? a + 8 : (i + 1 < argc ? argv[++i] : NULL);
+
+			if (!v)
+				return usage_error("option --ended needs a number of jobs (0 to %u)",
+				                   PROTO_MAX_ENDED);
+			if (bq_parse_ended(v, &ended) < 0)
+				return usage_error("--ended: '%.60s' is not a number of jobs from 0 to %u",
+				                   v, PROTO_MAX_ENDED);
+			has_ended = true;
 		} else if (strcmp(a, "-w") == 0) {
 			render_set_wide(true);
 			hist.wide = true;
@@ -324,6 +337,9 @@ int main(int argc, char **argv)
 			                   "from 1)", a);
 		}
 	}
+	if (has_ended && (mode != M_LIST || nids))
+		return usage_error("--ended goes with a listing (bq, bq -a, bq -u USER), not with "
+		                   "job IDs, -l, -d, --swf, --profile or --nodes");
 	if (since_until && mode != M_HISTORY)
 		return usage_error("--since and --until go with -d or --swf (ended jobs)");
 	if (mode == M_HISTORY) {
@@ -369,7 +385,9 @@ int main(int argc, char **argv)
 		enc = proto_enc_list(&req, mode == M_INFO ? PT_INFO : PT_LIST,
 		                     &(struct proto_list){ .all_users = all, .has_job = mode == M_INFO,
 		                                           .job = id, .forecast = true,
-		                                           .elements = elements });
+		                                           .elements = elements,
+		                                           .has_ended = has_ended,
+		                                           .ended = ended });
 	if (enc < 0) {
 		proto_buf_free(&req);
 		fprintf(stderr, "bq: out of memory\n");

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "bsub_args.h"
+#include "bsub_paths.h"
 #include "bsub_wait.h"
 #include "client.h"
 #include "duration.h"
@@ -26,7 +27,8 @@ static void usage(FILE *f)
 "Submit SCRIPT (standard input if absent or -) to backfilld as a batch job\n"
 "that holds NODES whole nodes for at most TIME. A word that names no file\n"
 "here and has no '/' is a COMMAND: the command line is the job (bsub -n 1\n"
-"-t 10 sleep 60).\n"
+"-t 10 sleep 60). A single such word holding a blank or a shell character\n"
+"(; & | < > $ ...) is run by /bin/sh -c (bsub -n 1 'echo hi; hostname').\n"
 "\n"
 "  -n NODES        number of nodes, a whole number from 1\n"
 "  -t TIME         time limit: 45 (minutes), 2:00, 1:30:00, 90s, 2h, 1h30m, 1d\n"
@@ -46,6 +48,8 @@ static void usage(FILE *f)
 "  -e ERR          standard error file (default: the -o file if given, else\n"
 "                  bsub-ID.out); relative to the job's directory\n"
 "  -cwd DIR        the job's working directory (default: the current one)\n"
+"                  (-cwd, -o and -e are checked now, as you: refused if the\n"
+"                  job could not enter or write them)\n"
 "  -K              wait until the job ends, saying <<Waiting for dispatch ...>>,\n"
 "                  <<Starting on NODES>> and <<Job is finished>> on stderr, and\n"
 "                  exit with the job's exit code (128+N if signal N ended it;\n"
@@ -57,6 +61,8 @@ static void usage(FILE *f)
 "                  per-user default)\n"
 "\n"
 "  -B, -N          LSF's mail: refused (backfilld sends no mail), also in #BSUB\n"
+"  -q QUEUE, -P PROJECT, -x, ...  other LSF options: a warning, ignored (as\n"
+"                  in #BSUB; see bsub(1) for the list)\n"
 "\n"
 "Options may also be given in #BSUB lines at the top of the script, as in\n"
 "'#BSUB -n 4 -t 1:00'; the command line wins. Options go before SCRIPT.\n"
@@ -103,6 +109,18 @@ static bool is_command(const char *word)
 	struct stat st;
 
 	return word && !strchr(word, '/') && stat(word, &st) < 0 && errno == ENOENT;
+}
+
+/* The only word after the options is a line for /bin/sh -c, as LSF runs
+ * bsub 'echo hi; hostname', when it names no file (a script of that
+ * name keeps being read, #BSUB lines and all) and holds a blank or a
+ * shell character; '/' may be in it (cd /tmp && make). */
+static bool is_shell_line(const char *word, uint32_t nargs)
+{
+	struct stat st;
+
+	return word && nargs == 0 && bsub_is_shell_line(word) && stat(word, &st) < 0 &&
+	       errno == ENOENT;
 }
 
 /* The umask the job runs with, as LSF and Slurm pass it on: a user whose
@@ -166,8 +184,7 @@ int main(int argc, char **argv)
 	size_t script_len = 0;
 	const char **env = NULL;
 	uint32_t envc = 0, dropped = 0;
-	struct stat st;
-	int rc, e;
+	int rc;
 
 	if (bsub_parse_cmdline(argc, argv, &cmd, err, sizeof err) < 0)
 		return usage_error(err);
@@ -182,7 +199,21 @@ int main(int argc, char **argv)
 	if (!cmd.script && isatty(STDIN_FILENO))
 		fprintf(stderr, "bsub: reading the job script from standard input "
 		        "(end it with Ctrl-D)\n");
-	if (is_command(cmd.script)) {
+	if (is_shell_line(cmd.script, cmd.nargs)) {
+		/* bsub -n 1 'echo hi; hostname': the shell runs the line. */
+		char *name = NULL;
+
+		if (bsub_wrap_shell(cmd.script, &script, &script_len, &name) < 0) {
+			fprintf(stderr, "bsub: out of memory\n");
+			rc = CLIENT_EXIT_USAGE;
+			goto out;
+		}
+		if (!cmd.name) {
+			cmd.name = name;
+			cmd.name_made = true;	/* (the line: never an array) */
+		} else
+			free(name);
+	} else if (is_command(cmd.script)) {
 		/* bsub -n 1 -t 10 sleep 60: the command line is the job. */
 		char **words = cmd.args - 1, *name = NULL;
 
@@ -209,6 +240,10 @@ int main(int argc, char **argv)
 		rc = CLIENT_EXIT_USAGE;
 		goto out;
 	}
+	for (const char *w = cmd.warnings, *nl; w && *w; w = nl + 1) {
+		nl = strchr(w, '\n');
+		fprintf(stderr, "bsub: warning: %.*s\n", (int)(nl - w), w);
+	}
 	for (const char *w = scr.warnings, *nl; w && *w; w = nl + 1) {
 		nl = strchr(w, '\n');
 		fprintf(stderr, "bsub: warning: %.*s\n", (int)(nl - w), w);
@@ -229,8 +264,11 @@ int main(int argc, char **argv)
 		rc = usage_error(err);
 		goto out;
 	}
-	if ((e = stat(job.cwd, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR) != 0) {
-		fprintf(stderr, "bsub: working directory %s: %s\n", job.cwd, strerror(e));
+	/* As the user the job runs as: refused now, not failed at its start. */
+	if (bsub_check_cwd(job.cwd, cmd.cwd ? "-cwd" : "", err, sizeof err) < 0 ||
+	    bsub_check_file(job.out, "-o", err, sizeof err) < 0 ||
+	    (cmd.err && bsub_check_file(job.err, "-e", err, sizeof err) < 0)) {
+		fprintf(stderr, "bsub: %s\n", err);
 		rc = CLIENT_EXIT_USAGE;
 		goto out;
 	}

@@ -178,6 +178,62 @@ static int no_mail(const char *a, char *err, size_t errlen)
 	            "job with bq, or bq -l ID once it ended", a);
 }
 
+/* Append "text\n" to o->warnings. -1 if memory ran out. */
+static int add_warning(struct bsub_opts *o, const char *text)
+{
+	size_t had = o->warnings ? strlen(o->warnings) : 0, n = strlen(text) + 1;
+	char *w;
+
+	if (had > 64 * 1024)
+		return 0;	/* enough said */
+	if (!(w = realloc(o->warnings, had + n + 1)))
+		return -1;
+	snprintf(w + had, n + 1, "%s\n", text);
+	o->warnings = w;
+	return 0;
+}
+
+/* Append "label:line: text\n" (line 0: "text\n") to o->warnings. -1 if
+ * memory ran out. */
+__attribute__((format(printf, 4, 5)))
+static int warn(struct bsub_opts *o, const char *label, unsigned line, const char *fmt, ...)
+{
+	char text[600], all[800];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	if (line)
+		snprintf(all, sizeof all, "%s:%u: %s", label, line, text);
+	else
+		snprintf(all, sizeof all, "%s", text);
+	return add_warning(o, all);
+}
+
+/* LSF options with a value that backfilld has no use for (a queue, a
+ * project, resources, a user group, ...): on the command line, as in
+ * #BSUB lines, a warning and ignored, so LSF habits keep working. Any
+ * other unknown option on the command line stays an error: there it is
+ * more likely a typo than an LSF option. */
+static bool lsf_valued(const char *w)
+{
+	static const char *const opts[] = { "-q", "-P", "-G", "-R", "-M", "-m", "-app", "-sla",
+	                                    "-g", "-L", "-u", "-sp", "-Jd" };
+
+	for (size_t k = 0; k < sizeof opts / sizeof *opts; k++)
+		if (strcmp(w, opts[k]) == 0)
+			return true;
+	return false;
+}
+
+/* LSF flags without a value that change nothing here: -x (exclusive;
+ * nodes are whole anyway), -r and -rn (rerunnable or not). */
+static bool lsf_harmless_flag(const char *w)
+{
+	return strcmp(w, "-x") == 0 || strcmp(w, "-r") == 0 || strcmp(w, "-rn") == 0;
+}
+
 /* ---- the command line ---- */
 
 static int parse_cmdline(int argc, char **argv, struct bsub_opts *o, char *err, size_t errlen)
@@ -216,6 +272,17 @@ static int parse_cmdline(int argc, char **argv, struct bsub_opts *o, char *err, 
 			return no_mail(a, err, errlen);
 		if (strcmp(a, "-K") == 0) {
 			o->wait = true;
+			continue;
+		}
+		if (lsf_valued(a) && i + 1 >= argc)
+			return errf(err, errlen, "option %s needs a value", a);
+		if (lsf_harmless_flag(a) || lsf_valued(a)) {
+			const char *v = lsf_valued(a) ? argv[++i] : NULL;
+
+			if (warn(o, "", 0, "%s%s%.*s%s%s is not an option of backfilld's; ignored", a,
+			         v ? " '" : "", v ? shown(v) : 0, v ? v : "", v ? more(v) : "",
+			         v ? "'" : "") < 0)
+				return errf(err, errlen, "out of memory");
 			continue;
 		}
 		if ((k = find_opt(a)) < 0) {
@@ -306,26 +373,6 @@ static bool lsf_flag(const char *w)
 		if (strcmp(w, flags[k]) == 0)
 			return true;
 	return false;
-}
-
-/* Append "label:line: text\n" to o->warnings. -1 if memory ran out. */
-__attribute__((format(printf, 4, 5)))
-static int warn(struct bsub_opts *o, const char *label, unsigned line, const char *fmt, ...)
-{
-	size_t had = o->warnings ? strlen(o->warnings) : 0;
-	char text[600], *w;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
-	va_end(ap);
-	n = snprintf(NULL, 0, "%s:%u: %s\n", label, line, text);
-	if (had > 64 * 1024 || !(w = realloc(o->warnings, had + (size_t)n + 1)))
-		return had > 64 * 1024 ? 0 : -1;	/* enough said */
-	snprintf(w + had, (size_t)n + 1, "%s:%u: %s\n", label, line, text);
-	o->warnings = w;
-	return 0;
 }
 
 /* The options of one #BSUB line (the text after "#BSUB"). An option
@@ -669,6 +716,27 @@ int bsub_wrap_command(char *const *words, uint32_t n, uint8_t **data, size_t *le
 		nm[PROTO_MAX_STRING] = 0;
 	*data = (uint8_t *)sc;
 	*len = (size_t)(p - sc);
+	*name = nm;
+	return 0;
+}
+
+bool bsub_is_shell_line(const char *word)
+{
+	/* Characters that mean something to sh: a word holding one cannot
+	 * be a program's name, so LSF's users mean a line for the shell. */
+	return word && word[strcspn(word, " \t\n;&|<>()$`\\\"'*?[]{}~#=")] != '\0';
+}
+
+int bsub_wrap_shell(const char *line, uint8_t **data, size_t *len, char **name)
+{
+	static const char sh[] = "/bin/sh -c ";
+	char *words[] = { "/bin/sh", "-c", (char *)line, NULL };
+	char *nm;
+
+	if (bsub_wrap_command(words, 3, data, len, &nm) < 0)
+		return -1;
+	/* The name is the line the user typed, without the shell in front. */
+	memmove(nm, nm + sizeof sh - 1, strlen(nm + sizeof sh - 1) + 1);
 	*name = nm;
 	return 0;
 }

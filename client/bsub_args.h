@@ -120,4 +120,15 @@ const char *bsub_script_label(const char *path);
  * '?'. Both malloc'ed; -1 if memory ran out. */
 int bsub_wrap_command(char *const *words, uint32_t n, uint8_t **data, size_t *len, char **name);
 
+/* Is word, the only word after the options, a shell command line, as in
+ * bsub -n 1 'echo hi; hostname'? True when it holds a blank or one of
+ * the shell's characters ; & | < > ( ) $ ` \ " ' * ? [ ] { } ~ # = and
+ * newline. The caller first makes sure it names no file. */
+bool bsub_is_shell_line(const char *word);
+
+/* A shell command line as a job script: exec /bin/sh -c 'LINE' (quoted
+ * as bsub_wrap_command quotes). Its default name: the line, control
+ * characters as '?'. Both malloc'ed; -1 if memory ran out. */
+int bsub_wrap_shell(const char *line, uint8_t **data, size_t *len, char **name);
+
 #endif

@@ -460,7 +460,7 @@ int proto_dec_submit(const uint8_t *frame, size_t len, struct proto_submit *m,
 
 /* ---- LIST / INFO, PROFILE ---- */
 
-enum { LI_ALL = 1, LI_JOB, LI_FORECAST, LI_ELEMENTS, LI_INDEX };
+enum { LI_ALL = 1, LI_JOB, LI_FORECAST, LI_ELEMENTS, LI_INDEX, LI_ENDED };
 
 static const struct spec list_spec[] = {
 	{ LI_ALL, PK_INT, false, false, 0, 0 },
@@ -468,6 +468,7 @@ static const struct spec list_spec[] = {
 	{ LI_FORECAST, PK_INT, false, false, 0, 0 },
 	{ LI_ELEMENTS, PK_INT, false, false, 0, 0 },
 	{ LI_INDEX, PK_INT, false, false, 0, 0 },
+	{ LI_ENDED, PK_INT, false, false, 0, 0 },
 };
 #define NLIST_SPEC (sizeof list_spec / sizeof *list_spec)
 
@@ -484,6 +485,8 @@ int proto_enc_list(struct proto_buf *b, enum proto_type type, const struct proto
 		proto_put_int(b, LI_ELEMENTS, 1);
 	if (m->index)
 		proto_put_int(b, LI_INDEX, m->index);
+	if (m->has_ended)
+		proto_put_int(b, LI_ENDED, m->ended);
 	return proto_finish(b);
 }
 
@@ -507,6 +510,11 @@ static int take_list(const struct field *f, void *vm, char *err, size_t errlen)
 		if (f->i < 1 || f->i > UINT32_MAX)
 			return errf(err, errlen, "an array index must be from 1 to %u", UINT32_MAX);
 		m->index = (uint32_t)f->i;
+	} else if (f->tag == LI_ENDED) {
+		if (f->i < 0 || f->i > PROTO_MAX_ENDED)
+			return errf(err, errlen, "'ended' must be from 0 to %u", PROTO_MAX_ENDED);
+		m->has_ended = true;
+		m->ended = (uint32_t)f->i;
 	} else {
 		m->has_job = true;
 		m->job = (uint64_t)f->i;

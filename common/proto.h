@@ -142,7 +142,18 @@ struct proto_list {
 	 * of an array's id alone is the array's line. */
 	bool elements;
 	uint32_t index;
+	/* PT_LIST: how many recently ended jobs follow the unfinished ones
+	 * (bq --ended N), 0 to PROTO_MAX_ENDED; without has_ended the
+	 * daemon's default, PROTO_DEFAULT_ENDED (an older client's). */
+	bool has_ended;
+	uint32_t ended;
 };
+
+/* Recently ended jobs in a listing: the newest ends first kept. A count,
+ * not a time: the listing stays bounded whatever the rate of ends (bq -d
+ * --since reads any span of them). */
+#define PROTO_DEFAULT_ENDED 100
+#define PROTO_MAX_ENDED     1000
 
 struct proto_cancel {
 	const uint64_t *ids;

@@ -34,8 +34,6 @@
 #include "ratelimit.h"
 #include "submit.h"
 
-#define FINAL_IN_LIST 100	/* recently ended jobs bq shows */
-
 static bool may_see(const struct conn *c, uint32_t owner)
 {
 	return conn_uid(c) == owner || peer_is_admin(c);
@@ -252,7 +250,9 @@ static void answer_list(struct conn *c)
 	}
 	if (!l.elements)
 		arrays_foreach(d, add_array, &l);
-	if (store_load_final(d->store, FINAL_IN_LIST, l.all ? -1 : (int64_t)conn_uid(c), add_final,
+	/* (0: none; store_load_final's limit 0 might mean "no limit".) */
+	if ((m->has_ended ? m->ended : PROTO_DEFAULT_ENDED) > 0 &&
+	    store_load_final(d->store, m->has_ended ? m->ended : PROTO_DEFAULT_ENDED, l.all ? -1 : (int64_t)conn_uid(c), add_final,
 	                     &l) < 0)
 		log_warnx("listing ended jobs: %s", store_error(d->store));
 finish:

@@ -28,8 +28,10 @@ wait_state 2 done && grep -q before edit.out && ! grep -q after edit.out
 ok $? "the script is spooled at submission: editing it afterwards changes nothing"
 
 # A job that cannot start says why; the default output path is shown.
-"$BSUB" -n 1 -t 10s -o /nonexistent/dir/out.txt edit.sh >/dev/null	# job 3
-wait_state 3 failed && "$BQ" -l 3 | grep -q "^Reason: .*opening /nonexistent/dir/out.txt"
+# (bsub refuses a directory that is missing at submission; one named with
+# %J is only made at the start, so it gets past bsub.)
+"$BSUB" -n 1 -t 10s -o /nonexistent/%J/out.txt edit.sh >/dev/null	# job 3
+wait_state 3 failed && "$BQ" -l 3 | grep -q "^Reason: .*opening /nonexistent/3/out.txt"
 ok $? "a job whose output cannot be opened fails, and bq -l says why"
 "$BQ" -l 1 | grep -q "^Output: *$TMP/bsub-1.out"
 ok $? "bq -l shows where the output goes by default"

@@ -61,16 +61,23 @@ ok $? "job $b starts once job $a is cancelled, and ends"
 ok $? "a link planted as the host file was not followed: its target is unchanged and root's"
 
 # Output paths are opened by the job as its owner: a root file named as
-# -o, or a link to it, stays root's and unchanged.
+# -o, or a link to it, stays root's and unchanged. bsub refuses such a
+# path at once (as the user, access(2)), but that is a courtesy: a user
+# can plant the links after it looked (or bypass bsub), so the jobs are
+# held by a dependency while they are planted.
+out=$(cd "$TMP/u" && $NB "$BSUB" -n 1 -t 10s -o "$TMP/secret" job.sh 2>&1)
+[ $? -eq 2 ] && echo "$out" | grep -q -- "-o $TMP/secret: you cannot write it"
+ok $? "bsub -o naming a root file: refused at submission ($out)"
+blk=$(cd "$TMP/u" && $NB "$BSUB" -n 1 -t 1:00 job.sh 300 | id_of)
+o2=$(cd "$TMP/u" && $NB "$BSUB" -n 1 -t 10s -w "ended($blk)" -o "$TMP/u/link.out" job.sh | id_of)
+o3=$(cd "$TMP/u" && $NB "$BSUB" -n 1 -t 10s -w "ended($blk)" -o "$TMP/u/hard.out" job.sh | id_of)
 ln -s "$TMP/secret" "$TMP/u/link.out" && chown -h nobody "$TMP/u/link.out"
 # A hard link too, where the kernel allows it (fs.protected_hardlinks=0).
 $NB ln "$TMP/secret" "$TMP/u/hard.out" 2>/dev/null || ln "$TMP/secret" "$TMP/u/hard.out"
-out=$(cd "$TMP/u" && $NB "$BSUB" -n 1 -t 10s -o "$TMP/secret" job.sh) && o1=$(echo "$out" | id_of)
-out=$(cd "$TMP/u" && $NB "$BSUB" -n 1 -t 10s -o "$TMP/u/link.out" job.sh) && o2=$(echo "$out" | id_of)
-out=$(cd "$TMP/u" && $NB "$BSUB" -n 1 -t 10s -o "$TMP/u/hard.out" job.sh) && o3=$(echo "$out" | id_of)
-wait_state "$o1" failed 10 && wait_state "$o2" failed 10 && wait_state "$o3" failed 10 &&
+$NB "$BKILL" "$blk" >/dev/null
+wait_state "$o2" failed 10 && wait_state "$o3" failed 10 &&
 	[ "$(cat "$TMP/secret")" = "root's secret" ] && [ "$(mode_owner "$TMP/secret")" = "600 root" ]
-ok $? "-o naming a root file, or a symbolic or hard link to it: the jobs fail to open it, it is unchanged"
+ok $? "-o naming a symbolic or hard link to a root file, planted after bsub: the jobs fail to open it, it is unchanged"
 
 # ---- ids after a failed submission (finding 2) ----
 next=$((o3 + 1))

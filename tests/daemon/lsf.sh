@@ -121,4 +121,62 @@ ok $? "nobody: bkill 0 cancels its own job, and only it"
 id=$("$BSUB" -n 1 -t 1:00 -o stdin.out <env.sh | sed -n 's/^Job \([0-9]*\) .*/\1/p')
 wait_state "$id" done && [ "$(head -1 stdin.out | cut -d'|' -f2)" = STDIN ]
 ok $? "a script from standard input: LSB_JOBNAME is STDIN, not a spool path ($(head -1 stdin.out))"
+
+# One word with shell characters is a line for /bin/sh -c, as in LSF;
+# a file of that very name stays a script.
+id=$("$BSUB" -n 1 -t 1 -o sh.out 'echo hi; echo "$((6 * 7))" | cat' | sed -n 's/^Job \([0-9]*\) .*/\1/p')
+[ -n "$id" ] && wait_state "$id" done && [ "$(cat sh.out)" = "$(printf 'hi\n42')" ]
+ok $? "bsub -n 1 'echo hi; echo ... | cat': run by /bin/sh -c ($(tr '\n' ' ' <sh.out))"
+"$BQ" -l "$id" | grep -q "^Name: *echo hi; echo"
+ok $? "its default name is the line"
+printf '#!/bin/sh\n#BSUB -n 1 -W 1\necho file\n' >'odd name.sh'
+id=$("$BSUB" -o odd.out 'odd name.sh' | sed -n 's/^Job \([0-9]*\) .*/\1/p')
+[ -n "$id" ] && wait_state "$id" done && [ "$(cat odd.out)" = file ]
+ok $? "a script whose name has a blank is still read as a script, #BSUB lines and all"
+
+# -q and -P on the command line: warned about as in #BSUB lines, ignored.
+id=$("$BSUB" -q normal -P proj -n 1 -t 1 -o qp.out echo qp 2>"$TMP/err" | sed -n 's/^Job \([0-9]*\) .*/\1/p')
+[ -n "$id" ] && grep -q "^bsub: warning: -q 'normal' is not an option of backfilld's; ignored$" "$TMP/err" &&
+	grep -q "^bsub: warning: -P 'proj' is not an option" "$TMP/err" &&
+	wait_state "$id" done && [ "$(cat qp.out)" = qp ]
+ok $? "bsub -q normal -P proj: warnings naming the options; the job runs"
+
+# Nothing left: the message says whose jobs there were none of.
+"$BKILL" -u all 0 >out
+[ $? -eq 0 ] && [ "$(cat out)" = "No unfinished jobs of anyone to cancel." ]
+ok $? "bkill -u all 0 with nothing left: of anyone ($(cat out))"
+"$BKILL" -u nobody 0 >out
+[ $? -eq 0 ] && [ "$(cat out)" = "No unfinished jobs of that user to cancel." ]
+ok $? "bkill -u nobody 0 with nothing left: of that user ($(cat out))"
+# bq --ended N: the listing's window of ended jobs, a count (default 100).
+"$BQ" -a >out
+[ "$(grep -c '^ *[0-9]' out)" -ge 10 ]
+ok $? "bq -a: the ended jobs, none unfinished ($(grep -c '^ *[0-9]' out) lines)"
+"$BQ" -a --ended 2 >out
+[ "$(grep -c '^ *[0-9]' out)" -eq 2 ] && grep -q "^ *$id " out
+ok $? "bq -a --ended 2: the two that ended last, job $id among them"
+"$BQ" -a --ended 0 >out
+[ "$(grep -c '^ *[0-9]' out)" -eq 0 ]
+ok $? "bq -a --ended 0: none ($(head -1 out))"
+"$BQ" --ended 1001 >out 2>&1
+[ $? -eq 2 ] && grep -q "0 to 1000" out
+ok $? "bq --ended 1001: usage error"
+# -cwd, -o and -e checked at submission as the user: refused, naming the path.
+mkdir -m 755 ro && mkdir -m 700 shut
+(cd / && $AS_NOBODY "$BSUB" -n 1 -t 1 -cwd /tmp -o "$TMP/ro/x.out" true >"$TMP/out" 2>&1)
+[ $? -eq 2 ] && grep -q -- "^bsub: -o $TMP/ro/x.out: you cannot create a file in $TMP/ro: Permission denied" out
+ok $? "nobody: -o in a directory it cannot write: refused ($(cat out))"
+(cd / && $AS_NOBODY "$BSUB" -n 1 -t 1 -cwd /tmp -e "$TMP/ro/err.%J" true >"$TMP/out" 2>&1)
+[ $? -eq 2 ] && grep -q -- "^bsub: -e $TMP/ro/err.%J: you cannot create a file in $TMP/ro" out
+ok $? "nobody: -e with %J: its directory checked ($(cat out))"
+(cd / && $AS_NOBODY "$BSUB" -n 1 -t 1 -cwd "$TMP/shut" true >"$TMP/out" 2>&1)
+[ $? -eq 2 ] && grep -q -- "^bsub: -cwd: working directory $TMP/shut: you cannot enter it: Permission denied" out
+ok $? "nobody: -cwd a directory it cannot enter: refused ($(cat out))"
+touch ro/root.out
+(cd / && $AS_NOBODY "$BSUB" -n 1 -t 1 -cwd /tmp -o "$TMP/ro/root.out" true >"$TMP/out" 2>&1)
+[ $? -eq 2 ] && grep -q -- "^bsub: -o $TMP/ro/root.out: you cannot write it: Permission denied" out
+ok $? "nobody: -o an existing file it cannot write: refused ($(cat out))"
+"$BSUB" -n 1 -t 1 -o "$TMP/ro/out.%J" true >out 2>&1
+[ $? -eq 0 ]
+ok $? "root may: the check is the user's own access(2)"
 done_testing

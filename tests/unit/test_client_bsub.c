@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "bsub_args.h"
+#include "bsub_paths.h"
 #include "bsub_wait.h"
 #include "proto.h"
 #include "tap.h"
@@ -125,8 +126,18 @@ static void command_line(void)
 	ok(CMD(&o, "-V") == 0 && o.version, "-V");
 	bsub_opts_free(&o);
 
+	/* LSF options backfilld has no use for: warned about, as in #BSUB. */
+	ok(CMD(&o, "-q", "normal", "-P", "proj", "-x", "-n", "2", "job.sh") == 0 && o.nodes == 2 &&
+	   streq(o.script, "job.sh") && o.warnings &&
+	   strstr(o.warnings, "-q 'normal' is not an option of backfilld's; ignored\n") &&
+	   strstr(o.warnings, "-P 'proj' is not an option") && strstr(o.warnings, "-x is not an"),
+	   "-q QUEUE, -P PROJECT, -x: warnings naming the option, ignored");
+	bsub_opts_free(&o);
+
 	/* Rejected. */
-	ok(CMD(&o, "-x", "job.sh") < 0 && has("unknown option '-x'"), "unknown option (%s)", err);
+	ok(CMD(&o, "-Z", "job.sh") < 0 && has("unknown option '-Z'"), "unknown option (%s)", err);
+	ok(CMD(&o, "-q") < 0 && has("option -q needs a value"), "LSF's -q without a value (%s)",
+	   err);
 	ok(CMD(&o, "--nodes", "4") < 0 && has("unknown option '--nodes'"), "no GNU long forms");
 	ok(CMD(&o, "-n4", "job.sh") < 0 && has("-n 4"), "-n4 suggests -n 4 (%s)", err);
 	ok(CMD(&o, "-t2:00") < 0 && has("-t 2:00"), "-t2:00 suggests -t 2:00 (%s)", err);
@@ -676,6 +687,18 @@ static void wrapping(void)
 	   "its default name: the words, a control character as '?' (%s)", name ? name : "");
 	free(data);
 	free(name);
+	ok(bsub_is_shell_line("echo hi; hostname") && bsub_is_shell_line("cd /tmp && make") &&
+	   bsub_is_shell_line("a|b") && bsub_is_shell_line("x=1") && bsub_is_shell_line("echo $HOME"),
+	   "a word with a blank or a shell character is a shell line");
+	ok(!bsub_is_shell_line("hostname") && !bsub_is_shell_line("./job.sh") &&
+	   !bsub_is_shell_line("job-1.sh") && !bsub_is_shell_line(NULL),
+	   "a plain program or script name is not");
+	ok(bsub_wrap_shell("echo 'hi'; hostname", &data, &len, &name) == 0 && data && name &&
+	   memmem(data, len, "exec '/bin/sh' '-c' 'echo '\\''hi'\\''; hostname'\n", 48) &&
+	   streq(name, "echo 'hi'; hostname"),
+	   "a shell line is run by /bin/sh -c, quoted; its name is the line (%s)", name ? name : "");
+	free(data);
+	free(name);
 	ok(CMD(&o, "-n", "1", "-B", "job.sh") < 0 && has("-B: backfilld sends no mail"),
 	   "-B is refused: no mail is configured");
 	ok(CMD(&o, "-N", "job.sh") < 0 && has("-N: backfilld sends no mail"), "so is -N");
@@ -689,6 +712,34 @@ static void wrapping(void)
 	ok(scan(&o, "#BSUB -x\n#BSUB -B\n") < 0 && has("-B: backfilld sends no mail") && !o.warnings,
 	   "a refusal after a warning leaves nothing behind");
 	bsub_opts_free(&o);
+}
+
+/* -cwd, -o and -e checked at submission (as root here: what access(2)
+ * refuses to a user is in tests/daemon/lsf.sh). */
+static void paths(void)
+{
+	ok(bsub_check_cwd("/", "-cwd", err, sizeof err) == 0, "-cwd /");
+	ok(bsub_check_cwd("/nonexistent/d", "-cwd", err, sizeof err) < 0 &&
+	   has("-cwd: working directory /nonexistent/d: No such file"), "-cwd missing (%s)", err);
+	ok(bsub_check_cwd("/dev/null", "", err, sizeof err) < 0 &&
+	   has("working directory /dev/null: Not a directory") && err[0] == 'w',
+	   "the current directory not one, no flag (%s)", err);
+	ok(bsub_check_file(NULL, "-o", err, sizeof err) == 0, "no -o: nothing to check");
+	ok(bsub_check_file("/dev/null", "-o", err, sizeof err) == 0, "an existing writable file");
+	ok(bsub_check_file("/tmp/bsub-paths-new.out", "-o", err, sizeof err) == 0,
+	   "a new file in a writable directory");
+	ok(bsub_check_file("/nonexistent/d/out", "-o", err, sizeof err) < 0 &&
+	   has("-o /nonexistent/d/out: its directory /nonexistent/d: No such file"),
+	   "a new file in a missing directory (%s)", err);
+	ok(bsub_check_file("/nonexistent/out.%J", "-e", err, sizeof err) < 0 &&
+	   has("-e /nonexistent/out.%J: its directory /nonexistent: No such file"),
+	   "%%J in the name: its directory is still checked (%s)", err);
+	ok(bsub_check_file("/dev/null/out", "-o", err, sizeof err) < 0 &&
+	   has("-o /dev/null/out: Not a directory"), "a directory that is a file (%s)", err);
+	ok(bsub_check_file("/tmp", "-o", err, sizeof err) < 0 && has("-o /tmp: Is a directory"),
+	   "-o a directory (%s)", err);
+	ok(bsub_check_file("/nonexistent/%J/out", "-o", err, sizeof err) == 0,
+	   "a directory with %% in it is made at the start: not checked");
 }
 
 int main(void)
@@ -705,5 +756,6 @@ int main(void)
 	environment();
 	reading();
 	request();
+	paths();
 	return tap_done();
 }

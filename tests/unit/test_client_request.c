@@ -703,6 +703,22 @@ static void prog_bq(void)
 	   "bq -a asks for all users; the last --socket wins");
 	free(req);
 
+	fake_start(&fk, F_REPLY, jobs_reply(0));
+	RUN(&r, NULL, NULL, "bq", "--ended", "1000", "--socket", fk.path);
+	fake_end(&fk);
+	req = fake_request(&fk, &len);
+	ok(r.status == 0 && req && proto_dec_list(req, len, &l, err, sizeof err) == 0 &&
+	   l.has_ended && l.ended == 1000, "bq --ended 1000 asks for 1000 ended jobs");
+	free(req);
+	RUN(&r, NULL, NULL, "bq", "--ended", "1001", "--socket", "/nonexistent");
+	ok(r.status == 2 && strstr(r.err, "--ended: '1001' is not a number of jobs from 0 to 1000"),
+	   "bq --ended 1001: usage error (%s)", flat(r.err));
+	RUN(&r, NULL, NULL, "bq", "--ended=-1", "--socket", "/nonexistent");
+	ok(r.status == 2 && strstr(r.err, "'-1' is not a number"), "bq --ended=-1: usage error");
+	RUN(&r, NULL, NULL, "bq", "--ended", "5", "-d", "--socket", "/nonexistent");
+	ok(r.status == 2 && strstr(r.err, "--ended goes with a listing"),
+	   "bq --ended -d: usage error (%s)", flat(r.err));
+
 	fake_start(&fk, F_REPLY, jobs_reply(1));
 	RUN(&r, NULL, NULL, "bq", "--socket", fk.path, "-l", "7");
 	ok(r.status == 0 && strstr(r.out, "Job:               7\n") &&

@@ -65,6 +65,16 @@ static void round_trips(void)
 	l = (struct proto_list){ .has_job = true, .job = 99 };
 	ok(proto_enc_list(&b, PT_INFO, &l) == 0 && proto_dec_list(b.p, b.len, &l2, err, sizeof err) == 0 &&
 	   l2.has_job && l2.job == 99, "info round trip");
+	ok(proto_enc_list(&b, PT_LIST, &(struct proto_list){ .has_ended = true, .ended = 0 }) == 0 &&
+	   proto_dec_list(b.p, b.len, &l2, err, sizeof err) == 0 && l2.has_ended && l2.ended == 0,
+	   "list: ended 0 (none) is sent and read back");
+	ok(proto_enc_list(&b, PT_LIST, &(struct proto_list){ 0 }) == 0 &&
+	   proto_dec_list(b.p, b.len, &l2, err, sizeof err) == 0 && !l2.has_ended,
+	   "list: without ended, the daemon's default");
+	ok(proto_enc_list(&b, PT_LIST, &(struct proto_list){ .has_ended = true,
+	                                                     .ended = PROTO_MAX_ENDED + 1 }) == 0 &&
+	   proto_dec_list(b.p, b.len, &l2, err, sizeof err) < 0 && strstr(err, "'ended' must be"),
+	   "list: ended past PROTO_MAX_ENDED is refused (%s)", err);
 	proto_enc_list(&b, PT_INFO, &(struct proto_list){ 0 });
 	ok(proto_dec_list(b.p, b.len, &l2, err, sizeof err) < 0, "info without a job id is refused");
 	ok(proto_enc_cancel(&b, &c) == 0 && proto_dec_cancel(b.p, b.len, &c2, &a, err, sizeof err) == 0 &&

@@ -445,7 +445,7 @@ void site_usage(FILE *f)
 "  --alpha A[,A..]   creasy's weight of criticality, 0 to 1e9 (needed with creasy)\n"
 "  --seed S          the users' draws (default 1): the same seed, the same run\n"
 "  --seeds A..B      every seed from A to B (at most 100): text and json give each\n"
-"                    setting's mean, sd and 90% interval, and its throughput gain\n"
+"                    setting's mean, sd and 95% interval, and its throughput gain\n"
 "                    over the first setting paired by seed; csv a row per run;\n"
 "                    the plots show means\n"
 "  --nodes N         the machine (default: the model's)\n"

@@ -40,7 +40,7 @@ static struct spread spread_of(const double *v, size_t n)
 	double half;
 
 	stats_mean_sd(v, n, &s.mean, &s.sd);
-	half = n >= 2 ? stats_t95((unsigned)(n - 1)) * s.sd / sqrt((double)n) : NAN;
+	half = n >= 2 ? stats_t975((unsigned)(n - 1)) * s.sd / sqrt((double)n) : NAN;
 	s.lo = s.mean - half;
 	s.hi = s.mean + half;
 	return s;
@@ -110,7 +110,7 @@ int site_seeds_text(FILE *out, const struct site_model *m, const struct site_res
 	fprintf(out, "jobs           runtime and estimate drawn %s, estimates %s\n",
 	        res[0].set.joint_mix ? "for the size (joint)" : "whatever the size (independent)",
 	        res[0].set.exact_estimates ? "exact" : "the trace's");
-	fprintf(out, "figures        mean ±half width of the 90%% interval across seeds (Student's "
+	fprintf(out, "figures        mean ±half width of the 95%% interval across seeds (Student's "
 	        "t);\n               gain: throughput against the first line of the same users, "
 	        "paired by seed\n\n");
 	fprintf(out, "%-14s %5s %14s %12s %11s %14s %12s %16s\n", "policy", "users", "jobs/h",
@@ -150,8 +150,8 @@ static void json_spread(struct jw *w, const char *key, const struct spread *s)
 	jw_open(w);
 	jw_f64(w, "mean", s->mean);
 	jw_f64(w, "sd", s->sd);
-	jw_f64(w, "ci90_lo", s->lo);
-	jw_f64(w, "ci90_hi", s->hi);
+	jw_f64(w, "ci95_lo", s->lo);
+	jw_f64(w, "ci95_hi", s->hi);
 	jw_close(w);
 }
 

@@ -1,6 +1,6 @@
 /* A site sweep over seeds, summarized (backfilld --site ... --seeds A..B):
  * one line (or JSON object) per setting with each figure's mean, standard
- * deviation and 90% interval across the seeds (Student's t), and the
+ * deviation and 95% interval across the seeds (Student's t), and the
  * throughput's gain over the first setting of the same users, paired by
  * seed (the same seed draws the same users for every policy).
  *

@@ -99,7 +99,7 @@ ok $? "a batch comes after the end of the last batch's last job ($bad before), $
 	--format json >"$TMP/sum.json"
 ok $? "a sweep of 2 settings over 4 seeds: text, csv and json"
 [ "$(grep -c '^easy \|^creasy 3000 ' "$TMP/sum.txt")" -eq 2 ] && [ "$(grep -c . "$TMP/rows.csv")" -eq 9 ] &&
-	grep -q "90% interval across seeds" "$TMP/sum.txt"
+	grep -q "95% interval across seeds" "$TMP/sum.txt"
 ok $? "text: one line per setting (not one report per run); csv: a row per run"
 mean=$(awk -F, '$3 == "easy" { s += $7; n++ } END { printf "%.2f", s / n }' "$TMP/rows.csv")
 grep -q "^easy  *20  *$mean ±" "$TMP/sum.txt"
@@ -107,7 +107,7 @@ ok $? "the line's throughput is the mean of its runs ($mean) with its interval"
 gain=$(awk -F, '$3 == "easy" { e[$5] = $7 } $3 == "creasy" { c[$5] = $7 } END { for (s in e) { g += c[s] / e[s] - 1; n++ } printf "%+.1f%%", 100 * g / n }' "$TMP/rows.csv")
 grep "^creasy 3000 " "$TMP/sum.txt" | grep -q -- "$gain ±"
 ok $? "creasy's gain is the mean of the paired per-seed ratios ($gain)"
-grep -q '"throughput_gain_vs_first": {' "$TMP/sum.json" && grep -q '"ci90_lo": ' "$TMP/sum.json" &&
+grep -q '"throughput_gain_vs_first": {' "$TMP/sum.json" && grep -q '"ci95_lo": ' "$TMP/sum.json" &&
 	[ "$(grep -c '"policy": ' "$TMP/sum.json")" -eq 2 ]
 ok $? "json: each setting's figures with mean, sd and interval, the gain for the second"
 

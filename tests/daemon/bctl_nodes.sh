@@ -69,6 +69,9 @@ ok $? "and its pending reason: nodes drained"
 grep -q "job 2: guarantee broken: .*(nodes drained)" daemon.log &&
 	grep -q "node node001: drained by root (uid 0): fan failing; its job finishes first" daemon.log
 ok $? "the log has the drain and the broken guarantee, one line each"
+# Times in the log are in words, as in every other line, never raw seconds.
+grep -Eq "job 2: guarantee broken: start moved later from [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} to none \(nodes drained\)$" daemon.log
+ok $? "the broken guarantee's old start is a local date and time, not seconds since the epoch"
 "$BCTL" drain node001 --reason again >out
 grep -q "^node001: drain (unchanged)$" out
 ok $? "draining it again changes nothing, and says so"

@@ -182,7 +182,7 @@ ok $? "conservative: job 3 has a guarantee"
 sed -i 's/conservative/easy/' p.yaml
 kill -HUP "$DPID"
 sleep 1
-grep -q "job 3: guarantee broken: start moved later from [0-9.]* to none (the policy changed)" \
+grep -q "job 3: guarantee broken: start moved later from [0-9]*-[0-9]*-[0-9]* [0-9:]* to none (the policy changed)" \
 	daemon.log && ! grep -q "job 2: guarantee broken" daemon.log &&
 	grep -q "the policy is now easy" daemon.log
 ok $? "to easy: job 3's dropped guarantee is announced, the head's is kept"

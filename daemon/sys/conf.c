@@ -16,6 +16,7 @@
 #include <yaml.h>
 #include "decimal.h"
 #include "duration.h"
+#include "nearest.h"
 #include "nodelist.h"
 #include "conf.h"
 
@@ -1170,6 +1171,16 @@ static int find_key(const char *name, size_t len)
 	return -1;
 }
 
+/* The known key a misspelled one was most likely meant to be, or NULL. */
+static const char *nearest_key(const char *name, size_t len)
+{
+	const char *names[CONF_NKEYS];
+
+	for (int k = 0; k < CONF_NKEYS; k++)
+		names[k] = keys[k].name;
+	return nearest_name(name, len, names, CONF_NKEYS);
+}
+
 /* ---- the document ---- */
 
 /* One key and its value. The value is read even when the key is unknown
@@ -1184,7 +1195,12 @@ static int read_pair(struct loader *l, const char *key, size_t keylen, struct po
 	int rc = 0;
 
 	if (k < 0) {
-		report(l, at, "unknown key %s", show(key, keylen).s);
+		const char *near = nearest_key(key, keylen);
+
+		if (near)
+			report(l, at, "unknown key %s (did you mean %s?)", show(key, keylen).s, near);
+		else
+			report(l, at, "unknown key %s", show(key, keylen).s);
 	} else if (l->seen[k]) {
 		report(l, at, "%s is given twice (first at line %u, column %u)", keys[k].name,
 		       l->key_at[k].line, l->key_at[k].col);

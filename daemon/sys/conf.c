@@ -564,17 +564,23 @@ static int set_socket_mode(struct loader *l, enum conf_key k, const struct val *
 }
 
 /* A time as bsub -t takes it; a leading '-' gets its own message, since
- * "not negative" is clearer than the grammar's complaint. */
+ * "not negative" is clearer than the grammar's complaint. Only the two
+ * limits are time limits; any other key's error calls its value a
+ * duration and shows what one looks like (an operator who wrote
+ * "kill_grace: 30 seconds" was told of a "time limit" and no form). */
 static int parse_time(struct loader *l, enum conf_key k, const struct val *v, bf_time *out)
 {
+	bool limit = k == CONF_K_DEFAULT_LIMIT || k == CONF_K_MAX_LIMIT;
 	char why[200];
 
 	if (v->s.text[0] == '-') {
 		report(l, v->at, "%s: %s is negative", conf_key_name(k), SHOW(&v->s));
 		return -1;
 	}
-	if (duration_parse(v->s.text, out, why, sizeof why) < 0) {
-		report(l, v->at, "%s: %s: %s", conf_key_name(k), SHOW(&v->s), why);
+	if (duration_parse_as(v->s.text, out, limit ? "time limit" : "duration", why,
+	                      sizeof why) < 0) {
+		report(l, v->at, "%s: %s: %s%s", conf_key_name(k), SHOW(&v->s), why,
+		       limit ? "" : "; a duration looks like 30s, 5m, 1h30m, 1d or 0:30");
 		return -1;
 	}
 	return 0;

@@ -485,7 +485,10 @@ static void value_errors(void)
 	errors("kill_grace: 8d\n", "kill_grace: more than a week",
 	       "1:13: kill_grace: '8d' is more than a week", NULL);
 	errors("kill_grace: 30x\n", "kill_grace: not a time",
-	       "1:13: kill_grace: '30x': unknown unit 'x' (use d, h, m or s)", NULL);
+	       "1:13: kill_grace: '30x': unknown unit 'x' (use d, h, m or s); a duration looks like 30s, 5m, 1h30m, 1d or 0:30", NULL);
+	errors("kill_grace: 30 seconds\n", "kill_grace: in words, a duration, not a time limit",
+	       "1:13: kill_grace: '30 seconds': space in duration (write it as one word, as in 1h30m); a duration looks like 30s, 5m, 1h30m, 1d or 0:30",
+	       NULL);
 	errors("default_limit: 0\n", "default_limit: 0",
 	       "1:16: default_limit: '0': a time limit must be more than 0", NULL);
 	errors("default_limit: -1:00\n", "default_limit: negative",
@@ -549,9 +552,9 @@ static void value_errors(void)
 	errors("log_level: verbose\n", "log_level: unknown",
 	       "1:12: log_level: unknown level 'verbose' (error, warning, info or debug)", NULL);
 	errors("keep_ended: never\n", "keep_ended: a word",
-	       "1:13: keep_ended: 'never': unexpected 'n' in time limit", NULL);
+	       "1:13: keep_ended: 'never': unexpected 'n' in duration; a duration looks like 30s, 5m, 1h30m, 1d or 0:30", NULL);
 	errors("keep_ended: 0s\n", "keep_ended: zero",
-	       "1:13: keep_ended: '0s': a time limit must be more than 0", NULL);
+	       "1:13: keep_ended: '0s': a duration must be more than 0; a duration looks like 30s, 5m, 1h30m, 1d or 0:30", NULL);
 }
 
 static void node_errors(void)

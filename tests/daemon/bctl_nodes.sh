@@ -105,6 +105,9 @@ ok $? "the log says the node was lost and what became of its job"
 grep -q "^policy: *conservative$" out && grep -q "^nodes: *4: 2 idle, 0 busy, 1 drained, 1 down$" out &&
 	grep -q "^jobs: *0 running, 1 queued$" out
 ok $? "bctl status: the policy, nodes by state, the jobs"
+grep -Eq "^limits: *default none, max unlimited, max nodes unlimited, per user [0-9]+ queued, unlimited running$" out &&
+	! grep -q "0: none" out
+ok $? "bctl status: a limit not set is unlimited, in words"
 $AS_NOBODY "$BQ" --nodes >out
 grep -q "^node001 *drain *- " out && grep -q "^node002 *down *- " out &&
 	grep -q "^node\[003-004\] *free " out && grep -q "^4 nodes: 0 busy, 2 free, 1 drained, 1 down$" out

@@ -140,6 +140,13 @@ static struct proto_node node_of(struct daemon *d, uint32_t k)
 		n.reason = a->reason;
 		n.by = a->by;
 		n.since = a->since;
+	} else if (busy) {
+		/* A busy node is busy since its job started: what an operator
+		 * asks of it ("how long has it been running?"). */
+		const struct djob *j = jobs_get(d, n.job);
+
+		if (j && j->rec.start != BF_NEVER && j->rec.start != 0)
+			n.since = j->rec.start;
 	}
 	return n;
 }

@@ -26,8 +26,8 @@ usage drain 'node[1-' --reason x
 ok $? "a node list that does not parse: usage error"
 usage resume node001 --reason x
 ok $? "resume takes no reason"
-usage nodes extra
-ok $? "nodes takes no arguments"
+usage nodes node001 node002
+ok $? "nodes takes one node list at most"
 
 start_daemon --nodes 4 --policy conservative --kill-grace 1 || exit 1
 
@@ -51,6 +51,19 @@ ok $? "ps shows job 1's supervisor as 'backfilld: job 1' (comm bfd-job 1)"
 "$BCTL" nodes >out
 grep -q "^node\[001-002\] *busy *1 " out && grep -q "^node\[003-004\] *idle *- " out
 ok $? "bctl nodes: runs of alike nodes, busy with their job or idle"
+start1=$("$BQ" -l 1 | sed -n 's/^Start: *\([0-9-]* [0-9:]*\) (started)$/\1/p')
+[ -n "$start1" ] && grep -q "^node\[001-002\] *busy *1 *$start1 " out
+ok $? "bctl nodes: SINCE of a busy node is when its job started ($start1)"
+"$BCTL" nodes 'node[002-003]' >out
+[ $? -eq 0 ] && [ "$(grep -c '^node' out)" -eq 2 ] && grep -q "^node002 *busy *1 " out &&
+	grep -q "^node003 *idle *- " out && ! grep -q "node001\|node004" out && grep -q "^NODES " out
+ok $? "bctl nodes node[002-003]: only those nodes"
+"$BCTL" nodes 'node[004-005]' >out 2>err
+[ $? -eq 1 ] && grep -q "no node named node005" err
+ok $? "bctl nodes with a node that is not in the partition: named, exit 1"
+"$BCTL" nodes 'node[' >out 2>err
+[ $? -eq 2 ]
+ok $? "bctl nodes with a bad node list: usage error"
 
 "$BCTL" drain node001 --reason "fan failing" >out
 [ $? -eq 0 ] && grep -q "^node001: drain$" out

@@ -207,9 +207,18 @@ install: $(BUILD)/backfilld $(CLIENT_BIN)
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BUILD)/backfilld $(DESTDIR)$(PREFIX)/sbin/backfilld
 	install -m 755 $(CLIENT_BIN) $(DESTDIR)$(PREFIX)/bin/
+	# A page whose first line is '.\" alias: PAGE' (bresume.1) is a stub
+	# that renders from the checkout; installed, it is '.so manN/PAGE',
+	# which man resolves from the section's root.
 	for page in man/*.[1-8]; do \
 	    sec=$${page##*.}; install -d $(DESTDIR)$(MANDIR)/man$$sec; \
-	    install -m 644 $$page $(DESTDIR)$(MANDIR)/man$$sec/ || exit 1; \
+	    alias=$$(sed -n '1s/^\.\\" alias: *//p' $$page); \
+	    if [ -n "$$alias" ]; then \
+	        mkdir -p $(BUILD)/man && echo ".so man$${alias##*.}/$$alias" >$(BUILD)/$$page && \
+	        install -m 644 $(BUILD)/$$page $(DESTDIR)$(MANDIR)/man$$sec/ || exit 1; \
+	    else \
+	        install -m 644 $$page $(DESTDIR)$(MANDIR)/man$$sec/ || exit 1; \
+	    fi; \
 	done
 	install -d $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(TMPFILESDIR)
 	for u in $(UNITS); do \

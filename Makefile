@@ -44,7 +44,7 @@ LIBDAEMON  := $(BUILD)/libdaemon.a
 LIBCLIENT  := $(BUILD)/libclient.a
 CLIENT_BIN := $(CLIENTS:%=$(BUILD)/%)
 
-.PHONY: all programs deps deps-tests check test asan bench run replay-sample install clean fuzz
+.PHONY: all programs deps deps-tests check test asan bench run replay-sample install clean clean-state fuzz
 # Keep object files of tests and benchmarks (make would delete them as intermediates).
 .SECONDARY:
 all: programs $(TEST_BIN) $(BENCH_BIN)
@@ -117,6 +117,13 @@ run: deps
 	    "                        $(abspath $(BUILD))/bsub -n 2 -t 1:00 job.sh && $(abspath $(BUILD))/bq" \
 	    "  the clients find the socket it prints below by default, from any directory."
 	@exec $(BUILD)/backfilld --foreground
+
+# Remove what make run leaves: as root /var/lib/backfilld and
+# /var/spool/backfilld, otherwise ~/.local/state/backfilld; refused while a
+# process (a backfilld, a job's supervisor) uses them. STATE_DIRS="..."
+# names other directories.
+clean-state:
+	@sh mk/clean-state.sh $(STATE_DIRS)
 
 # A replay of the project's own small sample trace under each policy.
 replay-sample: deps

@@ -44,7 +44,7 @@ LIBDAEMON  := $(BUILD)/libdaemon.a
 LIBCLIENT  := $(BUILD)/libclient.a
 CLIENT_BIN := $(CLIENTS:%=$(BUILD)/%)
 
-.PHONY: all programs deps deps-tests check test asan bench run replay-sample install clean fuzz
+.PHONY: all programs deps deps-tests check test asan bench run replay-sample install clean clean-state fuzz
 # Keep object files of tests and benchmarks (make would delete them as intermediates).
 .SECONDARY:
 all: programs $(TEST_BIN) $(BENCH_BIN)
@@ -117,6 +117,13 @@ run: deps
 	    "                        $(abspath $(BUILD))/bsub -n 2 -t 1:00 job.sh && $(abspath $(BUILD))/bq" \
 	    "  the clients find the socket it prints below by default, from any directory."
 	@exec $(BUILD)/backfilld --foreground
+
+# Remove what make run leaves: as root /var/lib/backfilld and
+# /var/spool/backfilld, otherwise ~/.local/state/backfilld; refused while a
+# process (a backfilld, a job's supervisor) uses them. STATE_DIRS="..."
+# names other directories.
+clean-state:
+	@sh mk/clean-state.sh $(STATE_DIRS)
 
 # A replay of the project's own small sample trace under each policy.
 replay-sample: deps
@@ -207,9 +214,18 @@ install: $(BUILD)/backfilld $(CLIENT_BIN)
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BUILD)/backfilld $(DESTDIR)$(PREFIX)/sbin/backfilld
 	install -m 755 $(CLIENT_BIN) $(DESTDIR)$(PREFIX)/bin/
+	# A page whose first line is '.\" alias: PAGE' (bresume.1) is a stub
+	# that renders from the checkout; installed, it is '.so manN/PAGE',
+	# which man resolves from the section's root.
 	for page in man/*.[1-8]; do \
 	    sec=$${page##*.}; install -d $(DESTDIR)$(MANDIR)/man$$sec; \
-	    install -m 644 $$page $(DESTDIR)$(MANDIR)/man$$sec/ || exit 1; \
+	    alias=$$(sed -n '1s/^\.\\" alias: *//p' $$page); \
+	    if [ -n "$$alias" ]; then \
+	        mkdir -p $(BUILD)/man && echo ".so man$${alias##*.}/$$alias" >$(BUILD)/$$page && \
+	        install -m 644 $(BUILD)/$$page $(DESTDIR)$(MANDIR)/man$$sec/ || exit 1; \
+	    else \
+	        install -m 644 $$page $(DESTDIR)$(MANDIR)/man$$sec/ || exit 1; \
+	    fi; \
 	done
 	install -d $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(TMPFILESDIR)
 	for u in $(UNITS); do \

@@ -20,8 +20,8 @@ static void usage(FILE *f)
 "\n"
 "Administer backfilld (root and the admin_group; limit also a job's owner).\n"
 "\n"
-"  nodes                         every node: idle, busy, drain or down, with\n"
-"                                its job, since when, by whom and why\n"
+"  nodes [NODES]                 every node (or NODES): idle, busy, drain or\n"
+"                                down, with its job, since when, by whom, why\n"
 "  drain NODES --reason TEXT     NODES finish their jobs and take no new one\n"
 "  resume NODES                  NODES drained or down are back in service\n"
 "  down NODES --reason TEXT      NODES are lost: their jobs end as failed\n"
@@ -128,13 +128,50 @@ static int print_status(const struct proto_statusinfo *si)
 	return CLIENT_EXIT_OK;
 }
 
-/* Send req, expect want, print the answer. */
+/* bctl nodes LIST: keep only the nodes LIST names, in the daemon's order
+ * (the daemon sends every node; the listing is small). A name that is no
+ * node of the partition is an error, not an empty line: a typo must not
+ * read as "nothing there". */
+static int keep_only(struct proto_nodestates *ns, const struct nodelist *want,
+                     struct proto_node **copy)
+{
+	uint32_t kept = 0;
+
+	for (uint32_t w = 0; w < want->count; w++) {
+		uint32_t k = 0;
+
+		while (k < ns->count && strcmp(ns->nodes[k].name, want->names[w]) != 0)
+			k++;
+		if (k == ns->count) {
+			fprintf(stderr, "bctl: nodes: no node named %s in the partition\n",
+			        want->names[w]);
+			return CLIENT_EXIT_REFUSED;
+		}
+	}
+	if (!(*copy = calloc(want->count ? want->count : 1, sizeof **copy))) {
+		fprintf(stderr, "bctl: out of memory\n");
+		return CLIENT_EXIT_UNREACHABLE;
+	}
+	for (uint32_t k = 0; k < ns->count; k++)
+		for (uint32_t w = 0; w < want->count; w++)
+			if (strcmp(ns->nodes[k].name, want->names[w]) == 0) {
+				(*copy)[kept++] = ns->nodes[k];
+				break;
+			}
+	ns->nodes = *copy;
+	ns->count = kept;
+	return CLIENT_EXIT_OK;
+}
+
+/* Send req, expect want, print the answer (the nodes in only, if not
+ * NULL). */
 static int exchange(const char *socket, struct proto_buf *req, enum proto_type want,
-                    bool changes)
+                    bool changes, const struct nodelist *only)
 {
 	struct proto_arena a = { 0 };
 	struct proto_nodestates ns;
 	struct proto_statusinfo si;
+	struct proto_node *copy = NULL;
 	uint8_t *reply = NULL;
 	size_t reply_len = 0;
 	char err[512];
@@ -149,10 +186,13 @@ static int exchange(const char *socket, struct proto_buf *req, enum proto_type w
 		rc = CLIENT_EXIT_UNREACHABLE;
 		goto out;
 	}
+	if (want == PT_NODESTATES && only && (rc = keep_only(&ns, only, &copy)) != CLIENT_EXIT_OK)
+		goto out;
 	rc = want == PT_NODESTATES ? print_nodes(&ns, changes) : print_status(&si);
 	if (fflush(stdout) != 0 && rc == CLIENT_EXIT_OK)
 		rc = CLIENT_EXIT_REFUSED;
 out:
+	free(copy);
 	proto_arena_free(&a);
 	free(reply);
 	return rc;
@@ -210,24 +250,33 @@ static int node_command(const char *socket, int k, int argc, char **argv)
 		proto_buf_free(&req);
 		return usage_error("%s: the request is too large", cmd);
 	}
-	rc = exchange(socket, &req, PT_NODESTATES, true);
+	rc = exchange(socket, &req, PT_NODESTATES, true, NULL);
 	proto_buf_free(&req);
 	return rc;
 }
 
-/* bctl nodes | bctl status: no arguments. */
+/* bctl status: no arguments; bctl nodes [NODES]: a node list as drain
+ * takes it (node[1-4]) narrows the listing. */
 static int query(const char *socket, enum proto_type type, enum proto_type want, int argc,
                  char **argv)
 {
+	struct nodelist nl = { NULL, 0 };
 	struct proto_buf req;
+	char err[256];
 	int rc;
 
-	if (argc > 1)
-		return usage_error("%s takes no arguments (got '%s')", argv[0], argv[1]);
+	if (type == PT_NODELIST && argc == 2) {
+		if (nodelist_parse(argv[1], &nl, err, sizeof err) < 0)
+			return usage_error("nodes: %s: %s", argv[1], err);
+	} else if (argc > 1) {
+		return usage_error(type == PT_NODELIST ? "%s takes one node list at most (got '%s')" :
+		                   "%s takes no arguments (got '%s')", argv[0], argv[argc - 1]);
+	}
 	proto_buf_init(&req);
 	proto_enc_empty(&req, type);
-	rc = exchange(socket, &req, want, false);
+	rc = exchange(socket, &req, want, false, argc == 2 ? &nl : NULL);
 	proto_buf_free(&req);
+	nodelist_free(&nl);
 	return rc;
 }
 

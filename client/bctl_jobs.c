@@ -26,9 +26,11 @@ static int limit(const char *socket_opt, int argc, char **argv)
 		        "Try 'bctl --help' for more information.\n");
 		return CLIENT_EXIT_USAGE;
 	}
-	if (duration_parse(argv[2], &t, why, sizeof why) < 0 || t <= 0) {
-		fprintf(stderr, "bctl: limit: bad time limit '%s': %s\n", argv[2],
-		        t <= 0 ? "it must be more than 0" : why);
+	/* The grammar's own reason: it tells "abc" (not a time) from "0"
+	 * (a time, but no limit); t is set only when the parse succeeds. */
+	if (duration_parse(argv[2], &t, why, sizeof why) < 0) {
+		fprintf(stderr, "bctl: limit: '%s' is not a time limit: %s (as in 90, 1:30:00 or 1h30m)\n",
+		        argv[2], why);
 		return CLIENT_EXIT_USAGE;
 	}
 	return jobop_run("bctl", socket_opt, PJ_LIMIT, false, t, 1, argv + 1);

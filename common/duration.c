@@ -127,7 +127,7 @@ static int parse_clock(const char *s, uint64_t *total, char *err, size_t errlen)
 }
 
 /* One or more <number>[.<fraction>]<unit>, units in the order d h m s. */
-static int parse_units(const char *s, uint64_t *total, char *err, size_t errlen)
+static int parse_units(const char *s, uint64_t *total, const char *noun, char *err, size_t errlen)
 {
 	const char *p = s;
 	int last = -1, parts = 0;
@@ -146,7 +146,7 @@ static int parse_units(const char *s, uint64_t *total, char *err, size_t errlen)
 				return errf(err, errlen, "a fraction needs a digit before the '.' (0.5h, not .5h)");
 			if (unit_index(*p) >= 0)
 				return errf(err, errlen, "unit '%c' needs a number before it (as in 2%c)", *p, *p);
-			return errf(err, errlen, "unexpected %s in time limit", show(*p, cb, sizeof cb));
+			return errf(err, errlen, "unexpected %s in %s", show(*p, cb, sizeof cb), noun);
 		}
 		v = number(&p, &nd);
 		if (*p == '.') {
@@ -193,7 +193,7 @@ static int parse_units(const char *s, uint64_t *total, char *err, size_t errlen)
 	return 0;
 }
 
-int duration_parse(const char *s, bf_time *out, char *err, size_t errlen)
+int duration_parse_as(const char *s, bf_time *out, const char *noun, char *err, size_t errlen)
 {
 	uint64_t total = 0;
 	size_t len;
@@ -201,17 +201,17 @@ int duration_parse(const char *s, bf_time *out, char *err, size_t errlen)
 	bool digits_only = true;
 
 	if (!s || !*s)
-		return errf(err, errlen, "empty time limit");
+		return errf(err, errlen, "empty %s", noun);
 	len = strnlen(s, DURATION_MAX_LEN + 1);
 	if (len > DURATION_MAX_LEN)
-		return errf(err, errlen, "time limit longer than %d characters", DURATION_MAX_LEN);
+		return errf(err, errlen, "%s longer than %d characters", noun, DURATION_MAX_LEN);
 	for (size_t i = 0; i < len; i++) {
 		if (is_space(s[i]))
-			return errf(err, errlen, "space in time limit (write it as one word, as in 1h30m)");
+			return errf(err, errlen, "space in %s (write it as one word, as in 1h30m)", noun);
 		digits_only &= is_digit(s[i]);
 	}
 	if (s[0] == '+' || s[0] == '-')
-		return errf(err, errlen, "a time limit takes no sign %s", show(s[0], cb, sizeof cb));
+		return errf(err, errlen, "a %s takes no sign %s", noun, show(s[0], cb, sizeof cb));
 	if (strchr(s, ':')) {
 		if (parse_clock(s, &total, err, errlen) < 0)
 			return -1;
@@ -219,15 +219,20 @@ int duration_parse(const char *s, bf_time *out, char *err, size_t errlen)
 		size_t nd;
 
 		total = sat_mul(number(&s, &nd), MINUTE);
-	} else if (parse_units(s, &total, err, errlen) < 0) {
+	} else if (parse_units(s, &total, noun, err, errlen) < 0) {
 		return -1;
 	}
 	if (total == 0)
-		return errf(err, errlen, "a time limit must be more than 0");
+		return errf(err, errlen, "a %s must be more than 0", noun);
 	if (total > (uint64_t)BF_MAX_DURATION)
-		return errf(err, errlen, "a time limit of more than 100 years (36600d) is not accepted");
+		return errf(err, errlen, "a %s of more than 100 years (36600d) is not accepted", noun);
 	*out = (bf_time)total;
 	return 0;
+}
+
+int duration_parse(const char *s, bf_time *out, char *err, size_t errlen)
+{
+	return duration_parse_as(s, out, "time limit", err, errlen);
 }
 
 int duration_format(bf_time us, char *buf, size_t len)

@@ -47,6 +47,9 @@
  * err may be NULL) and *out left alone. Numbers too large for any
  * arithmetic give the same "more than 100 years" reason as a large total. */
 int duration_parse(const char *s, bf_time *out, char *err, size_t errlen);
+/* The same, with the reasons naming the value as noun ("duration" for a
+ * grace or a timeout in backfilld.yaml, which is no time limit). */
+int duration_parse_as(const char *s, bf_time *out, const char *noun, char *err, size_t errlen);
 
 /* Write us for a listing: 0:00:01.500, 1:30:00, 2d 03:04:05, -0:05:00.
  * Negative values get a leading "-". Like snprintf: returns the length the

@@ -413,15 +413,26 @@ static const char *const kill_words[] = {
 	[KILL_NODE_FAILED] = "a node failed",
 };
 
-/* A time for the log: seconds since the epoch with microseconds (exact,
- * and what a script compares), or "none". */
+/* A time for the log in words, as every line and bq give one (local,
+ * "2026-11-28 16:10:43"), or "none"; the exact value goes in a journal
+ * field (us_field). */
 static const char *log_time(bf_time t, char *buf, size_t len)
 {
 	if (t == BF_NEVER)
 		snprintf(buf, len, "none");
 	else
-		snprintf(buf, len, "%lld.%06lld", (long long)(t / BF_SEC), (long long)(t % BF_SEC));
+		jobs_local_time(t, buf, len);
 	return buf;
+}
+
+/* "KEY=microseconds\n" appended to a journal field list, or nothing for
+ * BF_NEVER (the field is absent: there is no such time). */
+static void us_field(char *buf, size_t len, const char *key, bf_time t)
+{
+	size_t have = strlen(buf);
+
+	if (t != BF_NEVER && have < len)
+		snprintf(buf + have, len - have, "%s=%lld\n", key, (long long)t);
 }
 
 /* The announcement in words for bq (kept after the job starts). */
@@ -449,14 +460,17 @@ static void guarantee_broken(struct daemon *d, struct djob *j, const struct sche
 {
 	const char *cause = a->why < sizeof broken_words / sizeof *broken_words ?
 	                    broken_words[a->why] : "?";
-	char was[40], now[40], detail[300];
+	char was[40], now[40], detail[300], fields[120] = "";
 
 	if (j->rec.guarantee == BF_NEVER && a->t == BF_NEVER)
 		return;	/* none acknowledged, none now: nothing to tell (a restart
 			 * after a crash placed it for the switch it then made) */
-	log_job(LOG_WARNING, j->rec.id, j->rec.user,
-	        "guarantee broken: start moved later from %s to %s (%s)",
-	        log_time(j->rec.guarantee, was, sizeof was), log_time(a->t, now, sizeof now), cause);
+	us_field(fields, sizeof fields, "GUARANTEE_FROM_US", j->rec.guarantee);
+	us_field(fields, sizeof fields, "GUARANTEE_TO_US", a->t);
+	log_job_fields(LOG_WARNING, j->rec.id, j->rec.user, fields,
+	               "guarantee broken: start moved later from %s to %s (%s)",
+	               log_time(j->rec.guarantee, was, sizeof was), log_time(a->t, now, sizeof now),
+	               cause);
 	snprintf(detail, sizeof detail, "guarantee broken: from %s to %s: %s", was, now, cause);
 	broken_words_for_bq(j, a, at, cause);
 	j->rec.guarantee = a->t;
@@ -471,13 +485,14 @@ static void guarantee_broken(struct daemon *d, struct djob *j, const struct sche
 
 static void late_start(const struct djob *j, bf_time now)
 {
-	char was[40];
+	char was[40], fields[60] = "";
 
+	us_field(fields, sizeof fields, "GUARANTEE_US", j->rec.guarantee);
 	if (j->rec.guarantee != BF_NEVER && now - j->rec.guarantee > LATE_START_SAID)
-		log_job(LOG_WARNING, j->rec.id, j->rec.user,
-		        "started %.3f s after its guaranteed start %s: %s",
-		        (double)(now - j->rec.guarantee) / BF_SEC,
-		        log_time(j->rec.guarantee, was, sizeof was), broken_words[BROKEN_LATE]);
+		log_job_fields(LOG_WARNING, j->rec.id, j->rec.user, fields,
+		               "started %.3f s after its guaranteed start %s: %s",
+		               (double)(now - j->rec.guarantee) / BF_SEC,
+		               log_time(j->rec.guarantee, was, sizeof was), broken_words[BROKEN_LATE]);
 }
 
 /* Broken guarantees announced a turn: a log line, a row and a history

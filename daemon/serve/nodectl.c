@@ -140,6 +140,13 @@ static struct proto_node node_of(struct daemon *d, uint32_t k)
 		n.reason = a->reason;
 		n.by = a->by;
 		n.since = a->since;
+	} else if (busy) {
+		/* A busy node is busy since its job started: what an operator
+		 * asks of it ("how long has it been running?"). */
+		const struct djob *j = jobs_get(d, n.job);
+
+		if (j && j->rec.start != BF_NEVER && j->rec.start != 0)
+			n.since = j->rec.start;
 	}
 	return n;
 }
@@ -450,7 +457,7 @@ static void answer_status(struct conn *c)
 	struct daemon *d = conn_daemon(c);
 	const struct serve_limits *L = &d->o.lim;
 	uint32_t count[4] = { 0 }, held = 0;
-	char v[8][200], lim[5][40], held_buf[40];
+	char v[8][300], lim[5][24], held_buf[40], per_running[24];
 	struct proto_kv items[8];
 	struct proto_buf b;
 	uint32_t n = 0;
@@ -478,9 +485,15 @@ static void answer_status(struct conn *c)
 	if (L->max_limit)
 		duration_format(L->max_limit, lim[2], sizeof lim[2]);
 	snprintf(lim[3], sizeof lim[3], "%u", L->max_nodes);
-	ITEM("limits", "default %s, max %s, max nodes %s, per user %u queued, %u running "
-	     "(0: none)", L->default_limit ? lim[1] : "none", L->max_limit ? lim[2] : "none",
-	     L->max_nodes ? lim[3] : "none", L->max_queued_per_user, L->max_running_per_user);
+	snprintf(lim[4], sizeof lim[4], "%u", L->max_queued_per_user);
+	snprintf(per_running, sizeof per_running, "%u", L->max_running_per_user);
+	/* A limit that is not set says so in words: "0: none" read as a
+	 * limit of 0. No default limit is "none" (bsub must give -t), not
+	 * unlimited. */
+	ITEM("limits", "default %s, max %s, max nodes %s, per user %s queued, %s running",
+	     L->default_limit ? lim[1] : "none", L->max_limit ? lim[2] : "unlimited",
+	     L->max_nodes ? lim[3] : "unlimited", L->max_queued_per_user ? lim[4] : "unlimited",
+	     L->max_running_per_user ? per_running : "unlimited");
 	ITEM("configuration", "%s", d->o.config ? d->o.config : "none (command line only)");
 	ITEM("database", "%s", d->o.db);
 #undef ITEM

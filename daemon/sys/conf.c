@@ -16,6 +16,7 @@
 #include <yaml.h>
 #include "decimal.h"
 #include "duration.h"
+#include "nearest.h"
 #include "nodelist.h"
 #include "conf.h"
 
@@ -563,17 +564,23 @@ static int set_socket_mode(struct loader *l, enum conf_key k, const struct val *
 }
 
 /* A time as bsub -t takes it; a leading '-' gets its own message, since
- * "not negative" is clearer than the grammar's complaint. */
+ * "not negative" is clearer than the grammar's complaint. Only the two
+ * limits are time limits; any other key's error calls its value a
+ * duration and shows what one looks like (an operator who wrote
+ * "kill_grace: 30 seconds" was told of a "time limit" and no form). */
 static int parse_time(struct loader *l, enum conf_key k, const struct val *v, bf_time *out)
 {
+	bool limit = k == CONF_K_DEFAULT_LIMIT || k == CONF_K_MAX_LIMIT;
 	char why[200];
 
 	if (v->s.text[0] == '-') {
 		report(l, v->at, "%s: %s is negative", conf_key_name(k), SHOW(&v->s));
 		return -1;
 	}
-	if (duration_parse(v->s.text, out, why, sizeof why) < 0) {
-		report(l, v->at, "%s: %s: %s", conf_key_name(k), SHOW(&v->s), why);
+	if (duration_parse_as(v->s.text, out, limit ? "time limit" : "duration", why,
+	                      sizeof why) < 0) {
+		report(l, v->at, "%s: %s: %s%s", conf_key_name(k), SHOW(&v->s), why,
+		       limit ? "" : "; a duration looks like 30s, 5m, 1h30m, 1d or 0:30");
 		return -1;
 	}
 	return 0;
@@ -1170,6 +1177,16 @@ static int find_key(const char *name, size_t len)
 	return -1;
 }
 
+/* The known key a misspelled one was most likely meant to be, or NULL. */
+static const char *nearest_key(const char *name, size_t len)
+{
+	const char *names[CONF_NKEYS];
+
+	for (int k = 0; k < CONF_NKEYS; k++)
+		names[k] = keys[k].name;
+	return nearest_name(name, len, names, CONF_NKEYS);
+}
+
 /* ---- the document ---- */
 
 /* One key and its value. The value is read even when the key is unknown
@@ -1184,7 +1201,12 @@ static int read_pair(struct loader *l, const char *key, size_t keylen, struct po
 	int rc = 0;
 
 	if (k < 0) {
-		report(l, at, "unknown key %s", show(key, keylen).s);
+		const char *near = nearest_key(key, keylen);
+
+		if (near)
+			report(l, at, "unknown key %s (did you mean %s?)", show(key, keylen).s, near);
+		else
+			report(l, at, "unknown key %s", show(key, keylen).s);
 	} else if (l->seen[k]) {
 		report(l, at, "%s is given twice (first at line %u, column %u)", keys[k].name,
 		       l->key_at[k].line, l->key_at[k].col);

@@ -70,8 +70,26 @@ static void field(struct journal_entry *e, char *buf, size_t len, const char *fm
 	e->n++;
 }
 
+/* Each "KEY=value" line of extra as one field, pointing into e->extra. */
+static void extra_fields(struct journal_entry *e, const char *extra)
+{
+	int last = e->n + JOURNAL_EXTRA;
+	size_t len;
+	char *p;
+
+	snprintf(e->extra, sizeof e->extra, "%s", extra);
+	for (p = e->extra; *p && e->n < last; p += len + (p[len] == '\n')) {
+		len = strcspn(p, "\n");
+		if (len == 0)
+			continue;
+		e->iov[e->n].iov_base = p;
+		e->iov[e->n].iov_len = len;
+		e->n++;
+	}
+}
+
 void journal_fields(struct journal_entry *e, int priority, const char *msg, bool has_job,
-                    uint64_t job, const char *user)
+                    uint64_t job, const char *user, const char *extra)
 {
 	static char ident[] = "SYSLOG_IDENTIFIER=backfilld";
 
@@ -85,12 +103,15 @@ void journal_fields(struct journal_entry *e, int priority, const char *msg, bool
 		field(e, e->job_id, sizeof e->job_id, "JOB_ID=%" PRIu64, job);
 	if (has_job && user)
 		field(e, e->job_user, sizeof e->job_user, "JOB_USER=%s", user);
+	if (extra)
+		extra_fields(e, extra);
 }
 
-int journal_send(int priority, const char *msg, bool has_job, uint64_t job, const char *user)
+int journal_send(int priority, const char *msg, bool has_job, uint64_t job, const char *user,
+                 const char *extra)
 {
 	struct journal_entry e;
 
-	journal_fields(&e, priority, msg, has_job, job, user);
+	journal_fields(&e, priority, msg, has_job, job, user, extra);
 	return sd_journal_sendv(e.iov, e.n) < 0 ? -1 : 0;
 }

@@ -25,16 +25,23 @@ bool journal_wanted(void);
  * for a line about a job, JOB_ID and JOB_USER (user may be NULL). Each
  * field is bounded: a message or user name longer than its buffer is cut.
  * The text is sent as given: log.c hands it over escaped (log_escape), so
- * MESSAGE and JOB_USER hold no control character a user put there. */
-#define JOURNAL_FIELDS 5
+ * MESSAGE and JOB_USER hold no control character a user put there.
+ *
+ * extra (may be NULL): more fields the daemon itself wrote, "KEY=value"
+ * separated by newlines, at most JOURNAL_EXTRA of them (the rest are left
+ * out). They keep what MESSAGE says in words exactly, for a script: a
+ * line gives a time as a person reads it, its field the microseconds. */
+#define JOURNAL_EXTRA 3
+#define JOURNAL_FIELDS (5 + JOURNAL_EXTRA)
 struct journal_entry {
-	char message[1100], priority[16], job_id[32], job_user[300];
+	char message[1100], priority[16], job_id[32], job_user[300], extra[200];
 	struct iovec iov[JOURNAL_FIELDS];
 	int n;
 };
 void journal_fields(struct journal_entry *e, int priority, const char *msg, bool has_job,
-                    uint64_t job, const char *user);
+                    uint64_t job, const char *user, const char *extra);
 /* Send one entry: 0, or -1 (no journal there: the caller writes stderr). */
-int  journal_send(int priority, const char *msg, bool has_job, uint64_t job, const char *user);
+int  journal_send(int priority, const char *msg, bool has_job, uint64_t job, const char *user,
+                  const char *extra);
 
 #endif

@@ -42,7 +42,7 @@ void log_start_error(const char *fmt, ...)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	log_escape(msg, line, sizeof line);	/* a path from the command line, say */
-	if (!use_journal || journal_send(LOG_ERR, line, false, 0, NULL) < 0)
+	if (!use_journal || journal_send(LOG_ERR, line, false, 0, NULL, NULL) < 0)
 		fprintf(stderr, "backfilld: %s\n", line);
 }
 
@@ -142,14 +142,15 @@ static const char *level_word(int pri)
 /* One finished line to wherever the log goes, escaped here, in the one
  * place every line passes (log_escape). A line the journal refuses (its
  * socket's buffer full) goes through stderr, its stream, instead. */
-static void emit(int pri, const char *raw, bool has_job, uint64_t job, const char *raw_user)
+static void emit(int pri, const char *raw, bool has_job, uint64_t job, const char *raw_user,
+                 const char *extra)
 {
 	char line[4 * 1100 + 1], user[4 * 300 + 1];
 
 	log_escape(raw, line, sizeof line);
 	if (raw_user)
 		log_escape(raw_user, user, sizeof user);
-	if (use_journal && journal_send(pri, line, has_job, job, raw_user ? user : NULL) == 0)
+	if (use_journal && journal_send(pri, line, has_job, job, raw_user ? user : NULL, extra) == 0)
 		return;
 	if (use_syslog)
 		syslog(pri, "%s", line);
@@ -165,7 +166,7 @@ static void vlog(int pri, const char *fmt, va_list ap, const char *suffix)
 		return;
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	snprintf(line, sizeof line, "%s%s%s", msg, suffix ? ": " : "", suffix ? suffix : "");
-	emit(pri, line, false, 0, NULL);
+	emit(pri, line, false, 0, NULL, NULL);
 }
 
 void log_err(const char *fmt, ...)
@@ -219,18 +220,35 @@ void log_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
-void log_job(int priority, uint64_t job, const char *user, const char *fmt, ...)
+static void vlog_job(int priority, uint64_t job, const char *user, const char *fields,
+                     const char *fmt, va_list ap)
 {
 	char msg[1024], line[1100];
-	va_list ap;
 
 	if (priority > max_level)
 		return;
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
 	snprintf(line, sizeof line, "job %" PRIu64 ": %s", job, msg);
-	emit(priority, line, true, job, user);	/* the user: a journal field only */
+	emit(priority, line, true, job, user, fields);	/* the user: a journal field only */
+}
+
+void log_job(int priority, uint64_t job, const char *user, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog_job(priority, job, user, NULL, fmt, ap);
+	va_end(ap);
+}
+
+void log_job_fields(int priority, uint64_t job, const char *user, const char *fields,
+                    const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog_job(priority, job, user, fields, fmt, ap);
+	va_end(ap);
 }
 
 /* ---- rate-limited lines ---- */

@@ -34,6 +34,13 @@ void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * broken guarantee or a lost job). user may be NULL. */
 void log_job(int priority, uint64_t job, const char *user, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* The same with more journal fields: "KEY=value" lines (see journal.h's
+ * extra), for what the words round: a line shows a time as every line
+ * does, "2026-11-28 16:10:43" in local time, and its field keeps the
+ * microseconds since the epoch (GUARANTEE_FROM_US=1795836214566369). Off
+ * the journal (stderr, syslog) the fields are dropped. */
+void log_job_fields(int priority, uint64_t job, const char *user, const char *fields,
+                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Lines less urgent than this syslog priority are left out (log_level in
  * backfilld.yaml: LOG_ERR, LOG_WARNING, LOG_INFO or LOG_DEBUG; default
  * LOG_INFO). */

@@ -40,7 +40,7 @@ got=$(echo "$line" | sed -n 's/.*announced \([0-9]*\) broken guarantees in \([0-
 ok $? "11 broken guarantees announced over several loop turns (log: ${line#*: })"
 missing=""
 for id in 3 4 5 6 7 8 9 10 11 12 13; do
-	grep -q "job $id: guarantee broken: start moved later from [0-9.]* to none (the policy changed)" \
+	grep -q "job $id: guarantee broken: start moved later from [0-9]*-[0-9]*-[0-9]* [0-9:]* to none (the policy changed)" \
 		daemon.log || missing="$missing $id"
 done
 [ -z "$missing" ] && ! grep -q "job 2: guarantee broken" daemon.log

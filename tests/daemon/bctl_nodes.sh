@@ -26,8 +26,8 @@ usage drain 'node[1-' --reason x
 ok $? "a node list that does not parse: usage error"
 usage resume node001 --reason x
 ok $? "resume takes no reason"
-usage nodes extra
-ok $? "nodes takes no arguments"
+usage nodes node001 node002
+ok $? "nodes takes one node list at most"
 
 start_daemon --nodes 4 --policy conservative --kill-grace 1 || exit 1
 
@@ -51,6 +51,19 @@ ok $? "ps shows job 1's supervisor as 'backfilld: job 1' (comm bfd-job 1)"
 "$BCTL" nodes >out
 grep -q "^node\[001-002\] *busy *1 " out && grep -q "^node\[003-004\] *idle *- " out
 ok $? "bctl nodes: runs of alike nodes, busy with their job or idle"
+start1=$("$BQ" -l 1 | sed -n 's/^Start: *\([0-9-]* [0-9:]*\) (started)$/\1/p')
+[ -n "$start1" ] && grep -q "^node\[001-002\] *busy *1 *$start1 " out
+ok $? "bctl nodes: SINCE of a busy node is when its job started ($start1)"
+"$BCTL" nodes 'node[002-003]' >out
+[ $? -eq 0 ] && [ "$(grep -c '^node' out)" -eq 2 ] && grep -q "^node002 *busy *1 " out &&
+	grep -q "^node003 *idle *- " out && ! grep -q "node001\|node004" out && grep -q "^NODES " out
+ok $? "bctl nodes node[002-003]: only those nodes"
+"$BCTL" nodes 'node[004-005]' >out 2>err
+[ $? -eq 1 ] && grep -q "no node named node005" err
+ok $? "bctl nodes with a node that is not in the partition: named, exit 1"
+"$BCTL" nodes 'node[' >out 2>err
+[ $? -eq 2 ]
+ok $? "bctl nodes with a bad node list: usage error"
 
 "$BCTL" drain node001 --reason "fan failing" >out
 [ $? -eq 0 ] && grep -q "^node001: drain$" out
@@ -69,6 +82,9 @@ ok $? "and its pending reason: nodes drained"
 grep -q "job 2: guarantee broken: .*(nodes drained)" daemon.log &&
 	grep -q "node node001: drained by root (uid 0): fan failing; its job finishes first" daemon.log
 ok $? "the log has the drain and the broken guarantee, one line each"
+# Times in the log are in words, as in every other line, never raw seconds.
+grep -Eq "job 2: guarantee broken: start moved later from [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} to none \(nodes drained\)$" daemon.log
+ok $? "the broken guarantee's old start is a local date and time, not seconds since the epoch"
 "$BCTL" drain node001 --reason again >out
 grep -q "^node001: drain (unchanged)$" out
 ok $? "draining it again changes nothing, and says so"
@@ -102,6 +118,9 @@ ok $? "the log says the node was lost and what became of its job"
 grep -q "^policy: *conservative$" out && grep -q "^nodes: *4: 2 idle, 0 busy, 1 drained, 1 down$" out &&
 	grep -q "^jobs: *0 running, 1 queued$" out
 ok $? "bctl status: the policy, nodes by state, the jobs"
+grep -Eq "^limits: *default none, max unlimited, max nodes unlimited, per user [0-9]+ queued, unlimited running$" out &&
+	! grep -q "0: none" out
+ok $? "bctl status: a limit not set is unlimited, in words"
 $AS_NOBODY "$BQ" --nodes >out
 grep -q "^node001 *drain *- " out && grep -q "^node002 *down *- " out &&
 	grep -q "^node\[003-004\] *free " out && grep -q "^4 nodes: 0 busy, 2 free, 1 drained, 1 down$" out

@@ -42,6 +42,11 @@ printf 'admin_group: no-such-group-here\ncolour: blue\n' >nogroup.yaml
 [ $? -eq 1 ] && grep -q "^nogroup.yaml:1:14: admin_group: no group named no-such-group-here" err &&
 	grep -q "^nogroup.yaml:2:1: unknown key 'colour'" err && grep -q "2 errors" err
 ok $? "an admin group that does not exist is an error, reported with the others"
+printf 'nodes: 4\npolcy: easy\ncolour: blue\n' >typo.yaml
+"$BFD" --check-config typo.yaml >out 2>err
+[ $? -eq 1 ] && grep -qx "typo.yaml:2:1: unknown key 'polcy' (did you mean policy?)" err &&
+	grep -qx "typo.yaml:3:1: unknown key 'colour'" err
+ok $? "--check-config: a misspelled key suggests the nearest known one, a foreign one nothing"
 
 # ---- flags win over the file; the file's limits ----
 cat >c.yaml <<EOF
@@ -182,7 +187,7 @@ ok $? "conservative: job 3 has a guarantee"
 sed -i 's/conservative/easy/' p.yaml
 kill -HUP "$DPID"
 sleep 1
-grep -q "job 3: guarantee broken: start moved later from [0-9.]* to none (the policy changed)" \
+grep -q "job 3: guarantee broken: start moved later from [0-9]*-[0-9]*-[0-9]* [0-9:]* to none (the policy changed)" \
 	daemon.log && ! grep -q "job 2: guarantee broken" daemon.log &&
 	grep -q "the policy is now easy" daemon.log
 ok $? "to easy: job 3's dropped guarantee is announced, the head's is kept"

@@ -86,9 +86,10 @@ ok $? "bctl limit on another user's job, not an admin: refused"
 ok $? "bctl limit 3 2h (admin, queued, longer): done, bq -l shows it"
 grep -q "job 3: time limit set to 2:00:00 by root (uid 0)" daemon.log
 ok $? "the log says who changed it"
-"$BCTL" limit 3 x >/dev/null 2>&1
-[ $? -eq 2 ]
-ok $? "bctl limit 3 x: usage error"
+"$BCTL" limit 3 abc >/dev/null 2>err
+[ $? -eq 2 ] && grep -q "^bctl: limit: 'abc' is not a time limit: unexpected 'a' in time limit" err &&
+	! grep -q "more than 0" err
+ok $? "bctl limit 3 abc: usage error that says it is not a time, not that it must be more than 0"
 (cd / && $AS_NOBODY "$BSUB" -n 4 -t 1:00 -cwd /tmp sleep 300 >/dev/null)	# job 4, nobody's
 $AS_NOBODY "$BCTL" limit 4 30 | grep -q "^Job 4: time limit changed$" &&
 	"$BQ" -l 4 | grep -q "^Time limit: *0:30:00$"

@@ -50,9 +50,27 @@ ok $bad "the programs are this build's, mode 755 (backfilld in sbin, the clients
 bad=0
 for p in "$BF_TOP"/man/*.[1-8]; do
 	b=${p##*/}; f="$D/usr/share/man/man${b##*.}/$b"
-	[ "$(mode "$f")" = 644 ] && cmp -s "$f" "$p" || { echo "# $f"; bad=1; }
+	alias=$(sed -n '1s/^\.\\" alias: *//p' "$p")
+	if [ -n "$alias" ]; then
+		[ "$(mode "$f")" = 644 ] && [ "$(cat "$f")" = ".so man${alias##*.}/$alias" ]
+	else
+		[ "$(mode "$f")" = 644 ] && cmp -s "$f" "$p"
+	fi || { echo "# $f"; bad=1; }
 done
-ok $bad "every page in its section's directory, mode 644"
+ok $bad "every page in its section's directory, mode 644 (an alias as .so of its page)"
+# Each installed page renders as man finds it (from the tree's root, where
+# a .so is resolved), without a warning.
+bad=0
+if command -v man >/dev/null 2>&1; then
+	for p in "$BF_TOP"/man/*.[1-8]; do
+		b=${p##*/}
+		(cd "$D/usr/share/man" && MANWIDTH=80 man -l "man${b##*.}/$b" >"$TMP/page" 2>"$TMP/page.err") &&
+			[ ! -s "$TMP/page.err" ] && [ -s "$TMP/page" ] || { echo "# $b: $(head -c 200 "$TMP/page.err")"; bad=1; }
+	done
+	ok $bad "every installed page renders (man -l from the man tree), bresume.1 as bstop(1)"
+else
+	ok 0 "no man here: the installed pages not rendered"
+fi
 for u in service socket; do
 	[ "$(mode "$D/usr/lib/systemd/system/backfilld.$u")" = 644 ]
 	ok $? "backfilld.$u in /usr/lib/systemd/system, mode 644"

@@ -24,4 +24,16 @@ done
 options bresume | while read -r o; do page bstop 1 | grep -q -- "$o" || echo "missing $o"; done >"$TMP/m"
 [ ! -s "$TMP/m" ]
 ok $? "bresume --help: every option is in bstop(1), its page"
+# Every page renders from the checkout (man -l man/PAGE), without a
+# warning: a ".so man1/..." would not be found there (install.sh checks
+# the installed tree, where an alias is one).
+bad=0
+if command -v man >/dev/null 2>&1; then
+	for p in "$BF_TOP"/man/*.[1-8]; do
+		(cd "$BF_TOP" && MANWIDTH=80 man -l "man/${p##*/}" >"$TMP/page" 2>"$TMP/page.err") &&
+			[ ! -s "$TMP/page.err" ] && [ -s "$TMP/page" ] ||
+			{ echo "# ${p##*/}: $(head -c 200 "$TMP/page.err")"; bad=1; }
+	done
+fi
+ok $bad "every page renders from the checkout with man -l"
 done_testing

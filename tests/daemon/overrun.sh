@@ -42,7 +42,7 @@ for p in conservative easy; do
 	[ "$(jfield $b state)" = '"queued"' ] && [ "$g1" -gt "$g0" ] &&
 		[ "$g1" -ge $((sa + 3900000)) ]
 	ok $? "$p: when the grace is up, job $b's start moves later (+$(( (g1 - sa) / 1000 )) ms), it waits"
-	grep -q "job $b: guarantee broken: start moved later from [0-9.]* to [0-9.]* (a killed job still holds its nodes" \
+	grep -q "job $b: guarantee broken: start moved later from [0-9: -]* to [0-9: -]* (a killed job still holds its nodes" \
 		"$TMP/daemon.log"
 	ok $? "$p: the daemon says so, and why"
 	"$BQ" -l $b | grep -q "at the latest (guaranteed)"

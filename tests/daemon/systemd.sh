@@ -278,6 +278,13 @@ while ! BACKFILLD_SOCKET="$TMP/j.sock" "$BQ" -l 2 2>/dev/null | grep -q '^State:
 	[ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 kill -KILL $dpid; wait $dpid
 jd
+# A broken guarantee: its times in words, their microseconds in fields.
+# Job 3 (both nodes) is promised job 2's end; a drained node takes it away.
+BACKFILLD_SOCKET="$TMP/j.sock" "$BSUB" -n 2 -t 1m long.sh >/dev/null
+BACKFILLD_SOCKET="$TMP/j.sock" "$BCTL" drain \
+	"$(BACKFILLD_SOCKET="$TMP/j.sock" "$BCTL" nodes | awk 'NR == 2 { print $1 }')" \
+	--reason test >/dev/null
+BACKFILLD_SOCKET="$TMP/j.sock" "$BKILL" 3 >/dev/null
 BACKFILLD_SOCKET="$TMP/j.sock" "$BKILL" 2 >/dev/null
 i=0
 while ! BACKFILLD_SOCKET="$TMP/j.sock" "$BQ" -l 2 2>/dev/null | grep -q '^State: *cancelled' &&
@@ -301,15 +308,15 @@ kill $lpid
 exit 0
 EOF
 if ! unshare -m --propagation private true 2>/dev/null; then
-	for t in "fields" "job" "found again" "start-up errors" "stderr" "other"; do
+	for t in "fields" "job" "found again" "broken guarantee" "start-up errors" "stderr" "other"; do
 		ok 0 "journal: $t # SKIP no private mount namespace here (unshare -m) for a test journal socket"
 	done
 else
 	TMP="$TMP" DGRAM="$DGRAM" BFD="$BFD" BQ="$BQ" BSUB="$BSUB" BKILL="$BKILL" \
-		unshare -m --propagation private sh journal.sh
+		BCTL="$BF_BUILD/bctl" unshare -m --propagation private sh journal.sh
 	r=$?
 	if [ "$r" -eq 3 ]; then
-		for t in "fields" "job" "found again" "start-up errors" "stderr" "other"; do
+		for t in "fields" "job" "found again" "broken guarantee" "start-up errors" "stderr" "other"; do
 			ok 0 "journal: $t # SKIP cannot mount a tmpfs in a private mount namespace"
 		done
 	else
@@ -333,6 +340,13 @@ else
 		grep -q '^PRIORITY=5$' found.entry && grep -q '^JOB_ID=2$' found.entry &&
 			grep -q "^JOB_USER=$me\$" found.entry
 		ok $? "a job found again after a crash: its line has JOB_ID=2 and JOB_USER=$me"
+		awk '/^-- pid/{if (e ~ /MESSAGE=job 3: guarantee broken/) print e; e=""; next}
+		     {e=e $0 "\n"} END{if (e ~ /MESSAGE=job 3: guarantee broken/) print e}' \
+			journal.out >broken.entry
+		grep -Eq '^MESSAGE=job 3: guarantee broken: start moved later from [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8} to none' \
+			broken.entry && grep -Eq '^GUARANTEE_FROM_US=[0-9]{16}$' broken.entry &&
+			! grep -q '^GUARANTEE_TO_US=' broken.entry
+		ok $? "a broken guarantee: the line gives the time in words, GUARANTEE_FROM_US= the microseconds ($(grep '^GUARANTEE' broken.entry | tr '\n' ' '))"
 		[ "$(cat j-bad.rc)" = 1 ] &&
 			grep -A2 "^MESSAGE=$TMP/j-bad.yaml:2:1: unknown key 'colour'" journal.out |
 			grep -q '^PRIORITY=3$' &&

@@ -693,7 +693,9 @@ static void observe_jobs(struct ctx *C, const struct proto_jobs *m, bool detail,
 /* One log line, stamped with the time it reached us; an announcement of a
  * broken guarantee is parsed. Forms: the agreed one,
  *   job ID: guarantee broken: start moved later from T_OLD to T_NEW (CAUSE)
- *   (or ": CAUSE"), T as seconds.micro or "none";
+ *   (or ": CAUSE"), T as a local "YYYY-MM-DD HH:MM:SS" rounded up to the
+ *   second (today's daemon: the exact value is in the journal only), as
+ *   seconds.micro (before), or "none";
  * and the old one, kept so today's daemon can be judged:
  *   job ID: its guaranteed start moved later, to X s from now (CAUSE). */
 static bool parse_t(const char *s, bf_time *t, const char **end)
@@ -703,9 +705,22 @@ static bool parse_t(const char *s, bf_time *t, const char **end)
 	bf_time us = 0;
 	int digits = 0;
 
+	struct tm tm;
+
 	if (strncmp(s, "none", 4) == 0) {
 		*t = BF_NEVER;
 		*end = s + 4;
+		return true;
+	}
+	memset(&tm, 0, sizeof tm);
+	if (strlen(s) >= 19 && s[4] == '-' && (e = strptime(s, "%Y-%m-%d %H:%M:%S", &tm))) {
+		time_t secs;
+
+		tm.tm_isdst = -1;	/* the daemon's localtime_r, undone */
+		if ((secs = mktime(&tm)) == (time_t)-1)
+			return false;
+		*t = (bf_time)secs * BF_SEC;
+		*end = e;
 		return true;
 	}
 	errno = 0;
@@ -2012,7 +2027,8 @@ static void judge_guarantee(struct ctx *C, struct sub *s, bf_time start)
 			 * come out together): up to a second is allowed. */
 			if (end != BF_NEVER && a->stamp > end + LOG_LAG)
 				continue;
-			if (!a->legacy && P != BF_NEVER && a->t_old > P + TOL_MOVE)
+			/* A time in words is rounded up to the second. */
+			if (!a->legacy && P != BF_NEVER && a->t_old > P + TOL_MOVE + BF_SEC)
 				note(C, "job %" PRIu64 ": the announcement says from %s, but a client had been "
 				     "shown %s (%s at %+.3f s): %s", s->id, tfmt(a->t_old, b1, sizeof b1),
 				     tfmt(P, b2, sizeof b2), src_names[srcP], rel(C, tP), a->line);

@@ -356,9 +356,14 @@ static void valid_nodes(void)
 
 static void key_errors(void)
 {
-	errors("polcy: easy\n", "an unknown key", "1:1: unknown key 'polcy'", NULL);
+	errors("polcy: easy\n", "an unknown key", "1:1: unknown key 'polcy' (did you mean policy?)", NULL);
+	errors("polciy: easy\n", "two edits from a key: still suggested",
+	       "1:1: unknown key 'polciy' (did you mean policy?)", NULL);
+	errors("kill_gracee: 30\nzz: 1\nlogs: x\n", "a far word suggests nothing; a short one only within one edit",
+	       "1:1: unknown key 'kill_gracee' (did you mean kill_grace?)", "2:1: unknown key 'zz'",
+	       "3:1: unknown key 'logs'", NULL);
 	errors("policy: easy\nPolicy: fcfs\n", "keys are case-sensitive",
-	       "2:1: unknown key 'Policy'", NULL);
+	       "2:1: unknown key 'Policy' (did you mean policy?)", NULL);
 	errors("policy: easy\nnodes: 4\npolicy: fcfs\n", "a key given twice",
 	       "3:1: policy is given twice (first at line 1, column 1)", NULL);
 	errors("policy: easy\npolicy: nonsense\n", "a repeated key's value is not used",
@@ -444,7 +449,7 @@ static void value_errors(void)
 	       "1:9: policy creasy needs alpha, its weight of criticality (alpha: 0 gives easy's "
 	       "order)", NULL);
 	errors("alpha: -1\nalpha2: x\n", "alpha: negative, and an unknown key",
-	       "1:8: alpha: '-1' is not a number from 0 to 1e9", "2:1: unknown key 'alpha2'", NULL);
+	       "1:8: alpha: '-1' is not a number from 0 to 1e9", "2:1: unknown key 'alpha2' (did you mean alpha?)", NULL);
 	errors("alpha: 2e9\n", "alpha: too large", "1:8: alpha: '2e9' is not a number from 0 to 1e9",
 	       NULL);
 	errors("alpha: \"5\"\n", "alpha: quoted",
@@ -480,7 +485,10 @@ static void value_errors(void)
 	errors("kill_grace: 8d\n", "kill_grace: more than a week",
 	       "1:13: kill_grace: '8d' is more than a week", NULL);
 	errors("kill_grace: 30x\n", "kill_grace: not a time",
-	       "1:13: kill_grace: '30x': unknown unit 'x' (use d, h, m or s)", NULL);
+	       "1:13: kill_grace: '30x': unknown unit 'x' (use d, h, m or s); a duration looks like 30s, 5m, 1h30m, 1d or 0:30", NULL);
+	errors("kill_grace: 30 seconds\n", "kill_grace: in words, a duration, not a time limit",
+	       "1:13: kill_grace: '30 seconds': space in duration (write it as one word, as in 1h30m); a duration looks like 30s, 5m, 1h30m, 1d or 0:30",
+	       NULL);
 	errors("default_limit: 0\n", "default_limit: 0",
 	       "1:16: default_limit: '0': a time limit must be more than 0", NULL);
 	errors("default_limit: -1:00\n", "default_limit: negative",
@@ -544,9 +552,9 @@ static void value_errors(void)
 	errors("log_level: verbose\n", "log_level: unknown",
 	       "1:12: log_level: unknown level 'verbose' (error, warning, info or debug)", NULL);
 	errors("keep_ended: never\n", "keep_ended: a word",
-	       "1:13: keep_ended: 'never': unexpected 'n' in time limit", NULL);
+	       "1:13: keep_ended: 'never': unexpected 'n' in duration; a duration looks like 30s, 5m, 1h30m, 1d or 0:30", NULL);
 	errors("keep_ended: 0s\n", "keep_ended: zero",
-	       "1:13: keep_ended: '0s': a time limit must be more than 0", NULL);
+	       "1:13: keep_ended: '0s': a duration must be more than 0; a duration looks like 30s, 5m, 1h30m, 1d or 0:30", NULL);
 }
 
 static void node_errors(void)
@@ -609,7 +617,7 @@ static void syntax_errors(void)
 	errors("partition: \xc3\xa9t\xc3\xa9\npolicy: x\xff\n", "bad UTF-8 after multibyte text",
 	       "2:10: syntax error: invalid leading UTF-8 octet", NULL);
 	errors("polcy: easy\nmax_nodes: 0\nnodes: [a\n", "errors before a syntax error are kept",
-	       "1:1: unknown key 'polcy'",
+	       "1:1: unknown key 'polcy' (did you mean policy?)",
 	       "2:12: max_nodes: expected a whole number from 1 to 100000, not '0'",
 	       "4:1: syntax error: did not find expected ',' or ']' (while parsing a flow sequence)",
 	       NULL);
@@ -641,7 +649,7 @@ static void many_errors(void)
 	       "starting with a letter",
 	       "5:5: nodes: node 'n3' is listed twice (first at line 4, column 5)",
 	       "7:12: max_limit 1:00:00 is below default_limit 2:00:00 (line 9)",
-	       "8:1: unknown key 'polcy'",
+	       "8:1: unknown key 'polcy' (did you mean policy?)",
 	       "10:13: kill_grace: '-1s' is negative",
 	       "11:1: policy is given twice (first at line 6, column 1)",
 	       "12:14: socket_mode: '0400' takes reading or writing from the daemon itself: from "
@@ -693,7 +701,7 @@ static void man_page(void)
 	       "3:9: policy: unknown policy 'easyy' (fcfs, easy, conservative or creasy)",
 	       "7:5: nodes: node 'n3' is listed twice (first at line 6, column 5)",
 	       "9:12: max_limit 1:00:00 is below default_limit 2:00:00 (line 8)",
-	       "11:1: unknown key 'polcy'",
+	       "11:1: unknown key 'polcy' (did you mean policy?)",
 	       "12:13: kill_grace: '-5s' is negative", NULL);
 }
 

@@ -54,37 +54,47 @@ static void test_fields(void)
 	struct journal_entry e;
 	char longmsg[3000];
 
-	journal_fields(&e, 6, "listening on /run/backfilld/backfilld.sock", false, 0, NULL);
+	journal_fields(&e, 6, "listening on /run/backfilld/backfilld.sock", false, 0, NULL, NULL);
 	ok_eq(e.n, 3, "a plain line has three fields");
 	ok(field_is(&e, 0, "MESSAGE=listening on /run/backfilld/backfilld.sock"), "MESSAGE= is the line");
 	ok(field_is(&e, 1, "PRIORITY=6"), "PRIORITY= is the syslog priority");
 	ok(field_is(&e, 2, "SYSLOG_IDENTIFIER=backfilld"), "SYSLOG_IDENTIFIER=backfilld");
 
-	journal_fields(&e, 5, "job 42: started on node001", true, 42, "alice");
+	journal_fields(&e, 5, "job 42: started on node001", true, 42, "alice", NULL);
 	ok_eq(e.n, 5, "a job's line has two fields more");
 	ok(field_is(&e, 0, "MESSAGE=job 42: started on node001") && field_is(&e, 1, "PRIORITY=5"),
 	   "its MESSAGE= and PRIORITY=");
 	ok(field_is(&e, 3, "JOB_ID=42"), "JOB_ID= is the job's id");
 	ok(field_is(&e, 4, "JOB_USER=alice"), "JOB_USER= is its owner");
 
-	journal_fields(&e, 4, "job 18446744073709551615: lost", true, UINT64_MAX, NULL);
+	journal_fields(&e, 4, "job 18446744073709551615: lost", true, UINT64_MAX, NULL, NULL);
 	ok(e.n == 4 && field_is(&e, 3, "JOB_ID=18446744073709551615"),
 	   "no owner known: JOB_ID= alone, the largest id whole");
 
-	journal_fields(&e, 12, "x", false, 0, NULL);
+	journal_fields(&e, 12, "x", false, 0, NULL, NULL);
 	ok(field_is(&e, 1, "PRIORITY=4"), "PRIORITY= keeps the priority's bits only (0-7)");
 
 	memset(longmsg, 'm', sizeof longmsg - 1);
 	longmsg[sizeof longmsg - 1] = 0;
-	journal_fields(&e, 6, longmsg, true, 1, longmsg);
+	journal_fields(&e, 6, longmsg, true, 1, longmsg, NULL);
 	ok(e.iov[0].iov_len == sizeof e.message - 1 &&
 	   memcmp(e.iov[0].iov_base, "MESSAGE=mmm", 11) == 0, "a message longer than its field is cut");
 	ok(e.iov[4].iov_len == sizeof e.job_user - 1 &&
 	   memcmp(e.iov[4].iov_base, "JOB_USER=mmm", 12) == 0, "so is a user name");
 
-	journal_fields(&e, 6, "two\nlines", false, 0, NULL);
+	journal_fields(&e, 6, "two\nlines", false, 0, NULL, NULL);
 	ok(field_is(&e, 0, "MESSAGE=two\nlines"),
 	   "a newline stays in the value (sd_journal_sendv sends such a field binary-safe)");
+
+	/* A line that says a time in words keeps the microseconds in a field. */
+	journal_fields(&e, 4, "job 7: guarantee broken", true, 7, "bob",
+	               "GUARANTEE_FROM_US=1795836214566369\nGUARANTEE_TO_US=1795836814566369\n");
+	ok(e.n == 7 && field_is(&e, 5, "GUARANTEE_FROM_US=1795836214566369") &&
+	   field_is(&e, 6, "GUARANTEE_TO_US=1795836814566369"),
+	   "extra fields follow the job's, one per line, without the newline");
+	journal_fields(&e, 4, "x", false, 0, NULL, "A=1\n\nB=2\nC=3\nD=4\nE=5");
+	ok(e.n == JOURNAL_FIELDS - 2 && field_is(&e, 3, "A=1") && field_is(&e, 5, "C=3"),
+	   "empty lines are skipped; no more than JOURNAL_EXTRA extra fields");
 }
 
 int main(void)

@@ -6,7 +6,8 @@
  * Each user has a class (by day or night, on weekdays or at weekends,
  * with a personal shift) and, while active, submits batches drawn from the
  * model: a batch width, job sizes that repeat in runs, runtimes and
- * estimates drawn for the size. When a batch's last job ends with response
+ * estimates drawn whatever the size (or for it: joint_mix). When a batch's
+ * last job (the last submitted) ends with response
  * R minutes, the user continues the session with probability
  * 0.8 / (0.05 R + 1), after a think time, or takes a break; outside its
  * window it sleeps until the next. Deterministic given the seed. */

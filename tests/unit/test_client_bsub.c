@@ -677,6 +677,7 @@ static void wrapping(void)
 	size_t len = 0;
 	char *name = NULL;
 	struct bsub_opts o;
+	int rc;
 
 	ok(bsub_wrap_command(words, 5, &data, &len, &name) == 0 && data && name,
 	   "a command line is wrapped");
@@ -687,13 +688,17 @@ static void wrapping(void)
 	   "its default name: the words, a control character as '?' (%s)", name ? name : "");
 	free(data);
 	free(name);
+	data = NULL;
+	name = NULL;
 	ok(bsub_is_shell_line("echo hi; hostname") && bsub_is_shell_line("cd /tmp && make") &&
 	   bsub_is_shell_line("a|b") && bsub_is_shell_line("x=1") && bsub_is_shell_line("echo $HOME"),
 	   "a word with a blank or a shell character is a shell line");
 	ok(!bsub_is_shell_line("hostname") && !bsub_is_shell_line("./job.sh") &&
 	   !bsub_is_shell_line("job-1.sh") && !bsub_is_shell_line(NULL),
 	   "a plain program or script name is not");
-	ok(bsub_wrap_shell("echo 'hi'; hostname", &data, &len, &name) == 0 && data && name &&
+	/* (wrapped first: the message's argument reads the new name) */
+	rc = bsub_wrap_shell("echo 'hi'; hostname", &data, &len, &name);
+	ok(rc == 0 && data && name &&
 	   memmem(data, len, "exec '/bin/sh' '-c' 'echo '\\''hi'\\''; hostname'\n", 48) &&
 	   streq(name, "echo 'hi'; hostname"),
 	   "a shell line is run by /bin/sh -c, quoted; its name is the line (%s)", name ? name : "");

@@ -223,6 +223,18 @@ void compare_load_json(struct jw *w, double load, double target, double offered)
 	jw_f64(w, "offered_load", offered);
 }
 
+void compare_deps_json(struct jw *w, const struct replay_dep_counts *d)
+{
+	if (!d->shown)
+		return;
+	jw_key(w, "dependencies");
+	jw_open(w);
+	jw_str(w, "mode", replay_deps_name(d->mode));
+	jw_u64(w, "with_predecessor", d->with_pred);
+	jw_u64(w, "honoured", d->honoured);
+	jw_close(w);
+}
+
 static void num(FILE *out, double v, int width, int prec)
 {
 	if (isfinite(v))
@@ -352,14 +364,7 @@ static void print_json(FILE *out, const struct replay_opts *o, const char *na, c
 	jw_u64(&w, "jobs", ra->m.jobs);
 	jw_u64(&w, "nodes", ra->nodes);
 	compare_load_json(&w, ra->shape.load, ra->shape.utilization, ra->offered_load);
-	if (ra->deps.shown) {
-		jw_key(&w, "dependencies");
-		jw_open(&w);
-		jw_str(&w, "mode", replay_deps_name(ra->deps.mode));
-		jw_u64(&w, "with_predecessor", ra->deps.with_pred);
-		jw_u64(&w, "honoured", ra->deps.honoured);
-		jw_close(&w);
-	}
+	compare_deps_json(&w, &ra->deps);
 	for (int s = 0; s < 2; s++) {
 		jw_key(&w, s ? "b" : "a");
 		jw_open(&w);

@@ -21,6 +21,10 @@ void compare_side_name(const struct replay_settings *s, char *buf, size_t len);
  * in JSON load, utilization_target (null without) and offered_load. */
 void compare_load_text(FILE *out, double load, double target, double offered);
 void compare_load_json(struct jw *w, double load, double target, double offered);
+/* The dependencies both sides honoured, when the trace has any (JSON
+ * dependencies: mode, with_predecessor, honoured). */
+struct replay_dep_counts;
+void compare_deps_json(struct jw *w, const struct replay_dep_counts *d);
 
 /* Replay both sides of tr and print the comparison on out in o->format;
  * plot (may be NULL): an SVG of the metric per month, A's bars beside B's.

@@ -236,14 +236,7 @@ static void print_json(FILE *out, const struct report *r)
 	jw_u64(&w, "jobs", ra->jobs);
 	jw_u64(&w, "nodes", ra->nodes);
 	compare_load_json(&w, ra->load, ra->set.shape.utilization, ra->offered_load);
-	if (ra->deps.shown) {
-		jw_key(&w, "dependencies");
-		jw_open(&w);
-		jw_str(&w, "mode", replay_deps_name(ra->deps.mode));
-		jw_u64(&w, "with_predecessor", ra->deps.with_pred);
-		jw_u64(&w, "honoured", ra->deps.honoured);
-		jw_close(&w);
-	}
+	compare_deps_json(&w, &ra->deps);
 	jw_key(&w, "seeds");
 	jw_open_array(&w);
 	for (size_t s = 0; s < r->nseed; s++)

@@ -335,17 +335,20 @@ int model_write(const struct site_model *m, FILE *out)
 	return ferror(out) ? -1 : 0;
 }
 
+/* A distribution's count, mean, median and 90th percentile, each with its
+ * unit, then what it is (gloss, may be NULL) on a line of its own. */
 static void dist_line(FILE *out, const char *what, const struct session_dist *d, double unit,
-                      const char *u)
+                      const char *u, const char *gloss)
 {
-	if (!d->n) {
+	if (!d->n)
 		fprintf(out, "%-22s none\n", what);
-		return;
-	}
-	fprintf(out, "%-22s %" PRIu64 ", mean %.1f %s, median %.1f, p90 %.1f\n", what,
-	        session_dist_total(d), session_dist_mean(d) / unit, u,
-	        (double)session_dist_quantile(d, 0.5) / unit,
-	        (double)session_dist_quantile(d, 0.9) / unit);
+	else
+		fprintf(out, "%-22s %" PRIu64 ", mean %.1f %s, median %.1f %s, p90 %.1f %s\n", what,
+		        session_dist_total(d), session_dist_mean(d) / unit, u,
+		        (double)session_dist_quantile(d, 0.5) / unit, u,
+		        (double)session_dist_quantile(d, 0.9) / unit, u);
+	if (gloss)
+		fprintf(out, "%-22s (%s)\n", "", gloss);
 }
 
 void model_summary(const struct site_model *m, FILE *out)
@@ -362,20 +365,25 @@ void model_summary(const struct site_model *m, FILE *out)
 	if (m->trace_long_breaks)
 		fprintf(out, "%-22s %" PRIu64 " breaks over 8 h, left out of the breaks below\n", "",
 		        m->trace_long_breaks);
-	dist_line(out, "think times", &m->think, 60, "min");
-	dist_line(out, "breaks", &m->brk, 3600, "h");
-	dist_line(out, "batch widths", &m->width, 1, "jobs");
+	dist_line(out, "think times", &m->think, 60, "min",
+	          "from the end of a user's job to its next submission, up to 20 min: "
+	          "the session goes on");
+	dist_line(out, "breaks", &m->brk, 3600, "h",
+	          "a longer gap, up to 8 h: a new session");
+	dist_line(out, "batch widths", &m->width, 1, "jobs",
+	          "jobs submitted before the previous one ended, taken together");
 	for (size_t i = 0; i < m->nruns; i++)
 		if (session_dist_add(&len, m->runs[i].len, m->runs[i].count) < 0)
 			break;
-	dist_line(out, "runs of one size", &len, 1, "jobs");
+	dist_line(out, "runs of one size", &len, 1, "jobs",
+	          "jobs of one size one after another, by one user");
 	for (size_t i = 0; i < m->njobs; i++)
 		if (session_dist_add(&size, m->jobs[i].nodes, m->jobs[i].count) < 0 ||
 		    session_dist_add(&run, m->jobs[i].run, m->jobs[i].count) < 0)
 			break;
 	fprintf(out, "%-22s %" PRIu64 " (%zu distinct)\n", "jobs", jobs, m->njobs);
-	dist_line(out, "job sizes", &size, 1, "nodes");
-	dist_line(out, "runtimes", &run, 60, "min");
+	dist_line(out, "job sizes", &size, 1, "nodes", NULL);
+	dist_line(out, "runtimes", &run, 60, "min", NULL);
 	session_dist_free(&size);
 	session_dist_free(&run);
 	session_dist_free(&len);

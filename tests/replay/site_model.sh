@@ -32,6 +32,11 @@ ok $? "job 2, submitted before job 1 ended, is in job 1's batch (widths 2, 1, 1,
 grep -q "^trace  *5 jobs of 1 users, 3 sessions" "$TMP/sum.txt" &&
 	grep -q "1 breaks over 8 h, left out" "$TMP/sum.txt"
 ok $? "the summary: 3 sessions, and the break left out said"
+grep -q "^think times  *1, mean 1.7 min, median 1.7 min, p90 1.7 min$" "$TMP/sum.txt" &&
+	grep -q "^breaks  *1, mean 1.0 h, median 1.0 h, p90 1.0 h$" "$TMP/sum.txt" &&
+	grep -q "^ *(from the end of a user's job to its next submission" "$TMP/sum.txt" &&
+	grep -q "^ *(jobs submitted before the previous one ended" "$TMP/sum.txt"
+ok $? "the summary: every figure with its unit, and what a think time and a batch are"
 
 # Two traces pooled: jobs and users add up, the machine is the larger one.
 sed 's/ 7 1 -1/ 9 1 -1/; s/MaxProcs: 16/MaxProcs: 64/' "$TMP/one.swf" >"$TMP/two.swf"

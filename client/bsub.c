@@ -185,6 +185,7 @@ int main(int argc, char **argv)
 	const char **env = NULL;
 	uint32_t envc = 0, dropped = 0;
 	int rc;
+	bool line;
 
 	if (bsub_parse_cmdline(argc, argv, &cmd, err, sizeof err) < 0)
 		return usage_error(err);
@@ -199,32 +200,21 @@ int main(int argc, char **argv)
 	if (!cmd.script && isatty(STDIN_FILENO))
 		fprintf(stderr, "bsub: reading the job script from standard input "
 		        "(end it with Ctrl-D)\n");
-	if (is_shell_line(cmd.script, cmd.nargs)) {
-		/* bsub -n 1 'echo hi; hostname': the shell runs the line. */
-		char *name = NULL;
-
-		if (bsub_wrap_shell(cmd.script, &script, &script_len, &name) < 0) {
-			fprintf(stderr, "bsub: out of memory\n");
-			rc = CLIENT_EXIT_USAGE;
-			goto out;
-		}
-		if (!cmd.name) {
-			cmd.name = name;
-			cmd.name_made = true;	/* (the line: never an array) */
-		} else
-			free(name);
-	} else if (is_command(cmd.script)) {
-		/* bsub -n 1 -t 10 sleep 60: the command line is the job. */
+	line = is_shell_line(cmd.script, cmd.nargs);
+	if (line || is_command(cmd.script)) {
+		/* bsub -n 1 'echo hi; hostname': the shell runs the line;
+		 * bsub -n 1 -t 10 sleep 60: the command line is the job. */
 		char **words = cmd.args - 1, *name = NULL;
 
-		if (bsub_wrap_command(words, cmd.nargs + 1, &script, &script_len, &name) < 0) {
+		if ((line ? bsub_wrap_shell(cmd.script, &script, &script_len, &name) :
+		     bsub_wrap_command(words, cmd.nargs + 1, &script, &script_len, &name)) < 0) {
 			fprintf(stderr, "bsub: out of memory\n");
 			rc = CLIENT_EXIT_USAGE;
 			goto out;
 		}
 		if (!cmd.name) {
 			cmd.name = name;
-			cmd.name_made = true;	/* (the words: never an array) */
+			cmd.name_made = true;	/* (the line or the words: never an array) */
 		} else
 			free(name);
 		cmd.args = NULL;

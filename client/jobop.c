@@ -107,6 +107,10 @@ int jobop_run(const char *prog, const char *socket, enum proto_jobop op, bool ad
 			r++;
 		printf("Job %" PRIu64 ": %s\n", ids[k], r < res.count ? result(op, res.codes[r]) :
 		       "no answer from backfilld");
+		if (op == PJ_HOLD && !admin && r < res.count && res.codes[r] == PE_INVALID)
+			printf("  (bstop holds a queued job; a running one is suspended with "
+			       "bkill -s STOP %" PRIu64 " and resumed with bkill -s CONT %" PRIu64
+			       ": it keeps its nodes, and its time limit runs on)\n", ids[k], ids[k]);
 		if (r == res.count || res.codes[r] != PE_OK)
 			rc = CLIENT_EXIT_REFUSED;
 	}
@@ -127,7 +131,9 @@ static void usage(FILE *f, const char *prog, enum proto_jobop op)
 	if (op == PJ_HOLD)
 		fprintf(f,
 "Hold your queued jobs ID...: each leaves the queue (and the plan) and waits,\n"
-"held, until bresume releases it. A running job is not held.\n");
+"held, until bresume releases it. A running job is not held: suspend it with\n"
+"bkill -s STOP ID (it keeps its nodes and its time limit runs on), resume it\n"
+"with bkill -s CONT ID.\n");
 	else
 		fprintf(f,
 "Release your held jobs ID...: each queues again as a new arrival, behind the\n"

@@ -38,7 +38,7 @@ void node_send(struct node_side *n, uint8_t type, uint32_t stream, const void *d
 		node_log(LOG_ERR, "job %" PRIu64 ": out of memory queueing a frame", n->j.id);
 }
 
-void node_signal_job(struct node_side *n, int sig)
+static void signal_one(struct node_side *n, int sig)
 {
 	struct procs_killed k = { .n = 0, .total = 0 };
 	int fresh;
@@ -48,6 +48,15 @@ void node_signal_job(struct node_side *n, int sig)
 	if (n->job > 0)
 		kill(-n->job, sig);
 	procs_sweep(&n->sweep, sig, &k, &fresh);
+}
+
+/* SIGTERM is followed by SIGCONT, as on the first node (supervisor.c): a
+ * stopped job runs its TERM handler at its limit or cancel. */
+void node_signal_job(struct node_side *n, int sig)
+{
+	signal_one(n, sig);
+	if (sig == SIGTERM)
+		signal_one(n, SIGCONT);
 }
 
 /* What the job's processes find beyond the job's own variables: the way

@@ -52,7 +52,7 @@ static sig_atomic_t sweep_tail;			/* the main flow's */
  * else to its process group, and then to the rest of the job by a sweep.
  * Each process gets the signal once. Called with the forwarded signals
  * blocked (or from their handlers). */
-static void sup_signal_job(int to)
+static void sup_signal_one(int to)
 {
 	if (sup_cg >= 0 && cg_signal(sup_cg, to) == 0)
 		return;
@@ -61,6 +61,15 @@ static void sup_signal_job(int to)
 		sweep_sig[sweep_head % SWEEP_QUEUE] = to;
 		sweep_head = sweep_head + 1;
 	}
+}
+
+/* SIGTERM is followed by SIGCONT: a job its owner stopped (bkill -s STOP)
+ * runs its TERM handler at its limit or cancel, not only at the KILL. */
+static void sup_signal_job(int to)
+{
+	sup_signal_one(to);
+	if (to == SIGTERM)
+		sup_signal_one(SIGCONT);
 }
 
 /* bkill -s: the daemon queues SIGUSR2 with the signal to pass on. */

@@ -79,14 +79,6 @@ static int usage_error(const char *fmt, ...)
 	return CLIENT_EXIT_USAGE;
 }
 
-static bf_time wall_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (bf_time)ts.tv_sec * BF_SEC + ts.tv_nsec / 1000;
-}
-
 enum mode { M_LIST, M_INFO, M_PROFILE, M_NODES, M_HISTORY };
 
 /* bq -u USER: keep the jobs of USER (a name, or a uid in digits). */
@@ -212,7 +204,7 @@ static int show_ids(const char *socket, const uint64_t *ids, const uint32_t *idx
 		for (uint32_t k = 0; k < got; k++) {
 			if (k)
 				putchar('\n');
-			render_info(stdout, &rows[k], wall_now());
+			render_info(stdout, &rows[k], client_wall_now());
 		}
 	} else if (got && render_table(stdout, &(struct proto_jobs){ .jobs = rows, .count = got, .total = 0 }, true) < 0) {
 		fprintf(stderr, "bq: out of memory for %u rows\n", got);
@@ -274,7 +266,7 @@ int main(int argc, char **argv)
 		} else if (strcmp(a, "--since") == 0 || strcmp(a, "--until") == 0) {
 			bf_time *t = a[2] == 's' ? &hist.since : &hist.until;
 
-			if (i + 1 >= argc || bq_parse_when(argv[i + 1], wall_now(), t) < 0)
+			if (i + 1 >= argc || bq_parse_when(argv[i + 1], client_wall_now(), t) < 0)
 				return usage_error("%s needs a time: YYYY-MM-DD, 'YYYY-MM-DD HH:MM[:SS]', or "
 				                   "a duration before now (2h, 1d)%s%s%s", a,
 				                   i + 1 < argc ? ", not '" : "",
@@ -412,9 +404,9 @@ int main(int argc, char **argv)
 		if (proto_dec_steps(reply, reply_len, &st, &arena, err, sizeof err) < 0)
 			goto unreadable;
 		if (json)
-			render_profile_json(stdout, &st, wall_now());
+			render_profile_json(stdout, &st, client_wall_now());
 		else
-			render_profile(stdout, &st, wall_now());
+			render_profile(stdout, &st, client_wall_now());
 	} else {
 		struct proto_jobs js;
 
@@ -436,7 +428,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "bq: showing %u of %u jobs (the rest did not fit one "
 				        "answer)\n", js.count, js.total);
 		} else if (mode == M_INFO) {
-			render_info(stdout, &js.jobs[0], wall_now());
+			render_info(stdout, &js.jobs[0], client_wall_now());
 		} else {
 			if (render_table(stdout, &js, all) < 0) {
 				fprintf(stderr, "bq: out of memory for %u rows\n", js.count);

@@ -156,7 +156,17 @@ static const char *name_of(const struct proto_job *j, char *buf, size_t len)
 	return j->name && *j->name ? j->name : "-";
 }
 
+/* The exit column, never cut: "0", "3", "SIGTERM", "SIGSEGV+core"; bq -d -w
+ * says it in words ("killed by signal 15 (SIGTERM)"). */
 static const char *exit_of(const struct proto_job *j, char *buf, size_t len)
+{
+	snprintf(buf, len, "-");
+	if (j->has_exit)
+		client_exit_short(j->exit_status, buf, len);
+	return buf;
+}
+
+static const char *exit_words_of(const struct proto_job *j, char *buf, size_t len)
 {
 	snprintf(buf, len, "-");
 	if (j->has_exit)
@@ -172,31 +182,82 @@ static void column(const char *s, size_t width, bool wide)
 	printf("%*s  ", (int)(width > w ? width - w : 0), "");
 }
 
+/* A duration to the nearest whole second: 0:00:03, 12:00:00. */
+static void whole_seconds(bf_time d, char *buf, size_t len)
+{
+	duration_format((d + BF_SEC / 2) / BF_SEC * BF_SEC, buf, len);
+}
+
+/* The cells of one row that are not cut, formatted once. */
+struct hrow {
+	char start[32], end[32], run[32], cpu[32];
+};
+
+static void fill_hrow(struct hrow *r, const struct proto_job *j, bf_time now)
+{
+	snprintf(r->start, sizeof r->start, "-");
+	snprintf(r->run, sizeof r->run, "-");
+	snprintf(r->cpu, sizeof r->cpu, "-");
+	if (j->start_kind == PS_ACTUAL) {
+		client_format_time_short(j->start, now, r->start, sizeof r->start);
+		whole_seconds(j->end - j->start, r->run, sizeof r->run);
+	}
+	client_format_time_short(j->end, now, r->end, sizeof r->end);
+	if (j->cpu_src != PU_NONE)
+		whole_seconds(j->cpu_us, r->cpu, sizeof r->cpu);
+}
+
+static size_t max_len(size_t w, const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > w ? n : w;
+}
+
+/* JOBID USER NAME STATE EXIT NODES END RUN CPU: a line fits 100 columns
+ * (user and name cut at bq's caps). bq -d -w cuts nothing and adds START. */
 static void print_table(const struct hist *h, bool wide)
 {
-	size_t wu = wide ? widest(h, 4, user_of) : 12, wn = wide ? widest(h, 4, name_of) : 20;
-	size_t we = wide ? widest(h, 4, exit_of) : 22;
+	size_t wu = wide ? widest(h, 4, user_of) : RENDER_USER_WIDTH;
+	size_t wn = wide ? widest(h, 4, name_of) : RENDER_NAME_WIDTH;
+	const char *(*exit_text)(const struct proto_job *, char *, size_t) =
+		wide ? exit_words_of : exit_of;
+	size_t we = widest(h, 4, exit_text), ws = 5, wend = 3, wr = 3, wc = 3;
+	bf_time now = client_wall_now();
+	struct hrow *rows = h->n ? calloc(h->n, sizeof *rows) : NULL;
+	char buf[64];
 
-	printf("%6s  %-*s  %-*s  %-9s  %-*s  %5s  %-19s  %-19s  %10s  %s\n", "JOBID", (int)wu, "USER",
-	       (int)wn, "NAME", "STATE", (int)we, "EXIT", "NODES", "START", "END", "RUN", "CPU");
+	if (h->n && !rows) {
+		fprintf(stderr, "bq: out of memory\n");
+		return;
+	}
+	for (uint32_t k = 0; k < h->n; k++) {
+		fill_hrow(&rows[k], &h->jobs[k], now);
+		ws = max_len(ws, rows[k].start);
+		wend = max_len(wend, rows[k].end);
+		wr = max_len(wr, rows[k].run);
+		wc = max_len(wc, rows[k].cpu);
+	}
+	printf("%6s  %-*s  %-*s  %-9s  %-*s  %5s  ", "JOBID", (int)wu, "USER", (int)wn, "NAME",
+	       "STATE", (int)we, "EXIT", "NODES");
+	if (wide)
+		printf("%-*s  ", (int)ws, "START");
+	printf("%-*s  %*s  %*s\n", (int)wend, "END", (int)wr, "RUN", (int)wc, "CPU");
 	for (uint32_t k = 0; k < h->n; k++) {
 		const struct proto_job *j = &h->jobs[k];
-		char buf[64], st[32] = "-", en[32] = "-", run[32] = "-", cpu[32] = "-";
 
-		if (j->start_kind == PS_ACTUAL) {
-			client_format_time(j->start, st, sizeof st);
-			duration_format(j->end - j->start, run, sizeof run);
-		}
-		client_format_time(j->end, en, sizeof en);
-		if (j->cpu_src != PU_NONE)
-			duration_format(j->cpu_us, cpu, sizeof cpu);
 		printf("%6" PRIu64 "  ", j->id);
 		column(user_of(j, buf, sizeof buf), wu, wide);
 		column(name_of(j, buf, sizeof buf), wn, wide);
 		printf("%-9s  ", j->state ? j->state : "?");
-		column(exit_of(j, buf, sizeof buf), we, wide);
-		printf("%5u  %-19s  %-19s  %10s  %s\n", j->nodes, st, en, run, cpu);
+		column(exit_text(j, buf, sizeof buf), we, true);
+		printf("%5u  ", j->nodes);
+		if (wide)
+			printf("%-*s  ", (int)ws, rows[k].start);
+		printf("%-*s  %*s  %*s\n", (int)wend, rows[k].end, (int)wr, rows[k].run, (int)wc,
+		       rows[k].cpu);
 	}
+	free(rows);
 }
 
 /* ---- SWF ---- */

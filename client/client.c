@@ -515,6 +515,28 @@ int client_format_time(bf_time t, char *buf, size_t len)
 	return (int)sizeof tmp - 1;
 }
 
+bf_time client_wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (bf_time)ts.tv_sec * BF_SEC + ts.tv_nsec / 1000;
+}
+
+int client_format_time_short(bf_time t, bf_time now, char *buf, size_t len)
+{
+	static const char months[12][4] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
+	                                    "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+	struct tm tm, tn;
+	time_t s, n;
+
+	if (to_time_t(t, &s) < 0 || !local_time(s, &tm) || to_time_t(now, &n) < 0 ||
+	    !local_time(n, &tn) || tm.tm_year != tn.tm_year || tm.tm_mon < 0 || tm.tm_mon > 11)
+		return client_format_time(t, buf, len);
+	return snprintf(buf, len, "%s %2d %02d:%02d:%02d", months[tm.tm_mon], tm.tm_mday, tm.tm_hour,
+	                tm.tm_min, tm.tm_sec);
+}
+
 int client_format_iso(bf_time t, char *buf, size_t len)
 {
 	struct tm tm;
@@ -583,6 +605,23 @@ int client_exit_status(int32_t status, char *buf, size_t len)
 		return snprintf(buf, len, "killed by signal %d%s", WTERMSIG(st), core);
 	}
 	return snprintf(buf, len, "wait status 0x%x", (unsigned)st);
+}
+
+int client_exit_short(int32_t status, char *buf, size_t len)
+{
+	int st = (int)status;
+
+	if (WIFEXITED(st))
+		return snprintf(buf, len, "%d", WEXITSTATUS(st));
+	if (WIFSIGNALED(st)) {
+		const char *name = client_signal_name(WTERMSIG(st));
+		const char *core = WCOREDUMP(st) ? "+core" : "";
+
+		if (name)
+			return snprintf(buf, len, "SIG%s%s", name, core);
+		return snprintf(buf, len, "signal %d%s", WTERMSIG(st), core);
+	}
+	return snprintf(buf, len, "0x%x", (unsigned)st);
 }
 
 /* ---- text ---- */

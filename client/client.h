@@ -86,6 +86,11 @@ int client_job_info(const char *prog, const char *socket_opt, uint64_t id, struc
 /* Local time, "YYYY-MM-DD HH:MM:SS" (whole seconds, rounded down).
  * Like snprintf. A time that cannot be shown is written as "?". */
 int client_format_time(bf_time t, char *buf, size_t len);
+/* The wall clock's now. */
+bf_time client_wall_now(void);
+/* The same in a table's short form: "Nov 28 19:58:03" in the year of now
+ * (local), else the whole "YYYY-MM-DD HH:MM:SS". */
+int client_format_time_short(bf_time t, bf_time now, char *buf, size_t len);
 /* Set TZ (NULL: unset it) for the times formatted from now on; 0 or -1.
  * (client_format_time caches local times of the zone in force.) */
 int client_set_tz(const char *tz);
@@ -103,6 +108,9 @@ int client_format_seconds(bf_time us, char *buf, size_t len);
 /* A wait status (as from waitpid) in words: "exit code 3",
  * "killed by signal 9 (SIGKILL)", "killed by signal 11 (SIGSEGV), core dumped". */
 int client_exit_status(int32_t status, char *buf, size_t len);
+/* The same for a column that is never cut: "3", "SIGKILL", "SIGSEGV+core",
+ * "signal 40". */
+int client_exit_short(int32_t status, char *buf, size_t len);
 /* A signal's name without "SIG" ("TERM"), or NULL. */
 const char *client_signal_name(int sig);
 

@@ -44,11 +44,23 @@ static const size_t caps[NCOL] = {
 	[C_USER] = RENDER_USER_WIDTH, [C_NAME] = RENDER_NAME_WIDTH, [C_STATE] = RENDER_STATE_WIDTH,
 };
 static const bool right[NCOL] = { [C_ID] = true, [C_NODES] = true };
-static bool wide;		/* bq -w: no column is cut */
+static bool wide;		/* bq -w: no column is cut, and SUBMITTED is shown */
+static bf_time table_now;	/* whose year a table's dates leave out */
 
 void render_set_wide(bool on)
 {
 	wide = on;
+}
+
+void render_set_now(bf_time now)
+{
+	table_now = now;
+}
+
+/* Only bq -w has SUBMITTED: without it, a line fits 100 columns. */
+static bool shown(int c)
+{
+	return c != C_SUBMIT || wide;
 }
 
 /* The forecast's time (0 or BF_NEVER: not said) and freshness. */
@@ -109,7 +121,8 @@ static void marked_time(char *buf, size_t len, enum render_end_kind kind, bf_tim
 		return;
 	}
 	memcpy(buf, mark(kind), 2);
-	client_format_time(kind == RE_GUARANTEED ? client_ceil_second(t) : t, buf + 2, len - 2);
+	client_format_time_short(kind == RE_GUARANTEED ? client_ceil_second(t) : t, table_now,
+	                         buf + 2, len - 2);
 }
 
 static enum render_end_kind start_as_end_kind(enum proto_start_kind k)
@@ -139,7 +152,7 @@ static void fill_row(struct row *r, const struct proto_job *j)
 	put_u64(r->uid, j->uid);
 	put_u64(r->nodes, j->nodes);
 	duration_format(j->estimate, r->limit, sizeof r->limit);
-	client_format_time(j->submit, r->submit, sizeof r->submit);
+	client_format_time_short(j->submit, table_now, r->submit, sizeof r->submit);
 	marked_time(r->start, sizeof r->start, start_as_end_kind(j->start_kind), j->start);
 	marked_time(r->end, sizeof r->end, render_end_kind(j), j->end);
 	r->text[C_ID] = r->id;
@@ -220,6 +233,8 @@ static void put_row(FILE *f, const char *const *text, const unsigned short *w,
 	struct line l = { .len = 0 };
 
 	for (int c = 0; c < NCOL; c++) {
+		if (!shown(c))
+			continue;
 		if (c)
 			line_pad(f, &l, 2);
 		if (right[c])
@@ -245,6 +260,8 @@ int render_table(FILE *f, const struct proto_jobs *js, bool all_users)
 		fputs(all_users ? "No jobs.\n" : "No jobs of yours (bq -a lists everyone's).\n", f);
 		return 0;
 	}
+	if (!table_now)
+		table_now = client_wall_now();
 	for (int c = 0; c < NCOL; c++)
 		width[c] = head_w[c] = (unsigned short)strlen(heads[c]);
 	for (uint32_t k = 0; k < js->count; k++) {

@@ -8,8 +8,8 @@
 #include "proto.h"
 
 /* Column caps in the table (longer values are cut, ending in '+'). */
-#define RENDER_USER_WIDTH  12
-#define RENDER_NAME_WIDTH  20
+#define RENDER_USER_WIDTH  8
+#define RENDER_NAME_WIDTH  13
 #define RENDER_STATE_WIDTH 10
 /* The profile chart: bar width, and at most this many steps. */
 #define RENDER_BAR_WIDTH   40
@@ -32,8 +32,12 @@ enum render_end_kind render_end_kind(const struct proto_job *j);
  * for the marks used; "No jobs." when there are none. -1: out of memory
  * (nothing written). */
 int  render_table(FILE *f, const struct proto_jobs *js, bool all_users);
-/* bq -w: from now on the table cuts no column (user and job names whole). */
+/* bq -w: from now on the table cuts no column (user and job names whole)
+ * and shows SUBMITTED. Without it a line fits 100 columns. */
 void render_set_wide(bool on);
+/* The now whose year the table's dates leave out ("Nov 28 19:58:03"); the
+ * wall clock at the first table if never set. */
+void render_set_now(bf_time now);
 /* The forecast the predicted starts come from (struct proto_jobs): when
  * it was made and whether the queue changed since. From now on the table,
  * bq -l and JSON say so: the table and bq -l only when it is not fresh

@@ -57,7 +57,7 @@ wait_state 6 "running\|queued"
 ok $? "bq -u nobody: only nobody's job"
 "$BQ" -u all | grep -q "^ *6 " && "$BQ" -u all | grep -q "^ *5 "
 ok $? "bq -u all: everyone's"
-"$BQ" -a | grep -q "a-rather-long-job-n+ " && "$BQ" -a -w | grep -q "a-rather-long-job-name-of-thirty"
+"$BQ" -a | grep -q "a-rather-lon+ " && "$BQ" -a -w | grep -q "a-rather-long-job-name-of-thirty"
 ok $? "bq -w: names are not cut"
 $AS_NOBODY "$BKILL" -u root 4 >out 2>&1
 [ $? -eq 1 ] && grep -qi "job 4\(:\| belongs to another user\)" out && ! grep -q "^Job 4: cancelled" out

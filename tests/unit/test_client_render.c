@@ -243,6 +243,7 @@ static void table(void)
 	bool aligned = true;
 
 	client_set_tz("UTC");
+	render_set_now(T0);
 	render_table(f, &js, true);
 	fclose(f);
 	dump();
@@ -255,24 +256,25 @@ static void table(void)
 	start_col = col(lines[0], "START");
 	ok(col(lines[0], "STATE") < col(lines[0], "NODES") &&
 	   col(lines[0], "NODES") < col(lines[0], "LIMIT") &&
-	   col(lines[0], "LIMIT") < col(lines[0], "SUBMITTED") &&
-	   col(lines[0], "SUBMITTED") < start_col && start_col < col(lines[0], "END"),
-	   "columns in order: ... STATE NODES LIMIT SUBMITTED START END");
+	   col(lines[0], "LIMIT") < start_col && start_col < col(lines[0], "END") &&
+	   col(lines[0], "SUBMITTED") == (size_t)-1,
+	   "columns in order: ... STATE NODES LIMIT START END (SUBMITTED only with -w)");
 	ok(strncmp(lines[1], "    7  alice", 12) == 0, "ids right-aligned: '%.12s'", lines[1]);
-	ok(strstr(lines[1], "running       64  2:00:00      2026-11-21 14:00:00") != NULL,
-	   "running job: nodes, limit, submitted");
-	ok(col(lines[1], "  2026-11-21 14:01:00") == start_col, "actual start without a mark, aligned");
-	ok(strstr(lines[1], "<=2026-11-21 16:01:00") != NULL, "a running job ends <= its limit");
-	ok(strstr(lines[2], "1001") && strstr(lines[2], "a-very-long-job-nam+") &&
+	ok(strstr(lines[1], "running       64  2:00:00      ") != NULL,
+	   "running job: nodes, limit");
+	ok(col(lines[1], "  Nov 21 14:01:00") == start_col,
+	   "actual start without a mark, aligned, without the year of now");
+	ok(strstr(lines[1], "<=Nov 21 16:01:00") != NULL, "a running job ends <= its limit");
+	ok(strstr(lines[2], "1001") && strstr(lines[2], "a-very-long-+") &&
 	   !strstr(lines[2], "name-that"), "no user name: the uid; a long name cut with '+'");
-	ok(col(lines[2], "<=2026-11-21 17:00:00") == start_col, "guaranteed start marked <=, aligned");
-	ok(col(lines[3], " ~2026-11-21 18:00:00") == start_col && strstr(lines[3], " ~2026-11-23 06:00:00"),
+	ok(col(lines[2], "<=Nov 21 17:00:00") == start_col, "guaranteed start marked <=, aligned");
+	ok(col(lines[3], " ~Nov 21 18:00:00") == start_col && strstr(lines[3], " ~Nov 23 06:00:00"),
 	   "predicted start and end marked ~");
 	ok(strstr(lines[3], "1d 12:00:00") != NULL, "a 36 h limit as 1d 12:00:00");
 	ok(strstr(lines[3], "bob    -    ") != NULL || strstr(lines[3], "bob   -") != NULL,
 	   "no name: '-'");
 	ok(strstr(lines[4], "bad?name") && strstr(lines[4], "killed") &&
-	   strstr(lines[4], "  2026-11-21 13:01:00") && !strstr(lines[4], "<=2026-11-21 13:01"),
+	   strstr(lines[4], "  Nov 21 13:01:00") && !strstr(lines[4], "<=Nov 21 13:01"),
 	   "an ended job: actual end, control characters shown as '?'");
 	ok(col(lines[5], "  -") == start_col && lines[5][strlen(lines[5]) - 1] == '-',
 	   "never started: '-' for START and END");
@@ -281,6 +283,53 @@ static void table(void)
 	ok(aligned, "no trailing blanks");
 	ok(strstr(lines[6], "<= at the latest") && strstr(lines[6], "~ predicted, not guaranteed"),
 	   "legend: %s", lines[6]);
+
+	/* bq -w: SUBMITTED, names whole; the year shown only when not now's. */
+	{
+		struct proto_job o = jobs[1];
+		struct proto_jobs one = { .jobs = &o, .count = 1, .total = 0 };
+
+		render_set_wide(true);
+		f = mem();
+		render_table(f, &js, true);
+		fclose(f);
+		ok(has("SUBMITTED") && has("a-very-long-job-name-that") && has("  Nov 21 14:00:00  "),
+		   "bq -w: SUBMITTED, whole names");
+		render_set_wide(false);
+		o.start = T0 + 60 * 24 * HOUR;	/* 2027-01-20 */
+		o.end = o.start + HOUR / 2;
+		f = mem();
+		render_table(f, &one, true);
+		fclose(f);
+		ok(has("<=2027-01-20 14:00:00  <=2027-01-20 14:30:00"), "a date of another year: whole");
+		render_set_now(o.start);
+		f = mem();
+		render_table(f, &js, true);
+		fclose(f);
+		ok(has("  2026-11-21 14:01:00  "), "seen from another year, this year's dates are whole");
+		render_set_now(T0);
+	}
+	/* Every line within 100 columns: the longest user and name, a 6-digit
+	 * id, a limit of days, a guaranteed start and end, a cancelled job. */
+	{
+		struct proto_job w[2] = { jobs[1], jobs[4] };
+		struct proto_jobs two = { .jobs = w, .count = 2, .total = 0 };
+		size_t longest = 0;
+
+		w[0].id = 999999;
+		w[0].user = "a-very-long-user-name";
+		w[0].name = "a-very-long-job-name-indeed-longer-than-any-cap";
+		w[0].broken = "moved";
+		w[0].estimate = 9 * 24 * HOUR + 99 * 60 * BF_SEC;
+		w[1].state = "cancelled";
+		f = mem();
+		render_table(f, &two, true);
+		fclose(f);
+		for (l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+			if (strlen(l) > longest)
+				longest = strlen(l);
+		ok(longest <= 100, "the widest line fits 100 columns (%zu)", longest);
+	}
 
 	js.count = 1;
 	f = mem();
@@ -417,7 +466,7 @@ static void info(void)
 		f = mem();
 		render_table(f, &one, true);
 		fclose(f);
-		ok(has("<=2026-11-21 17:00:01  <=2026-11-21 17:30:01"), "bq: rounded up in the table too");
+		ok(has("<=Nov 21 17:00:01  <=Nov 21 17:30:01"), "bq: rounded up in the table too");
 		ok(client_ceil_second(T0) == T0 && client_ceil_second(T0 + 1) == T0 + BF_SEC &&
 		   client_ceil_second(T0 + BF_SEC - 1) == T0 + BF_SEC && client_ceil_second(-1) == 0 &&
 		   client_ceil_second(BF_NEVER) == BF_NEVER, "client_ceil_second: whole seconds stay, "

@@ -111,8 +111,8 @@ if [ "$NS" = 1 ]; then
 		"$BFD" --foreground --nodes 4 >"$TMP/c.log" 2>&1 &
 	CPID=$!; PIDS="$PIDS $CPID"
 	# shellcheck disable=SC2086
-	until_size 4 $NB "$BQ"
-	ok $? "no system socket: a user's client finds the user's own daemon at the per-user default"
+	until_size 4 $NB "$BQ" && ! grep -q "note" "$TMP/err"
+	ok $? "no system socket: a user's client finds the user's own daemon at the per-user default (no note)"
 	[ -S "$TMP/xdg/backfilld/backfilld.sock" ] && [ -f "$TMP/state/backfilld/state.db" ] &&
 		[ -d "$TMP/state/backfilld/spool" ] &&
 		[ "$(stat -c %a:%U "$TMP/xdg/backfilld")" = "700:nobody" ]
@@ -127,6 +127,25 @@ if [ "$NS" = 1 ]; then
 	# shellcheck disable=SC2086
 	[ "$(size $NB "$BQ")" = 3 ]
 	ok $? "the system path, when it exists, wins over the per-user default"
+	U="$TMP/xdg/backfilld/backfilld.sock"
+	[ "$(grep -c note "$TMP/err")" -eq 1 ] &&
+		has "$TMP/err" "bq: note: talking to backfilld at /run/backfilld/backfilld.sock (system path); another answers at $U (per-user default): --socket $U or BACKFILLD_SOCKET=$U reaches it"
+	ok $? "  and the client says which daemon it talks to, and how to reach the other, once"
+	# shellcheck disable=SC2086
+	[ "$(size $NB BACKFILLD_SOCKET="$U" "$BQ")" = 4 ] && ! grep -q "note" "$TMP/err"
+	ok $? "  BACKFILLD_SOCKET reaches the user's own daemon, with no note"
+	! grep -q "system backfilld answers" "$TMP/c.log" "$TMP/s.log"
+	ok $? "  no warning from a daemon that started with no system daemon, nor from the system one"
+	# P: another daemon of nobody's, started while the system one answers.
+	$AS_NOBODY env -u BACKFILLD_SOCKET XDG_RUNTIME_DIR="$TMP/xdg" "$BFD" --foreground \
+		--socket "$TMP/xdg/p.sock" --db "$TMP/state/p.db" --spool "$TMP/state/p.spool" \
+		--nodes 1 >"$TMP/p.log" 2>&1 &
+	PPID2=$!; PIDS="$PIDS $PPID2"
+	# shellcheck disable=SC2086
+	until_size 1 $AS_NOBODY "$BQ" --socket "$TMP/xdg/p.sock" &&
+		has "$TMP/p.log" "the system backfilld answers at /run/backfilld/backfilld.sock, and bsub, bq and bkill try it before this daemon: to reach this one, give them --socket $TMP/xdg/p.sock or set BACKFILLD_SOCKET=$TMP/xdg/p.sock"
+	ok $? "a daemon started while the system one answers warns that its clients find that one first"
+	kill "$PPID2"; wait "$PPID2" 2>/dev/null
 	[ "$(size env -u BACKFILLD_SOCKET BACKFILLD_CONFIG="$TMP/gone.yaml" "$BQ")" = 3 ]
 	ok $? "a configured socket with no socket file there is passed over for the system path"
 	[ "$(size env -u BACKFILLD_SOCKET BACKFILLD_CONFIG="$TMP/b-syntax.yaml" "$BQ")" = 3 ] &&
@@ -170,7 +189,8 @@ if [ "$NS" = 1 ]; then
 	ok $? "without \$XDG_RUNTIME_DIR the daemon makes /tmp/backfilld-UID (0700, its own) and the client finds it"
 else
 	for t in "per-user default" "absolute defaults" "system daemon" "system path over per-user" \
-		"passed over" "broken config fallback" "config over system" "per-user again" \
+		"note: which daemon" "no note with BACKFILLD_SOCKET" "no warning without a system daemon" \
+		"warning at the start" "passed over" "broken config fallback" "config over system" "per-user again" \
 		"every path tried" "foreign /tmp dir (client)" "foreign /tmp dir (daemon)" "symlink" \
 		"/tmp/backfilld-UID made"; do
 		skip "$t"

@@ -39,8 +39,9 @@ a=$(sed -n 's/^Job \([0-9]*\) .*/\1/p' out)
 ok $? "bsub -J 'sweep[1-9:2,10]%2': one submission (job $a), and bsub says how many elements"
 i2=0; while [ "$(ls a | grep -c '^run\.')" -lt 2 ] && [ $i2 -lt 100 ]; do sleep 0.1; i2=$((i2 + 1)); done
 "$BQ" >out
-grep -q "^ *$a .*sweep\[1-9:2,10\]%2 *array " out && grep -q "^Array $a: 4 queued, 2 running" out
-ok $? "bq: the array is one line, with its elements by state ($(grep "^Array $a" out))"
+grep -q "^ *$a .*sweep\[1-9:2,+ *array " out && grep -q "^Array $a: 4 queued, 2 running" out &&
+	"$BQ" -w | grep -q "^ *$a .*sweep\[1-9:2,10\]%2 *array "
+ok $? "bq: the array is one line (its name cut at 13, whole with -w), with its elements by state ($(grep "^Array $a" out))"
 "$BQ" -A | grep -c "^ *$a\[[0-9]*\] " | grep -qx 6
 ok $? "bq -A: one line per element, named ID[INDEX]"
 "$BQ" -A | grep -q "^ *$a\[10\] .* queued "

@@ -427,7 +427,7 @@ static int plot_months(const char *path, const char *metric, const char *trace,
 		                                        "average bounded slowdown",
 		                       .y_from_zero = true };
 
-		snprintf(title, sizeof title, "%s: %s by month of submission%s%s",
+		snprintf(title, sizeof title, "%s: %s, by month of submission%s%s",
 		         plot_basename(trace), plot_metric_name(resp ? "response" : "bsld", name,
 		                                                sizeof name),
 		         policy ? ", " : "", policy ? policy : "");

@@ -91,9 +91,15 @@ static void frame(FILE *out, const struct svg_axes *ax, const struct svg_axis *x
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		"viewBox=\"0 0 %d %d\" version=\"1.1\" font-family=\"sans-serif\" font-size=\"12\">\n"
 		"<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", W, H, W, H, W, H);
-	if (ax->title)
-		text_el(out, W / 2.0, 26, " class=\"title\" text-anchor=\"middle\" "
-			"font-size=\"14\" font-weight=\"bold\"", ax->title);
+	/* A long title gets smaller to fit the width: about 0.62 em a character. */
+	if (ax->title) {
+		double fs = fmax(9, fmin(14, (W - 16) / (0.62 * (double)strlen(ax->title) + 1)));
+
+		fprintf(out, "<text x=\"%.1f\" y=\"26.0\" class=\"title\" text-anchor=\"middle\" "
+			"font-size=\"%.1f\" font-weight=\"bold\">", W / 2.0, fs);
+		xml_text(out, ax->title);
+		fputs("</text>\n", out);
+	}
 	fputs("<g class=\"grid\" stroke=\"#e4e4e4\">\n", out);
 	for (size_t i = 0; i < ya->nt; i++)
 		fprintf(out, "<line x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n",

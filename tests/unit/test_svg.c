@@ -521,6 +521,85 @@ static void test_tick_counts(void)
 	ok_eq(good, total, "%d ranges: each well-formed with 4 to 8 y ticks", total);
 }
 
+/* Error bars: one <path class="errbar"> for each point with lo < hi, both
+ * finite; their ends in data-lo and data-hi; the y axis takes them in. */
+static void test_errbars(void)
+{
+	static const double x[] = { 1, 2, 3, 4 }, y[] = { 10, 20, 30, 40 };
+	static const double lo[] = { 8, 20, NAN, 35 }, hi[] = { 12, 20, 31, 90 };
+	struct svg_series s = { .name = "m", .n = 4, .x = x, .y = y, .lo = lo, .hi = hi };
+	struct svg_axes ax = { .title = "t", .xlabel = "x", .ylabel = "y" };
+	static const char *const cats[] = { "A", "B" };
+	static const double by[] = { 5, 7 }, blo[] = { 4, 7 }, bhi[] = { 6, 7 };
+	struct svg_bar_series bs = { .name = "b", .y = by, .lo = blo, .hi = bhi };
+	const char *p;
+	bool top = false;
+
+	ok_eq(line(&ax, &s, 1), 0, "error bars: returns 0");
+	ok_wf("error bars");
+	ok_eq(count(doc, NULL, "class=\"errbar\""), 2,
+	      "error bars: one per point with lo < hi, none where lo = hi or one is NaN");
+	ok(doc && strstr(doc, "data-lo=\"8\" data-hi=\"12\"") && strstr(doc, "data-lo=\"35\" data-hi=\"90\""),
+	   "error bars: their ends as data-lo, data-hi");
+	for (p = doc; p && (p = strstr(p, "class=\"ytick\"")); p++)
+		top |= atof(strchr(p, '>') + 1) >= 80;
+	ok(top, "error bars: the y axis reaches the highest bar's end (90)");
+	ok_eq(bars(&ax, cats, 2, &bs, 1), 0, "bar error bars: returns 0");
+	ok_wf("bar error bars");
+	ok_eq(count(doc, NULL, "class=\"errbar\""), 1, "bar error bars: one where there is a spread");
+}
+
+/* A second y axis on the right, for the series that ask for it. */
+static void test_right_axis(void)
+{
+	static const double x[] = { 0, 1, 2, 3 }, u[] = { 10, 50, 90, 100 }, q[] = { 0, 400, 1200, 3 };
+	struct svg_series s[] = { { .name = "util", .n = 4, .x = x, .y = u },
+				  { .name = "queue", .n = 4, .x = x, .y = q, .right = true } };
+	struct svg_axes ax = { .title = "t", .xlabel = "days", .ylabel = "utilization (%)",
+			       .y_from_zero = true, .y2label = "jobs waiting", .y2_from_zero = true };
+	const char *p;
+	bool big_left = false, big_right = false;
+
+	ok_eq(line(&ax, s, 2), 0, "right axis: returns 0");
+	ok_wf("right axis");
+	ok(doc && strstr(doc, "class=\"ylabel\"") && strstr(doc, ">utilization (%)</text>") &&
+	   strstr(doc, "class=\"y2label\"") && strstr(doc, ">jobs waiting</text>"),
+	   "right axis: each axis has its title");
+	ok(nticks("y2tick") >= 4 && nticks("y2tick") <= 8, "right axis: 4 to 8 ticks of its own");
+	for (p = doc; p && (p = strstr(p, "class=\"ytick\"")); p++)
+		big_left |= atof(strchr(p, '>') + 1) > 200;
+	for (p = doc; p && (p = strstr(p, "class=\"y2tick\"")); p++)
+		big_right |= atof(strchr(p, '>') + 1) >= 1000;
+	ok(!big_left && big_right, "right axis: the queue's scale is on the right, not the left");
+	s[1].right = false;
+	line(&ax, s, 2);
+	ok_eq(nticks("y2tick"), 0, "no series on the right: no right axis");
+}
+
+/* A linear x axis with a few values: they are its ticks, the axis trimmed
+ * to them; many values: round ticks inside the data's range. */
+static void test_value_ticks(void)
+{
+	static const double x[] = { 0.8, 1, 1.25 }, y[] = { 1, 2, 3 };
+	double mx[30], my[30];
+	struct svg_series s = { .name = "l", .n = 3, .x = x, .y = y };
+	struct svg_axes ax = { .xlabel = "load" };
+	const char *p;
+	bool outside = false;
+
+	ok_eq(line(&ax, &s, 1), 0, "linear value ticks: returns 0");
+	ok(nticks("xtick") == 3 && text_has(">0.8<") && text_has(">1.25<") && !text_has(">0<"),
+	   "linear value ticks: 0.8, 1, 1.25 and no 0");
+	for (int i = 0; i < 30; i++)
+		mx[i] = 100 + 7 * i, my[i] = i;
+	s = (struct svg_series){ .name = "many", .n = 30, .x = mx, .y = my };
+	ok_eq(line(&ax, &s, 1), 0, "30 x values: returns 0");
+	for (p = doc; p && (p = strstr(p, "class=\"xtick\"")); p++)
+		outside |= atof(strchr(p, '>') + 1) < 90 || atof(strchr(p, '>') + 1) > 315;
+	ok(nticks("xtick") >= 4 && nticks("xtick") <= 8 && !outside,
+	   "30 x values: 4 to 8 round ticks within the data (100 to 303)");
+}
+
 int main(void)
 {
 	test_checker();
@@ -532,6 +611,9 @@ int main(void)
 	test_degenerate();
 	test_bars();
 	test_tick_counts();
+	test_errbars();
+	test_right_axis();
+	test_value_ticks();
 	free(doc);
 	return tap_done();
 }

@@ -185,7 +185,7 @@ int svg_line_chart(FILE *out, const struct svg_axes *ax, const struct svg_series
 {
 	double ymin[2] = { INFINITY, INFINITY }, ymax[2] = { -INFINITY, -INFINITY }, lo, hi, x1;
 	double *xs;
-	size_t npts = 0;
+	size_t npts = 0, nbar[2] = { 0, 0 };	/* series with error bars; drawn so far */
 	bool right = false;
 	struct svg_axis xa = { .p0 = X0 }, ya[2] = { { .p0 = H - MB, .p1 = Y0 },
 						     { .p0 = H - MB, .p1 = Y0 } };
@@ -209,6 +209,8 @@ int svg_line_chart(FILE *out, const struct svg_axes *ax, const struct svg_series
 	for (size_t k = 0; k < ns; k++)
 		for (size_t i = 0; i < s[k].n; i++)
 			xs[npts++] = s[k].x[i];
+	for (size_t k = 0; k < ns; k++)
+		nbar[0] += s[k].lo && s[k].hi;
 	x1 = right ? X1R : X1;
 	xa.p1 = x1;
 	svg_x_axis(&xa, xs, npts, ax->logx);
@@ -235,8 +237,11 @@ int svg_line_chart(FILE *out, const struct svg_axes *ax, const struct svg_series
 			fprintf(out, "%.1f,%.1f", svg_data_px(&xa, x[i]), svg_px(yk, y[i]));
 			fputs(next ? " " : "\"/>\n", out);
 		}
+		/* Bars of several series at one x stand a little apart. */
 		for (size_t i = 0; s[k].lo && s[k].hi && i < s[k].n; i++)
-			errbar(out, yk, svg_data_px(&xa, x[i]), s[k].lo[i], s[k].hi[i], 4, NULL);
+			errbar(out, yk, svg_data_px(&xa, x[i]) + 3 * ((double)nbar[1] - (nbar[0] - 1) / 2.0),
+			       s[k].lo[i], s[k].hi[i], 4, NULL);
+		nbar[1] += s[k].lo && s[k].hi;
 		/* A dense series (a time line) is its line: its markers stay, for
 		 * the data they carry, but too small to hide it. */
 		for (size_t i = 0; i < s[k].n; i++)

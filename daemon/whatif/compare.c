@@ -6,6 +6,7 @@
 #include "metrics.h"
 #include "compare.h"
 #include "jsonw.h"
+#include "plot.h"
 #include "svg.h"
 
 int compare_side_parse(const char *spec, const struct replay_settings *base,
@@ -394,8 +395,10 @@ static void print_json(FILE *out, const struct replay_opts *o, const char *na, c
 	putc('\n', out);
 }
 
-/* Monthly bars of the metric (bsld or response: the paired ones). */
-static int plot_months(const char *path, const char *metric, const char *na, const char *nb,
+/* Monthly bars of the metric (bsld or response: the paired ones); policy:
+ * the one both sides have, or NULL. */
+static int plot_months(const char *path, const char *metric, const char *trace,
+                       const char *policy, const char *na, const char *nb,
                        const struct cgroup *g, size_t ng)
 {
 	size_t nm = 0;
@@ -417,12 +420,17 @@ static int plot_months(const char *path, const char *metric, const char *na, con
 		yb[nm++] = p->b;
 	}
 	{
-		struct svg_bar_series s[2] = { { na, ya }, { nb, yb } };
-		struct svg_axes ax = { .title = resp ? "average response time by month of submission" :
-		                                       "average bounded slowdown by month of submission",
-		                       .xlabel = "month of submission",
-		                       .ylabel = resp ? "response time (s)" : "bounded slowdown",
+		struct svg_bar_series s[2] = { { .name = na, .y = ya }, { .name = nb, .y = yb } };
+		char title[256], name[96];
+		struct svg_axes ax = { .title = title, .xlabel = "month of submission",
+		                       .ylabel = resp ? "average response time (s)" :
+		                                        "average bounded slowdown",
 		                       .y_from_zero = true };
+
+		snprintf(title, sizeof title, "%s: %s, by month of submission%s%s",
+		         plot_basename(trace), plot_metric_name(resp ? "response" : "bsld", name,
+		                                                sizeof name),
+		         policy ? ", " : "", policy ? policy : "");
 
 		if (!(f = fopen(path, "w"))) {
 			perror(path);
@@ -479,7 +487,8 @@ int compare_run(const struct trace *tr, const struct replay_opts *o,
 		print_json(out, o, na, nb, &ra, &rb, g, ng);
 	else
 		print_text(out, o, na, nb, &ra, &rb, g, ng);
-	rc = plot ? plot_months(plot, metric, na, nb, g, ng) : 0;
+	rc = plot ? plot_months(plot, metric, o->trace, a->policy == b->policy ?
+	                        sched_policy_name(a->policy) : NULL, na, nb, g, ng) : 0;
 out:
 	free(g);
 	free(ja.j);

@@ -12,6 +12,8 @@
 #include <string.h>
 #include "compare.h"
 #include "jsonw.h"
+#include "plot.h"
+#include "svg.h"
 #include "sweep.h"
 
 /* The figures compared, each with the direction that is better. */
@@ -299,6 +301,44 @@ static void print_json(FILE *out, const struct report *r)
 	putc('\n', out);
 }
 
+/* --plot: each side's mean of the metric over the seeds, a bar each, with
+ * the 95% interval of that mean across the seeds. */
+static int plot_sides(const struct report *r, const char *path, const char *metric, double *v)
+{
+	double y[2], lo[2], hi[2];
+	char na[64], nb[64], title[256], name[96], ylabel[128], series[64];
+	const char *cats[2] = { na, nb };
+	struct svg_bar_series s = { .name = series, .y = y, .lo = lo, .hi = hi };
+	struct svg_axes ax = { .title = title, .xlabel = "variant", .ylabel = ylabel,
+	                       .y_from_zero = true };
+	FILE *f;
+	int rc;
+
+	compare_side_name(r->a, na, sizeof na);
+	compare_side_name(r->b, nb, sizeof nb);
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = 0; i < r->nseed; i++)
+			v[i] = cell_metric(&r->rows[(size_t)k * r->nseed + i], metric);
+		plot_ci95(v, r->nseed, &y[k], &lo[k], &hi[k]);
+	}
+	plot_metric_name(metric, name, sizeof name);
+	snprintf(ylabel, sizeof ylabel, "%s%s", name, plot_metric_unit(metric));
+	snprintf(title, sizeof title, "%s: %s%s%s; mean of %zu seeds, 95%% CI",
+	         plot_basename(r->o->trace), name, r->a->policy == r->b->policy ? ", " : "",
+	         r->a->policy == r->b->policy ? sched_policy_name(r->a->policy) : "", r->nseed);
+	snprintf(series, sizeof series, "mean of %zu seeds", r->nseed);
+	if (!(f = fopen(path, "w"))) {
+		perror(path);
+		return -1;
+	}
+	rc = svg_bar_chart(f, &ax, cats, 2, &s, 1);
+	if (fclose(f) != 0 || rc < 0) {
+		fprintf(stderr, "backfilld: %s: write failed\n", path);
+		return -1;
+	}
+	return 0;
+}
+
 int compare_seeds_run(const struct trace *tr, const struct replay_opts *o,
                       const struct replay_settings *a, const struct replay_settings *b,
                       const uint64_t *seed, size_t nseed, const struct sweep_opts *so,
@@ -325,9 +365,9 @@ int compare_seeds_run(const struct trace *tr, const struct replay_opts *o,
 			print_json(out, &r);
 		else
 			print_text(out, &r);
+		rc = so->plot ? plot_sides(&r, so->plot, so->metric, va) : 0;
 	}
 	sweep_rows_free(rows);
-	rc = 0;
 out:
 	free(va);
 	free(vb);

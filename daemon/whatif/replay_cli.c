@@ -11,6 +11,7 @@
 #include "decimal.h"
 #include "duration.h"
 #include "compare.h"
+#include "plot.h"
 #include "replay.h"
 #include "svg.h"
 #include "sweep.h"
@@ -65,8 +66,10 @@ void replay_usage(FILE *f)
 "                    interval across the seeds, and the seeds B won (text or json)\n"
 "  --parallel J      sweep worker processes (default: one per CPU)\n"
 "  --cell K          run only cell K of the sweep (0-based); --cells prints how many\n"
-"  --plot FILE.svg   a sweep: the metric against the swept parameter; --compare:\n"
-"                    monthly bars; one replay: utilization and queue over time\n"
+"  --plot FILE.svg   a sweep: the metric against the swept parameter (error bars:\n"
+"                    95% interval over the seeds); --compare: monthly bars, over\n"
+"                    seeds each side's mean; one replay: utilization and queue\n"
+"                    over time. SVG only: another name than *.svg is refused\n"
 "  --plot-metric M   bsld (default), wait, response, utilization, bsld-p90, wait-p90\n"
 "  --format F        text (default), json, or csv (sweeps)\n"
 "  --jobs-out FILE   write one SWF line per simulated job, in input order, with\n"
@@ -291,7 +294,8 @@ static const struct option longopts[] = {
 static const char *serve_only[] = { "socket", "db", "spool", "kill-grace", "launch",
                                     "foreground", "config", "check-config", "cgroup" };
 
-/* One option; 0, 1 (help printed), or -1 (usage error, said). */
+/* One option; 0, 1 (help printed), -1 (usage error, said) or -2 (said, and
+ * needs no pointer to --help). */
 static int option(struct cli *c, int opt, const char *arg)
 {
 	struct replay_opts *o = &c->o;
@@ -393,7 +397,11 @@ static int option(struct cli *c, int opt, const char *arg)
 		c->so.cell = (long)v;
 		return 0;
 	case O_CELLS: c->cells = true; return 0;
-	case O_PLOT: c->so.plot = arg; return 0;
+	case O_PLOT:
+		if (plot_path_check("--plot", arg) < 0)
+			return -2;	/* said in one line */
+		c->so.plot = arg;
+		return 0;
 	case O_METRIC:
 		if (!cell_metric_known(arg))
 			return usage_error("--plot-metric", arg,
@@ -512,11 +520,6 @@ static int finish(struct cli *c)
 		fprintf(stderr, "backfilld: --compare reports in text or JSON, not CSV\n");
 		return -1;
 	}
-	if (c->compare && g->nseed > 1 && c->so.plot) {
-		fprintf(stderr, "backfilld: --plot draws a comparison by month, and --compare over "
-		        "seeds has no months: leave out --plot or --seeds\n");
-		return -1;
-	}
 	if (c->o.format == REPORT_CSV && !(grid_dims(g) || c->seeds_given || c->so.cell >= 0)) {
 		fprintf(stderr, "backfilld: --format csv is for sweeps (several values, --seeds or "
 		        "--cell)\n");
@@ -529,18 +532,21 @@ static int finish(struct cli *c)
 	return 0;
 }
 
-/* One replay's utilization and queue length over time. */
+/* One replay's utilization and queue length over time, each on its own
+ * axis: utilization (%) on the left, jobs waiting on the right. */
 static int plot_timeline(const char *path, const struct replay_jobs *jobs, uint32_t nodes,
-                         const char *trace)
+                         const char *trace, enum sched_policy policy)
 {
 	enum { BINS = 300 };
 	double x[BINS], util[BINS], queue[BINS];
 	bf_time t0, width;
-	struct svg_series s[2] = { { "utilization (%)", BINS, x, util },
-	                           { "jobs waiting", BINS, x, queue } };
-	char title[200];
+	struct svg_series s[2] = { { .name = "utilization (%)", .n = BINS, .x = x, .y = util },
+	                           { .name = "jobs waiting", .n = BINS, .x = x, .y = queue,
+	                             .right = true } };
+	char title[256];
 	struct svg_axes ax = { .title = title, .xlabel = "days since the first submission",
-	                       .ylabel = "utilization (%) / jobs waiting", .y_from_zero = true };
+	                       .ylabel = "utilization (%)", .y_from_zero = true,
+	                       .y2label = "queue length (jobs waiting)", .y2_from_zero = true };
 	FILE *f;
 	int rc;
 
@@ -552,8 +558,8 @@ static int plot_timeline(const char *path, const struct replay_jobs *jobs, uint3
 		x[i] = ((double)i + 0.5) * (double)width / BF_SEC / 86400.0;
 		util[i] *= 100;
 	}
-	snprintf(title, sizeof title, "utilization and queue length: %s",
-	         strrchr(trace, '/') ? strrchr(trace, '/') + 1 : trace);
+	snprintf(title, sizeof title, "%s: utilization and queue length over time, %s",
+	         plot_basename(trace), sched_policy_name(policy));
 	if (!(f = fopen(path, "w"))) {
 		perror(path);
 		return -1;
@@ -578,7 +584,8 @@ static int single(struct cli *c, const struct trace *tr)
 	report_print(stdout, &res, c->o.format);
 	if (c->breakdown && c->o.format == REPORT_TEXT)
 		report_print_tables(stdout, &res);
-	rc = c->so.plot ? plot_timeline(c->so.plot, &jobs, res.nodes, c->o.trace) : 0;
+	rc = c->so.plot ? plot_timeline(c->so.plot, &jobs, res.nodes, c->o.trace,
+	                                       c->o.set.policy) : 0;
 	free(jobs.j);
 	replay_result_free(&res);
 	return rc < 0 || fflush(stdout) != 0 ? 1 : 0;
@@ -605,6 +612,8 @@ int replay_main(int argc, char **argv)
 		goto out;
 	case -1:
 		fprintf(stderr, "Try 'backfilld --help' for more information.\n");
+		goto out;
+	case -2:
 		goto out;
 	}
 	if (finish(c) < 0)

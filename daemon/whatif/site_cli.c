@@ -12,10 +12,12 @@
  * each; the plots draw throughput and session length against the users,
  * one line per policy (and alpha), each point the mean over the seeds. */
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include "decimal.h"
+#include "plot.h"
 #include "site.h"
 #include "site_seeds.h"
 #include "svg.h"
@@ -187,8 +189,13 @@ static int option(struct site_cli *c, int opt, const char *arg)
 			return usage_error("--format", arg, "expected text, json or csv");
 		c->format = arg;
 		return 0;
-	case O_PLOT_TP: c->plot_tp = arg; return 0;
-	case O_PLOT_SES: c->plot_ses = arg; return 0;
+	case O_PLOT_TP:
+	case O_PLOT_SES:
+		if (plot_path_check(opt == O_PLOT_TP ? "--plot-throughput" : "--plot-sessions",
+		                    arg) < 0)
+			return -1;
+		*(opt == O_PLOT_TP ? &c->plot_tp : &c->plot_ses) = arg;
+		return 0;
 	case O_JOBS_OUT: c->jobs_out = arg; return 0;
 	case O_JOB_MIX:
 		if (strcmp(arg, "independent") && strcmp(arg, "joint"))
@@ -275,24 +282,24 @@ static int characterize(const struct site_cli *c)
 }
 
 /* One line per policy and alpha over the users, of throughput or of
- * session length. */
-static int plot(const char *path, const struct site_cli *c, const struct site_result *res,
-                size_t nres, bool sessions)
+ * session length: each point the mean over the seeds, with the 95%
+ * interval of that mean (site_seeds.h) as its error bar. */
+static int plot(const char *path, const struct site_cli *c, const struct site_model *m,
+                const struct site_result *res, size_t nres, bool sessions)
 {
 	struct svg_series s[4 * MAX_LIST];
-	char names[4 * MAX_LIST][48];
+	char names[4 * MAX_LIST][48], title[400];
 	double x[4 * MAX_LIST][MAX_LIST], y[4 * MAX_LIST][MAX_LIST];
+	double lo[4 * MAX_LIST][MAX_LIST], hi[4 * MAX_LIST][MAX_LIST], v[MAX_SEEDS];
 	size_t ns = 0;
-	struct svg_axes ax = { .title = sessions ? "Session length against users" :
-	                                           "Throughput against users",
-	                       .xlabel = "users", .ylabel = sessions ? "jobs per session" :
-	                                                               "jobs per hour",
-	                       .y_from_zero = true };
+	struct svg_axes ax = { .title = title, .xlabel = "users",
+	                       .ylabel = sessions ? "session length (jobs per session)" :
+	                                            "throughput (jobs per hour)" };
 	FILE *f;
-	int rc;
+	int rc, at;
 
 	/* The results go seeds-innermost, then users: each line is a run of
-	 * nusers * nseeds, each point the mean over its seeds. */
+	 * nusers * nseeds. */
 	for (size_t k = 0, run = c->nusers * c->nseeds; k + run <= nres; k += run, ns++) {
 		const struct site_settings *st = &res[k].set;
 
@@ -302,15 +309,22 @@ static int plot(const char *path, const struct site_cli *c, const struct site_re
 			snprintf(names[ns], sizeof names[ns], "%s", sched_policy_name(st->policy));
 		for (uint32_t u = 0; u < c->nusers; u++) {
 			const struct site_result *r = &res[k + u * c->nseeds];
-			double sum = 0;
 
 			for (uint64_t d = 0; d < c->nseeds; d++)
-				sum += sessions ? r[d].all.session_length : r[d].all.throughput;
+				v[d] = sessions ? r[d].all.session_length : r[d].all.throughput;
 			x[ns][u] = r->set.users;
-			y[ns][u] = sum / (double)c->nseeds;
+			plot_ci95(v, c->nseeds, &y[ns][u], &lo[ns][u], &hi[ns][u]);
 		}
-		s[ns] = (struct svg_series){ names[ns], c->nusers, x[ns], y[ns] };
+		s[ns] = (struct svg_series){ .name = names[ns], .n = c->nusers, .x = x[ns],
+		                             .y = y[ns], .lo = lo[ns], .hi = hi[ns] };
 	}
+	at = snprintf(title, sizeof title, "site model of %s: %s against users", m->source,
+	              sessions ? "session length (jobs per session)" : "throughput (jobs per hour)");
+	if (c->npolicy == 1 && c->nalpha <= 1 && at > 0 && (size_t)at < sizeof title)
+		at += snprintf(title + at, sizeof title - (size_t)at, ", %s", names[0]);
+	if (c->nseeds > 1 && at > 0 && (size_t)at < sizeof title)
+		snprintf(title + at, sizeof title - (size_t)at, "; mean of %" PRIu64 " seeds, 95%% CI",
+		         c->nseeds);
 	if (!(f = fopen(path, "w"))) {
 		fprintf(stderr, "backfilld: %s: %s\n", path, strerror(errno));
 		return -1;
@@ -390,9 +404,9 @@ static int simulate_all(struct site_cli *c)
 		goto out;
 	}
 	rc = 0;
-	if (c->plot_tp && plot(c->plot_tp, c, res, nres, false) < 0)
+	if (c->plot_tp && plot(c->plot_tp, c, &m, res, nres, false) < 0)
 		rc = 1;
-	if (c->plot_ses && plot(c->plot_ses, c, res, nres, true) < 0)
+	if (c->plot_ses && plot(c->plot_ses, c, &m, res, nres, true) < 0)
 		rc = 1;
 out:
 	if (fflush(stdout) != 0 || (jobs && fclose(jobs) != 0))
@@ -447,7 +461,7 @@ void site_usage(FILE *f)
 "  --seeds A..B      every seed from A to B (at most 100): text and json give each\n"
 "                    setting's mean, sd and 95% interval, and its throughput gain\n"
 "                    over the first setting paired by seed; csv a row per run;\n"
-"                    the plots show means\n"
+"                    the plots show means with their 95% intervals\n"
 "  --nodes N         the machine (default: the model's)\n"
 "  --job-mix M       independent (default: a job's runtime and estimate drawn\n"
 "                    whatever its size, as the paper's users draw them) or joint\n"
@@ -457,5 +471,6 @@ void site_usage(FILE *f)
 "  --format F        text (default), json or csv\n"
 "  --jobs-out FILE   every simulated job as an SWF line (one simulation)\n"
 "  --plot-throughput FILE.svg, --plot-sessions FILE.svg  throughput or session\n"
-"                    length against users, a line per policy and alpha\n", f);
+"                    length against users, a line per policy and alpha (SVG only:\n"
+"                    another name than *.svg is refused)\n", f);
 }

@@ -9,12 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "svg.h"
+#include "svg_axis.h"
 
-/* The plot area: the legend takes the right margin, tick labels the others. */
-enum { W = 800, H = 480, X0 = 72, X1 = 620, Y0 = 44, MB = 56, MAXT = 24 };
-/* An axis never spans more than this, so that its padding and step stay
- * finite; points beyond it are pinned to the plot's edge. */
-#define LIM 1e300
+/* The plot area: the legend takes the right margin, tick labels the others;
+ * a right axis (X1R) takes some of the legend's room. */
+enum { W = 800, H = 480, X0 = 72, X1 = 620, X1R = 580, Y0 = 44, MB = 56 };
 
 /* Tableau 10: distinct hues that survive most colour-vision deficiencies.
  * Past ten series, lines repeat the colours dashed. */
@@ -24,21 +23,6 @@ static const char *const palette[] = {
 };
 #define NPAL (sizeof palette / sizeof palette[0])
 #define DASH(k) ((k) / NPAL % 2 ? " stroke-dasharray=\"6 3\"" : "")
-
-struct tick {
-	double pos;		/* in axis units: log10(x) on a log axis */
-	double val;		/* the value shown; for a decade, its exponent */
-	bool decade, label;
-};
-
-struct axis {
-	double lo, hi;		/* axis units */
-	double p0, p1;		/* their pixels */
-	double step, maxabs;	/* the shared label format of a linear axis */
-	bool log;
-	size_t nt;
-	struct tick t[MAXT];
-};
 
 /* Length of the valid UTF-8 sequence at p, or 0. Overlongs, surrogates,
  * code points past U+10FFFF and U+FFFE/U+FFFF are refused as XML parsers
@@ -75,189 +59,6 @@ static void xml_text(FILE *out, const char *s)
 	}
 }
 
-/* "2.50" -> "2.5", "3.0" -> "3"; "1e+06" -> "1e6", "2e-05" -> "2e-5". */
-static void tidy(char *b)
-{
-	char *e = strchr(b, 'e'), *d;
-
-	if (!e && strchr(b, '.')) {
-		for (d = b + strlen(b); d[-1] == '0'; d--)
-			d[-1] = '\0';
-		if (d[-1] == '.')
-			d[-1] = '\0';
-	}
-	if (!e)
-		return;
-	d = e + 1 + (e[1] == '-');
-	if (*d == '+')
-		memmove(d, d + 1, strlen(d));
-	while (d[0] == '0' && d[1])
-		memmove(d, d + 1, strlen(d));
-}
-
-/* A tick label: plain digits, k/M/G/T for thousands up, an exponent only
- * for the very large or very small. On a linear axis (step > 0) all labels
- * share the unit of the largest and show as many decimals as the step
- * needs; otherwise (step 0) each label stands alone. */
-static void fmt_num(char *b, size_t sz, double v, double step, double maxabs)
-{
-	double div = 1;
-	char suf = 0;
-	size_t len;
-
-	if (step > 0 && fabs(v) < step * 1e-6)
-		v = 0;	/* rounding noise, or a -0 */
-	if (v != 0 && (maxabs >= 1e15 || maxabs < 1e-3)) {
-		int prec = step > 0 ? (int)(floor(log10(maxabs)) - floor(log10(step))) + 1 : 3;
-
-		snprintf(b, sz, "%.*g", prec < 1 ? 1 : prec > 15 ? 15 : prec, v);
-		tidy(b);
-		return;
-	}
-	/* "1000" reads well among 0, 500, 1500; on a log axis "1k" beside "10k". */
-	if (maxabs >= (step > 0 ? 1e4 : 1e3)) {
-		int u = (int)floor(log10(maxabs) / 3);
-
-		u = u < 1 ? 1 : u > 4 ? 4 : u;	/* rounding at 1e3 or 1e15 */
-		div = pow(1000, u);
-		suf = v != 0 ? "kMGT"[u - 1] : 0;
-	}
-	if (step > 0) {
-		int d = (int)ceil(-log10(step / div) - 1e-9);
-
-		snprintf(b, sz, "%.*f", d < 0 ? 0 : d > 15 ? 15 : d, v / div);
-	} else {
-		snprintf(b, sz, "%.4g", v / div);
-	}
-	tidy(b);
-	len = strlen(b);
-	if (suf && len + 1 < sz) {
-		b[len] = suf;
-		b[len + 1] = '\0';
-	}
-}
-
-static void fmt_tick(char *b, size_t sz, const struct axis *a, const struct tick *t)
-{
-	if (t->decade && (t->val < -3 || t->val > 14))
-		snprintf(b, sz, "1e%d", (int)t->val);
-	else if (t->decade)
-		fmt_num(b, sz, pow(10, t->val), 0, pow(10, t->val));
-	else
-		fmt_num(b, sz, t->val, a->step, a->log ? fabs(t->val) : a->maxabs);
-}
-
-/* The range an axis shows for data in [mn, mx] (mn > mx: no data), widened
- * so that a flat or vanishing range still gets a scale, and never padded
- * across zero when the data does not cross it. */
-static void span(double mn, double mx, bool pad, bool from_zero, double *lo, double *hi)
-{
-	double dmin, dmax;
-
-	if (!(mn <= mx))
-		mn = 0, mx = 1;
-	mn = fmax(mn, -LIM);
-	mx = fmin(fmax(mx, mn), LIM);
-	dmin = mn, dmax = mx;
-	if (from_zero)
-		mn = fmin(mn, 0), mx = fmax(mx, 0);
-	/* Past 1e-290 the steps would be subnormal numbers, without precision. */
-	if (mx - mn <= 1e-9 * fmax(fabs(mn), fabs(mx)) || mx - mn < 1e-290) {
-		double c = (mn + mx) / 2, d = fabs(c) > 1e-290 ? fabs(c) * 0.1 : 1;
-
-		mn = c - d, mx = c + d;
-	} else if (pad) {
-		double d = (mx - mn) * 0.05;
-
-		mn -= d, mx += d;
-	}
-	*lo = mn < 0 && dmin >= 0 ? 0 : mn;
-	*hi = mx > 0 && dmax <= 0 && dmin < 0 ? 0 : mx;
-}
-
-/* Pinned to the plot: values past the axis (beyond LIM) stay in view. */
-static double px(const struct axis *a, double v)
-{
-	double p = a->p0 + (v - a->lo) / (a->hi - a->lo) * (a->p1 - a->p0);
-	double mn = fmin(a->p0, a->p1), mx = fmax(a->p0, a->p1);
-
-	return p < mn ? mn : p > mx ? mx : p;
-}
-
-static double data_px(const struct axis *a, double v)
-{
-	return px(a, a->log ? log10(v) : v);
-}
-
-static void add_tick(struct axis *a, double pos, double val, bool decade, bool label)
-{
-	if (a->nt < MAXT)
-		a->t[a->nt++] = (struct tick){ pos, val, decade, label };
-}
-
-/* Ticks at multiples of 1, 2 or 5 x 10^k, as near six as the range allows,
- * the axis stretched to the outer ones. Some step always gives 4 to 8: the
- * candidates are at most 2.5x apart and range/step in [2.4, 6] does. */
-static void lin_axis(struct axis *a, double lo, double hi)
-{
-	static const double mult[] = { 1, 2, 5 };
-	double range = hi - lo, mag = pow(10, floor(log10(range)) - 1);
-	double step = range / 5, first = lo / step, last = hi / step;
-	int best = 0;
-
-	for (int e = 0; e < 3; e++, mag *= 10)
-		for (int m = 0; m < 3; m++) {
-			double s = mult[m] * mag, f = floor(lo / s + 1e-9), l = ceil(hi / s - 1e-9);
-			int c = (int)(l - f) + 1;
-
-			if (c >= 4 && c <= 8 && (!best || abs(c - 6) < abs(best - 6)))
-				best = c, step = s, first = f, last = l;
-		}
-	a->step = step;
-	a->lo = first * step;
-	a->hi = last * step;
-	a->maxabs = fmax(fabs(a->lo), fabs(a->hi));
-	for (double k = first; k <= last + 0.5; k++)
-		add_tick(a, k * step, k * step, false, true);
-}
-
-/* Whole decades, every k-th so at most eight, and the data's own x values
- * when there are few (xs, nx), each labelled only where its label clears
- * the others (about 6.5 px a character at 11 px, and a gap of 8). */
-static void log_axis(struct axis *a, double mn, double mx, const double *xs, size_t nx)
-{
-	int e0 = (int)floor(log10(mn)), e1 = (int)ceil(log10(mx)), k;
-
-	if (e0 == e1)
-		e0--, e1++;
-	k = (e1 - e0 + 6) / 7;
-	a->log = true;
-	a->lo = e0;
-	a->hi = e0 + k * ((e1 - e0 + k - 1) / k);
-	for (int e = e0; e <= a->hi; e += k)
-		add_tick(a, e, e, true, true);
-	for (size_t i = 0; i < nx; i++) {
-		bool dup = false;
-
-		for (size_t j = 0; j < a->nt; j++)
-			dup |= fabs(a->t[j].pos - log10(xs[i])) < 1e-9;
-		if (!dup)
-			add_tick(a, log10(xs[i]), xs[i], false, false);
-	}
-	for (size_t i = 0; i < a->nt; i++) {
-		char b[64], c[64];
-		bool room = true;
-
-		fmt_tick(b, sizeof b, a, &a->t[i]);
-		for (size_t j = 0; j < a->nt; j++) {
-			fmt_tick(c, sizeof c, a, &a->t[j]);
-			room &= !(a->t[j].label && fabs(px(a, a->t[j].pos) - px(a, a->t[i].pos)) <
-				  3.3 * (double)(strlen(b) + strlen(c)) + 8);
-		}
-		a->t[i].label |= room;
-	}
-}
-
 static void text_el(FILE *out, double x, double y, const char *attrs, const char *s)
 {
 	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\"", x, y);
@@ -267,11 +68,21 @@ static void text_el(FILE *out, double x, double y, const char *attrs, const char
 	fputs("</text>\n", out);
 }
 
+/* An axis title turned on its side, centred at (x, y). */
+static void side_label(FILE *out, const char *cls, double x, double y, const char *s)
+{
+	fprintf(out, "<text class=\"%s\" text-anchor=\"middle\" "
+		"transform=\"translate(%.1f %.1f) rotate(-90)\">", cls, x, y);
+	xml_text(out, s);
+	fputs("</text>\n", out);
+}
+
 /* The document's start, the title, the grid with the ticks and labels of
- * the y axis and of the x axis if given (a bar chart labels its categories
- * itself), the axis lines and their titles. */
-static void frame(FILE *out, const struct svg_axes *ax, const struct axis *xa,
-		  const struct axis *ya)
+ * the y axis (and of the right one, y2 not NULL) and of the x axis if
+ * given (a bar chart labels its categories itself), the axis lines and
+ * their titles. x1: the plot's right edge. */
+static void frame(FILE *out, const struct svg_axes *ax, const struct svg_axis *xa,
+		  const struct svg_axis *ya, const struct svg_axis *y2, double x1)
 {
 	char b[64];
 	double ybot = ya->p0;
@@ -280,38 +91,45 @@ static void frame(FILE *out, const struct svg_axes *ax, const struct axis *xa,
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		"viewBox=\"0 0 %d %d\" version=\"1.1\" font-family=\"sans-serif\" font-size=\"12\">\n"
 		"<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", W, H, W, H, W, H);
-	if (ax->title)
-		text_el(out, (X0 + X1) / 2.0, 26, " class=\"title\" text-anchor=\"middle\" "
-			"font-size=\"16\" font-weight=\"bold\"", ax->title);
+	/* A long title gets smaller to fit the width: about 0.62 em a character. */
+	if (ax->title) {
+		double fs = fmax(9, fmin(14, (W - 16) / (0.62 * (double)strlen(ax->title) + 1)));
+
+		fprintf(out, "<text x=\"%.1f\" y=\"26.0\" class=\"title\" text-anchor=\"middle\" "
+			"font-size=\"%.1f\" font-weight=\"bold\">", W / 2.0, fs);
+		xml_text(out, ax->title);
+		fputs("</text>\n", out);
+	}
 	fputs("<g class=\"grid\" stroke=\"#e4e4e4\">\n", out);
 	for (size_t i = 0; i < ya->nt; i++)
-		fprintf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>\n",
-			X0, X1, px(ya, ya->t[i].pos), px(ya, ya->t[i].pos));
+		fprintf(out, "<line x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n",
+			X0, x1, svg_px(ya, ya->t[i].pos), svg_px(ya, ya->t[i].pos));
 	for (size_t i = 0; xa && i < xa->nt; i++)
-		fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%.1f\"%s/>\n",
-			px(xa, xa->t[i].pos), px(xa, xa->t[i].pos), Y0, ybot,
-			xa->t[i].decade || !xa->log ? "" : " stroke-dasharray=\"2 3\"");
+		fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%.1f\"/>\n",
+			svg_px(xa, xa->t[i].pos), svg_px(xa, xa->t[i].pos), Y0, ybot);
 	fputs("</g>\n<g font-size=\"11\" fill=\"#333\">\n", out);
 	for (size_t i = 0; i < ya->nt; i++) {
-		fmt_tick(b, sizeof b, ya, &ya->t[i]);
-		text_el(out, X0 - 6, px(ya, ya->t[i].pos) + 4, " class=\"ytick\" text-anchor=\"end\"", b);
+		svg_tick_label(b, sizeof b, ya, &ya->t[i]);
+		text_el(out, X0 - 6, svg_px(ya, ya->t[i].pos) + 4, " class=\"ytick\" text-anchor=\"end\"", b);
+	}
+	for (size_t i = 0; y2 && i < y2->nt; i++) {
+		svg_tick_label(b, sizeof b, y2, &y2->t[i]);
+		text_el(out, x1 + 6, svg_px(y2, y2->t[i].pos) + 4, " class=\"y2tick\" text-anchor=\"start\"", b);
 	}
 	for (size_t i = 0; xa && i < xa->nt; i++) {
 		if (!xa->t[i].label)
 			continue;
-		fmt_tick(b, sizeof b, xa, &xa->t[i]);
-		text_el(out, px(xa, xa->t[i].pos), ybot + 16, " class=\"xtick\" text-anchor=\"middle\"", b);
+		svg_tick_label(b, sizeof b, xa, &xa->t[i]);
+		text_el(out, svg_px(xa, xa->t[i].pos), ybot + 16, " class=\"xtick\" text-anchor=\"middle\"", b);
 	}
-	fprintf(out, "</g>\n<path d=\"M%d %d V%.1f H%d\" fill=\"none\" stroke=\"#444\"/>\n",
-		X0, Y0, ybot, X1);
+	fprintf(out, "</g>\n<path d=\"M%d %d V%.1f H%.1f V%.1f\" fill=\"none\" stroke=\"#444\"/>\n",
+		X0, Y0, ybot, x1, y2 ? (double)Y0 : ybot);
 	if (ax->xlabel)
-		text_el(out, (X0 + X1) / 2.0, H - 12, " class=\"xlabel\" text-anchor=\"middle\"", ax->xlabel);
-	if (ax->ylabel) {
-		fprintf(out, "<text class=\"ylabel\" text-anchor=\"middle\" "
-			"transform=\"translate(18 %.1f) rotate(-90)\">", (Y0 + ybot) / 2);
-		xml_text(out, ax->ylabel);
-		fputs("</text>\n", out);
-	}
+		text_el(out, (X0 + x1) / 2.0, H - 12, " class=\"xlabel\" text-anchor=\"middle\"", ax->xlabel);
+	if (ax->ylabel)
+		side_label(out, "ylabel", 18, (Y0 + ybot) / 2, ax->ylabel);
+	if (y2 && ax->y2label)
+		side_label(out, "y2label", x1 + 50, (Y0 + ybot) / 2, ax->y2label);
 }
 
 static void series_open(FILE *out, const char *name, size_t k)
@@ -321,64 +139,91 @@ static void series_open(FILE *out, const char *name, size_t k)
 	fprintf(out, "\" stroke=\"%s\" fill=\"%s\">\n", palette[k % NPAL], palette[k % NPAL]);
 }
 
-/* One legend row: a line and marker for a line chart, a box for bars. The
- * rows close up to fit the plot's height when there are many series. */
-static void legend_item(FILE *out, size_t k, size_t ns, double ybot, const char *name, bool bar)
+/* One legend row at lx: a line and marker for a line chart, a box for
+ * bars. The rows close up to fit the plot's height when there are many. */
+static void legend_item(FILE *out, double lx, size_t k, size_t ns, double ybot, const char *name,
+			bool bar)
 {
 	double rh = fmin(18, (ybot - Y0) / (double)ns), y = Y0 + 8 + rh * (double)k;
 	const char *c = palette[k % NPAL];
 
 	if (bar)
-		fprintf(out, "<rect x=\"%d\" y=\"%.1f\" width=\"14\" height=\"10\" fill=\"%s\"/>\n",
-			X1 + 16, y - 5, c);
+		fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"10\" fill=\"%s\"/>\n",
+			lx + 4, y - 5, c);
 	else
-		fprintf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-			"stroke-width=\"2\"%s/><circle cx=\"%d\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
-			X1 + 12, X1 + 34, y, y, c, DASH(k), X1 + 23, y, c);
-	text_el(out, X1 + 40, y + 4, "", name);
+		fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+			"stroke-width=\"2\"%s/><circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
+			lx, lx + 22, y, y, c, DASH(k), lx + 11, y, c);
+	text_el(out, lx + 28, y + 4, "", name);
+}
+
+/* An error bar from lo to hi at x, with caps half wide; none unless both
+ * are finite and lo < hi. stroke: NULL for the series' colour. */
+static void errbar(FILE *out, const struct svg_axis *ya, double x, double lo, double hi,
+		   double half, const char *stroke)
+{
+	double a, b;
+
+	if (!isfinite(lo) || !isfinite(hi) || !(lo < hi))
+		return;
+	a = svg_px(ya, lo), b = svg_px(ya, hi);
+	fprintf(out, "<path class=\"errbar\" data-lo=\"%.6g\" data-hi=\"%.6g\" fill=\"none\" "
+		"stroke-width=\"1.5\"%s%s%s d=\"M%.1f %.1f V%.1f M%.1f %.1f H%.1f M%.1f %.1f H%.1f\"/>\n",
+		lo, hi, stroke ? " stroke=\"" : "", stroke ? stroke : "", stroke ? "\"" : "",
+		x, a, b, x - half, a, x + half, x - half, b, x + half);
+}
+
+/* Widen [*mn, *mx] by the finite values v[0..n) (v NULL: none). */
+static void extend(const double *v, size_t n, double *mn, double *mx)
+{
+	for (size_t i = 0; v && i < n; i++)
+		if (isfinite(v[i]))
+			*mn = fmin(*mn, v[i]), *mx = fmax(*mx, v[i]);
 }
 
 int svg_line_chart(FILE *out, const struct svg_axes *ax, const struct svg_series *s, size_t ns)
 {
-	double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
-	double xs[9], lo, hi;
-	size_t nx = 0, npts = 0;
-	struct axis xa = { .p0 = X0, .p1 = X1 }, ya = { .p0 = H - MB, .p1 = Y0 };
+	double ymin[2] = { INFINITY, INFINITY }, ymax[2] = { -INFINITY, -INFINITY }, lo, hi, x1;
+	double *xs;
+	size_t npts = 0, nbar[2] = { 0, 0 };	/* series with error bars; drawn so far */
+	bool right = false;
+	struct svg_axis xa = { .p0 = X0 }, ya[2] = { { .p0 = H - MB, .p1 = Y0 },
+						     { .p0 = H - MB, .p1 = Y0 } };
 
 	if (!out || !ax || !s || ns == 0)
 		return -1;
 	for (size_t k = 0; k < ns; k++) {
 		if (s[k].n && (!s[k].x || !s[k].y))
 			return -1;
-		for (size_t i = 0; i < s[k].n; i++, npts++) {
-			double x = s[k].x[i], y = s[k].y[i];
-			bool seen = false;
-
-			if (!isfinite(x) || (ax->logx && x <= 0))
+		for (size_t i = 0; i < s[k].n; i++, npts++)
+			if (!isfinite(s[k].x[i]) || (ax->logx && s[k].x[i] <= 0))
 				return -1;
-			xmin = fmin(xmin, x), xmax = fmax(xmax, x);
-			if (isfinite(y))
-				ymin = fmin(ymin, y), ymax = fmax(ymax, y);
-			for (size_t j = 0; j < nx; j++)
-				seen |= xs[j] == x;
-			if (!seen && nx < 9)
-				xs[nx++] = x;
-		}
+		extend(s[k].y, s[k].n, &ymin[s[k].right], &ymax[s[k].right]);
+		extend(s[k].lo, s[k].n, &ymin[s[k].right], &ymax[s[k].right]);
+		extend(s[k].hi, s[k].n, &ymin[s[k].right], &ymax[s[k].right]);
+		right |= s[k].right && s[k].n > 0;
 	}
-	if (npts == 0)
+	if (npts == 0 || !(xs = malloc(npts * sizeof *xs)))
 		return -1;
-	if (ax->logx) {
-		log_axis(&xa, xmin, xmax, xs, nx <= 8 ? nx : 0);
-	} else {
-		span(xmin, xmax, false, false, &lo, &hi);
-		lin_axis(&xa, lo, hi);
+	npts = 0;
+	for (size_t k = 0; k < ns; k++)
+		for (size_t i = 0; i < s[k].n; i++)
+			xs[npts++] = s[k].x[i];
+	for (size_t k = 0; k < ns; k++)
+		nbar[0] += s[k].lo && s[k].hi;
+	x1 = right ? X1R : X1;
+	xa.p1 = x1;
+	svg_x_axis(&xa, xs, npts, ax->logx);
+	free(xs);
+	for (int r = 0; r < 2; r++) {
+		svg_span(ymin[r], ymax[r], true, r ? ax->y2_from_zero : ax->y_from_zero, &lo, &hi);
+		svg_lin_axis(&ya[r], lo, hi, false);
 	}
-	span(ymin, ymax, true, ax->y_from_zero, &lo, &hi);
-	lin_axis(&ya, lo, hi);
 
-	frame(out, ax, &xa, &ya);
+	frame(out, ax, &xa, &ya[0], right ? &ya[1] : NULL, x1);
 	for (size_t k = 0; k < ns; k++) {
 		const double *x = s[k].x, *y = s[k].y;
+		const struct svg_axis *yk = &ya[s[k].right];
 
 		series_open(out, s[k].name, k);
 		/* A polyline for each unbroken run of two points or more. */
@@ -389,22 +234,27 @@ int svg_line_chart(FILE *out, const struct svg_axes *ax, const struct svg_series
 				continue;
 			if (!prev)
 				fprintf(out, "<polyline fill=\"none\" stroke-width=\"2\"%s points=\"", DASH(k));
-			fprintf(out, "%.1f,%.1f", data_px(&xa, x[i]), px(&ya, y[i]));
+			fprintf(out, "%.1f,%.1f", svg_data_px(&xa, x[i]), svg_px(yk, y[i]));
 			fputs(next ? " " : "\"/>\n", out);
 		}
+		/* Bars of several series at one x stand a little apart. */
+		for (size_t i = 0; s[k].lo && s[k].hi && i < s[k].n; i++)
+			errbar(out, yk, svg_data_px(&xa, x[i]) + 3 * ((double)nbar[1] - (nbar[0] - 1) / 2.0),
+			       s[k].lo[i], s[k].hi[i], 4, NULL);
+		nbar[1] += s[k].lo && s[k].hi;
 		/* A dense series (a time line) is its line: its markers stay, for
 		 * the data they carry, but too small to hide it. */
 		for (size_t i = 0; i < s[k].n; i++)
 			if (isfinite(y[i]))
 				fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" %s "
 					"data-x=\"%.6g\" data-y=\"%.6g\"/>\n",
-					data_px(&xa, x[i]), px(&ya, y[i]),
+					svg_data_px(&xa, x[i]), svg_px(yk, y[i]),
 					s[k].n > 60 ? "r=\"0.8\"" : "r=\"3\" stroke=\"white\"", x[i], y[i]);
 		fputs("</g>\n", out);
 	}
 	fputs("<g class=\"legend\">\n", out);
 	for (size_t k = 0; k < ns; k++)
-		legend_item(out, k, ns, ya.p0, s[k].name, false);
+		legend_item(out, x1 + (right ? 64 : 12), k, ns, ya[0].p0, s[k].name, false);
 	fputs("</g>\n</svg>\n", out);
 	return ferror(out) ? -1 : 0;
 }
@@ -415,16 +265,16 @@ int svg_bar_chart(FILE *out, const struct svg_axes *ax, const char *const *cats,
 	double ymin = INFINITY, ymax = -INFINITY, lo, hi, band, bw, base;
 	size_t maxlen = 0, every = 1;
 	bool rotate;
-	struct axis ya = { .p1 = Y0 };
+	struct svg_axis ya = { .p1 = Y0 };
 
 	if (!out || !ax || !cats || ncat == 0 || !series || ns == 0)
 		return -1;
 	for (size_t k = 0; k < ns; k++) {
 		if (!series[k].y)
 			return -1;
-		for (size_t i = 0; i < ncat; i++)
-			if (isfinite(series[k].y[i]))
-				ymin = fmin(ymin, series[k].y[i]), ymax = fmax(ymax, series[k].y[i]);
+		extend(series[k].y, ncat, &ymin, &ymax);
+		extend(series[k].lo, ncat, &ymin, &ymax);
+		extend(series[k].hi, ncat, &ymin, &ymax);
 	}
 	for (size_t i = 0; i < ncat; i++)
 		if (cats[i] && strlen(cats[i]) > maxlen)
@@ -437,12 +287,12 @@ int svg_bar_chart(FILE *out, const struct svg_axes *ax, const char *const *cats,
 	if (rotate)
 		every = (size_t)ceil(14 / band);
 	ya.p0 = H - MB - (rotate ? 4.6 * (double)(maxlen < 16 ? maxlen : 16) : 0);
-	span(ymin, ymax, true, ax->y_from_zero, &lo, &hi);
-	lin_axis(&ya, lo, hi);
-	base = px(&ya, fmin(fmax(0, ya.lo), ya.hi));
+	svg_span(ymin, ymax, true, ax->y_from_zero, &lo, &hi);
+	svg_lin_axis(&ya, lo, hi, true);
+	base = svg_px(&ya, fmin(fmax(0, ya.lo), ya.hi));
 	bw = band * 0.8 / (double)ns;
 
-	frame(out, ax, NULL, &ya);
+	frame(out, ax, NULL, &ya, NULL, X1);
 	fputs("<g font-size=\"11\" fill=\"#333\">\n", out);
 	for (size_t i = 0; i < ncat; i += every) {
 		double x = X0 + band * ((double)i + 0.5) + (rotate ? 4 : 0), y = ya.p0 + 16;
@@ -457,22 +307,25 @@ int svg_bar_chart(FILE *out, const struct svg_axes *ax, const char *const *cats,
 	for (size_t k = 0; k < ns; k++) {
 		series_open(out, series[k].name, k);
 		for (size_t i = 0; i < ncat; i++) {
-			double v = series[k].y[i], top = px(&ya, v);
+			double v = series[k].y[i], top = svg_px(&ya, v);
+			double left = X0 + band * ((double)i + 0.1) + bw * (double)k;
 
 			if (!isfinite(v))
 				continue;
 			fputs("<rect class=\"bar\" data-cat=\"", out);
 			xml_text(out, cats[i]);
 			fprintf(out, "\" data-y=\"%.6g\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
-				"height=\"%.2f\" stroke=\"none\"/>\n", v,
-				X0 + band * ((double)i + 0.1) + bw * (double)k,
+				"height=\"%.2f\" stroke=\"none\"/>\n", v, left,
 				fmin(top, base), bw > 3 ? bw - 1 : bw, fabs(top - base));
+			if (series[k].lo && series[k].hi)
+				errbar(out, &ya, left + bw / 2, series[k].lo[i], series[k].hi[i],
+				       fmin(6, bw / 4), "#222");
 		}
 		fputs("</g>\n", out);
 	}
 	fputs("<g class=\"legend\">\n", out);
 	for (size_t k = 0; k < ns; k++)
-		legend_item(out, k, ns, ya.p0, series[k].name, true);
+		legend_item(out, X1 + 12, k, ns, ya.p0, series[k].name, true);
 	fputs("</g>\n</svg>\n", out);
 	return ferror(out) ? -1 : 0;
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "jsonw.h"
+#include "plot.h"
 #include "report_whatif.h"
 #include "svg.h"
 #include "sweep_out.h"
@@ -378,8 +379,28 @@ static int x_dim(const struct grid *g, const char **label, bool *logx)
 	return 0;
 }
 
-static int plot(const struct sweep_plot *so, const struct grid *g, const struct cell_row *rows,
-                const struct summary *su, size_t nsum)
+/* The title: the trace, the metric in full, the policy when there is one,
+ * and what a point is when there are seeds. */
+static void plot_title(char *buf, size_t len, const struct replay_opts *o, const struct grid *g,
+                       const char *metric)
+{
+	char name[96];
+	int at = snprintf(buf, len, "%s: %s", plot_basename(o->trace),
+	                  plot_metric_name(metric, name, sizeof name));
+
+	if (g->npolicy == 1 && at > 0 && (size_t)at < len)
+		at += snprintf(buf + at, len - (size_t)at, ", %s", sched_policy_name(g->policy[0]));
+	if (g->nseed > 1 && at > 0 && (size_t)at < len)
+		snprintf(buf + at, len - (size_t)at, "; mean of %zu seeds, 95%% CI", g->nseed);
+}
+
+/* The series' arrays: x, y and the error bars' ends, nx each per series. */
+struct plot_data {
+	double *x, *y, *lo, *hi, *v;
+};
+
+static int plot(const struct replay_opts *o, const struct sweep_plot *so, const struct grid *g,
+                const struct cell_row *rows, const struct summary *su, size_t nsum)
 {
 	const char *xlabel;
 	bool logx;
@@ -387,7 +408,9 @@ static int plot(const struct sweep_plot *so, const struct grid *g, const struct 
 	size_t nx = dim == 'e' ? g->nest : dim == 'l' ? g->nload : g->nnodes;
 	size_t nser = nsum / (nx ? nx : 1);
 	struct svg_series *ser = calloc(nser ? nser : 1, sizeof *ser);
-	double *xs = malloc(nsum * sizeof *xs), *ys = malloc(nsum * sizeof *ys);
+	struct plot_data d = { malloc(nsum * sizeof *d.x), malloc(nsum * sizeof *d.y),
+	                       malloc(nsum * sizeof *d.lo), malloc(nsum * sizeof *d.hi),
+	                       malloc(g->nseed * sizeof *d.v) };
 	char (*names)[96] = calloc(nser ? nser : 1, sizeof *names);
 	FILE *f = NULL;
 	int rc = -1;
@@ -397,13 +420,13 @@ static int plot(const struct sweep_plot *so, const struct grid *g, const struct 
 		        "f=F or xK estimates, loads or machine sizes)\n");
 		goto out;
 	}
-	if (!ser || !xs || !ys || !names)
+	if (!ser || !d.x || !d.y || !d.lo || !d.hi || !d.v || !names)
 		goto out;
 	/* Series: every combination of the other dimensions, in grid order. */
 	for (size_t i = 0; i < nsum; i++) {
 		struct grid_at a = grid_decode(g, su[i].first);
 		size_t xi = dim == 'e' ? a.est : dim == 'l' ? a.load : a.nodes;
-		size_t si = 0, mul = 1;
+		size_t si = 0, mul = 1, at;
 		const struct cell_row *r = &rows[su[i].first];
 
 		/* The series index: the other dimensions' indices, mixed radix. */
@@ -411,6 +434,7 @@ static int plot(const struct sweep_plot *so, const struct grid *g, const struct 
 		if (dim != 'l') si += a.load * mul, mul *= g->nload;
 		if (dim != 'e') si += a.est * mul, mul *= g->nest;
 		si += a.policy * mul;
+		at = si * nx + xi;
 		if (xi == 0) {
 			char est[32];
 			int len;
@@ -426,23 +450,24 @@ static int plot(const struct sweep_plot *so, const struct grid *g, const struct 
 			if (dim != 'n' && g->nnodes > 1)
 				snprintf(names[si] + len, sizeof names[si] - (size_t)len, ", %u nodes",
 				         r->nodes);
-			ser[si] = (struct svg_series){ .name = names[si], .x = xs + si * nx,
-			                               .y = ys + si * nx, .n = nx };
+			ser[si] = (struct svg_series){ .name = names[si], .x = d.x + si * nx,
+			                               .y = d.y + si * nx, .lo = d.lo + si * nx,
+			                               .hi = d.hi + si * nx, .n = nx };
 		}
-		xs[si * nx + xi] = dim == 'e' ? r->set.est.param :
-		                   dim == 'l' ? g->load[a.load] : (double)r->nodes;
-		ys[si * nx + xi] = cell_metric(r, so->metric);
+		d.x[at] = dim == 'e' ? r->set.est.param : dim == 'l' ? g->load[a.load] :
+		          (double)r->nodes;
+		/* Each point the mean over its seeds, its bar their 95% interval. */
+		for (size_t k = 0; k < g->nseed; k++)
+			d.v[k] = cell_metric(&rows[su[i].first + k], so->metric);
+		plot_ci95(d.v, g->nseed, &d.y[at], &d.lo[at], &d.hi[at]);
 	}
 	{
-		char ylabel[96], title[160];
-		struct svg_axes ax = { .title = title, .xlabel = xlabel, .ylabel = ylabel, .logx = logx,
-		                       .y_from_zero = true };
+		char ylabel[128], title[256], name[96];
+		struct svg_axes ax = { .title = title, .xlabel = xlabel, .ylabel = ylabel, .logx = logx };
 
-		snprintf(ylabel, sizeof ylabel, "%s%s", so->metric,
-		         strcmp(so->metric, "utilization") == 0 ? " (%)" :
-		         strncmp(so->metric, "bsld", 4) == 0 ? "" : " (s)");
-		snprintf(title, sizeof title, "%s%s", so->metric,
-		         g->nseed > 1 ? " (mean over seeds)" : "");
+		snprintf(ylabel, sizeof ylabel, "%s%s", plot_metric_name(so->metric, name, sizeof name),
+		         plot_metric_unit(so->metric));
+		plot_title(title, sizeof title, o, g, so->metric);
 		if (!(f = fopen(so->plot, "w"))) {
 			perror(so->plot);
 			goto out;
@@ -459,8 +484,11 @@ out:
 		rc = -1;
 	}
 	free(ser);
-	free(xs);
-	free(ys);
+	free(d.x);
+	free(d.y);
+	free(d.lo);
+	free(d.hi);
+	free(d.v);
 	free(names);
 	return rc;
 }
@@ -487,7 +515,7 @@ int sweep_print(FILE *out, const struct replay_opts *o, const struct grid *g,
 	else
 		print_csv(out, o, rows, first, count);
 	if (so->plot && su)
-		rc = plot(so, g, rows, su, nsum);
+		rc = plot(o, so, g, rows, su, nsum);
 	free(su);
 	return rc;
 }

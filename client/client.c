@@ -132,23 +132,6 @@ static void tried_add(char *list, size_t len, const char *path, const char *src,
 		memcpy(list + len - 4, "...", 4);
 }
 
-/* Whether a daemon answers at path, without waiting (a full backlog is
- * one that answers). */
-static bool answers_at(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd, r;
-
-	if (strlen(path) >= sizeof sa.sun_path)
-		return false;
-	strcpy(sa.sun_path, path);
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
-		return false;
-	r = connect(fd, (const struct sockaddr *)&sa, sizeof sa) == 0 || errno == EAGAIN;
-	close(fd);
-	return r;
-}
-
 /* Found by the search (not --socket or BACKFILLD_SOCKET), the daemon at
  * w->c[k] may hide another that answers further down the list (a user's
  * own daemon behind the system one): said once a run, on standard error,
@@ -166,7 +149,7 @@ static void say_others(const struct where *w, size_t k)
 
 		if (c->private_dir && paths_private_dir(c->path, false, why, sizeof why) < 0)
 			continue;
-		if (!answers_at(c->path))
+		if (!paths_answers(c->path))
 			continue;
 		fprintf(stderr, "%s: note: talking to backfilld at %s (%s); another answers at %s "
 		        "(%s): --socket %s or %s=%s reaches it\n", program_invocation_short_name,

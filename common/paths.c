@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -122,4 +123,20 @@ int paths_private_dir(const char *path, bool create, char *err, size_t errlen)
 		return errf(err, errlen, "%s is writable by others (mode %04o; refused)", dir,
 		            (unsigned)(st.st_mode & 07777));
 	return 0;
+}
+
+bool paths_answers(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+	bool r;
+
+	if (strlen(path) >= sizeof sa.sun_path)
+		return false;
+	strcpy(sa.sun_path, path);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
+		return false;
+	r = connect(fd, (const struct sockaddr *)&sa, sizeof sa) == 0 || errno == EAGAIN;
+	close(fd);
+	return r;
 }

@@ -46,5 +46,8 @@ int paths_default_spool(bool root, char *buf, size_t len);
  * err ("/tmp/backfilld-1000 belongs to uid 0, not to you"); errno is
  * ENOENT only when the directory does not exist. */
 int paths_private_dir(const char *path, bool create, char *err, size_t errlen);
+/* Whether a daemon answers on the Unix socket at path: a connection taken
+ * at once, or a backlog full (EAGAIN). Never waits. */
+bool paths_answers(const char *path);
 
 #endif

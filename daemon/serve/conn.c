@@ -841,29 +841,12 @@ static void limits_free(struct daemon *d)
 	d->limits = NULL;
 }
 
-/* Whether a daemon answers at path: a connection taken at once, or a
- * backlog full (EAGAIN). Never waits. */
-static bool answers_at(const char *path)
-{
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	int fd, r;
-
-	if (strlen(path) >= sizeof sun.sun_path)
-		return false;
-	strcpy(sun.sun_path, path);
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
-		return false;
-	r = connect(fd, (struct sockaddr *)&sun, sizeof sun) == 0 || errno == EAGAIN;
-	close(fd);
-	return r;
-}
-
 /* The clients try the system socket before a user's own (where.h): a
  * daemon started elsewhere while the system one answers is one its user's
  * bq would not find. Said once, at the start. */
 static void warn_if_hidden(const struct daemon *d)
 {
-	if (strcmp(d->o.socket, PATHS_SYSTEM_SOCKET) == 0 || !answers_at(PATHS_SYSTEM_SOCKET))
+	if (strcmp(d->o.socket, PATHS_SYSTEM_SOCKET) == 0 || !paths_answers(PATHS_SYSTEM_SOCKET))
 		return;
 	log_warnx("the system backfilld answers at %s, and bsub, bq and bkill try it before this "
 	          "daemon: to reach this one, give them --socket %s or set %s=%s",

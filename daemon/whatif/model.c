@@ -137,6 +137,7 @@ static int read_jobs(const char *path, struct tjob **out, size_t *n, int64_t *ma
 	struct swf_job rec;
 	size_t cap = 0;
 	uint32_t largest = 0;
+	uint64_t records = 0;
 	int rc;
 
 	*out = NULL;
@@ -149,8 +150,11 @@ static int read_jobs(const char *path, struct tjob **out, size_t *n, int64_t *ma
 		const int64_t *f = rec.f;
 		int64_t size = f[SWF_ALLOC] > 0 ? f[SWF_ALLOC] : f[SWF_REQPROCS];
 
+		records += rc > 0;
 		if (rc < 0) {
-			fprintf(stderr, "%s\n", err);
+			/* At the first job line: not a trace at all (replay.c says the same). */
+			fprintf(stderr, "%s%s\n", rc == -1 && !records ? "backfilld: not an SWF trace: " :
+			        "", err);
 			swf_close(r);
 			free(*out);
 			return -1;
@@ -436,6 +440,9 @@ static bool numbers(struct reader *r, char *rest, int n, int64_t *v, const int64
 	return true;
 }
 
+#define NOT_A_MODEL "not a site model; make one with --characterize TRACE --model-out FILE " \
+	"(its first line is \"" MODEL_MAGIC "\")"
+
 static int read_line(struct reader *r, struct site_model *m, char *s, bool *magic)
 {
 	/* think times up to 20 min; breaks from there to 8 h (model.h) */
@@ -456,8 +463,7 @@ static int read_line(struct reader *r, struct site_model *m, char *s, bool *magi
 	if (!*magic) {
 		if (strcmp(key, "backfilld-site-model") != 0 || strcmp(strtok(NULL, " \t") ?
 		    : "", "1") != 0 || strtok(NULL, " \t")) {
-			bad(r, "%s", "not a backfilld site model (its first line must be "
-			    "\"" MODEL_MAGIC "\"; backfilld --characterize writes one)");
+			bad(r, "%s", NOT_A_MODEL);
 			return -1;
 		}
 		*magic = true;
@@ -512,8 +518,8 @@ int model_read(const char *path, struct site_model *m)
 	}
 	while (rc == 0 && fgets(line, sizeof line, f)) {
 		r.line++;
-		if (!strchr(line, '\n') && !feof(f)) {
-			bad(&r, "%s", "a line longer than 510 characters");
+		if (!strchr(line, '\n') && !feof(f)) {	/* (a trace, gzipped, is one) */
+			bad(&r, "%s", magic ? "a line longer than 510 characters" : NOT_A_MODEL);
 			break;
 		}
 		if (r.line > MAX_LINES) {

@@ -178,6 +178,14 @@ static int read_trace(const char *path, bool lenient, bool keep, struct trace *t
 			return -1;
 		}
 		if (rc == -1) {
+			/* Its first job line is not one: a README, an image, not a
+			 * trace with a bad line. One line says so. */
+			if (tr->n == 0 && tr->malformed == 0 && !lenient) {
+				fprintf(stderr, "backfilld: not an SWF trace: %s (an SWF line is 18 "
+				        "numbers; comments start with ';')\n", err);
+				swf_close(r);
+				return -1;
+			}
 			if (!lenient && tr->malformed < MAX_SHOWN_ERRORS)
 				fprintf(stderr, "%s\n", err);
 			tr->malformed++;
@@ -204,6 +212,11 @@ static int read_trace(const char *path, bool lenient, bool keep, struct trace *t
 			tr->hdr.text_len = 0;
 	}
 	swf_close(r);
+	if (tr->malformed && tr->n == 0) {
+		fprintf(stderr, "backfilld: %s: not an SWF trace: none of its %llu lines that are not "
+		        "comments is a job\n", path, (unsigned long long)tr->malformed);
+		return -1;
+	}
 	if (tr->malformed && !lenient) {
 		if (tr->malformed > MAX_SHOWN_ERRORS)
 			fprintf(stderr, "backfilld: %s: ... and %llu more malformed lines\n", path,

@@ -85,6 +85,21 @@ ok $? "--lenient replays the rest"
 grep -q '"malformed": 3' "$TMP/l.json" && [ "$(json_num "$TMP/l.json" jobs_simulated)" -eq 2 ]
 ok $? "--lenient counts the 3 malformed lines as skipped"
 
+# A file that is not a trace at all (its first job line is not one): one
+# line, not one per line and a hint to --lenient.
+"$BFD" --replay "$BF_TOP/README.md" >"$TMP/out" 2>"$TMP/err"
+[ $? -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] &&
+	grep -q "^backfilld: not an SWF trace: .*README.md:1: expected 18 fields" "$TMP/err" && [ ! -s "$TMP/out" ]
+ok $? "a README: one line, not an SWF trace ($(cat "$TMP/err"))"
+printf '\211PNG\r\n\032\n\000\000\000\rIHDR\n' >"$TMP/x.png"
+"$BFD" --replay "$TMP/x.png" >/dev/null 2>"$TMP/err"
+[ $? -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "^backfilld: not an SWF trace: .*x.png:1: " "$TMP/err"
+ok $? "a PNG: one line, not an SWF trace"
+"$BFD" --replay "$BF_TOP/README.md" --lenient >/dev/null 2>"$TMP/err"
+[ $? -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] &&
+	grep -q "README.md: not an SWF trace: none of its [0-9]* lines that are not comments is a job" "$TMP/err"
+ok $? "  with --lenient: none of its lines is a job, said once"
+
 # A gzip trace reads the same as the plain one; "-" reads stdin.
 gzip -c "$TMP/rules.swf" >"$TMP/rules.swf.gz"
 "$BFD" --replay "$TMP/rules.swf.gz" --jobs-out "$TMP/gz.out" >/dev/null &&

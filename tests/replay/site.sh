@@ -105,8 +105,19 @@ printf 'backfilld-site-model 1\nnodes 10\nwidth 1 1\nrun 4 2 1\njob 4 60 -1 1\nj
 ok $? "a bad model file: each bad line as FILE:LINE (an estimate of -1 is 'none')"
 printf 'nodes 10\n' >"$TMP/nomagic.model"
 "$BFD" --site "$TMP/nomagic.model" --users 1 --days 1 >/dev/null 2>"$TMP/err"
-[ $? -eq 1 ] && grep -q "nomagic.model:1: not a backfilld site model" "$TMP/err"
+[ $? -eq 1 ] && grep -q "nomagic.model:1: not a site model; make one with --characterize" "$TMP/err"
 ok $? "a file that is not a model: said at line 1"
+"$BFD" --site "$BF_OWN_TRACES/KTH-SP2-1996-2.1-cln.swf.gz" --users 1 --days 1 >/dev/null 2>"$TMP/err"
+[ $? -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] &&
+	grep -q "KTH-SP2-1996-2.1-cln.swf.gz:1: not a site model; make one with --characterize TRACE --model-out FILE" "$TMP/err"
+ok $? "a trace given to --site: one line, saying how to make a model ($(cat "$TMP/err"))"
+gunzip -c "$BF_OWN_TRACES/KTH-SP2-1996-2.1-cln.swf.gz" | head -50 >"$TMP/plain.swf"
+"$BFD" --site "$TMP/plain.swf" --users 1 --days 1 >/dev/null 2>"$TMP/err"
+[ $? -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "plain.swf:1: not a site model" "$TMP/err"
+ok $? "  an uncompressed trace too"
+"$BFD" --characterize "$BF_TOP/README.md" >/dev/null 2>"$TMP/err"
+[ $? -ne 0 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "^backfilld: not an SWF trace: .*README.md:1: " "$TMP/err"
+ok $? "--characterize of a file that is not a trace: one line ($(cat "$TMP/err"))"
 # Hostile model files: a valid one with a field of each line at random
 # replaced (a huge, negative or garbled number, a missing or extra field):
 # each is read or refused, never a crash.

@@ -71,7 +71,7 @@ void replay_usage(FILE *f)
 "                    seeds each side's mean; one replay: utilization and queue\n"
 "                    over time. SVG only: another name than *.svg is refused\n"
 "  --plot-metric M   bsld (default), wait, response, utilization, bsld-p90, wait-p90\n"
-"  --format F        text (default), json, or csv (sweeps)\n"
+"  --format F        text (default), json, or csv (a row per replay)\n"
 "  --jobs-out FILE   write one SWF line per simulated job, in input order, with\n"
 "                    the simulated wait (field 3) and run time (field 4)\n"
 "  --check           verify the scheduler's invariants after every event\n"
@@ -520,13 +520,18 @@ static int finish(struct cli *c)
 		fprintf(stderr, "backfilld: --compare reports in text or JSON, not CSV\n");
 		return -1;
 	}
-	if (c->o.format == REPORT_CSV && !(grid_dims(g) || c->seeds_given || c->so.cell >= 0)) {
-		fprintf(stderr, "backfilld: --format csv is for sweeps (several values, --seeds or "
-		        "--cell)\n");
-		return -1;
-	}
 	if (c->o.jobs_out && (grid_dims(g) || c->seeds_given || c->so.cell >= 0 || c->compare)) {
 		fprintf(stderr, "backfilld: --jobs-out is for a single replay\n");
+		return -1;
+	}
+	if (c->o.format == REPORT_CSV && c->so.plot && !(grid_dims(g) || c->seeds_given ||
+	                                                 c->so.cell >= 0 || c->compare)) {
+		fprintf(stderr, "backfilld: --plot of a single replay (its time line) goes with the "
+		        "text or JSON report, not CSV\n");
+		return -1;
+	}
+	if (c->o.jobs_out && c->o.format == REPORT_CSV) {
+		fprintf(stderr, "backfilld: --jobs-out goes with the text or JSON report, not CSV\n");
 		return -1;
 	}
 	return 0;
@@ -647,7 +652,8 @@ int replay_main(int argc, char **argv)
 			                       stdout) < 0 ? 1 : 0;
 		else
 			rc = compare_run(tr, &c->o, &a, &b, c->so.plot, c->so.metric, stdout) < 0 ? 1 : 0;
-	} else if (grid_dims(&c->g) || c->seeds_given || c->so.cell >= 0) {
+	} else if (grid_dims(&c->g) || c->seeds_given || c->so.cell >= 0 ||
+	           c->o.format == REPORT_CSV) {	/* (CSV: a sweep of one cell, one row) */
 		rc = sweep_run(tr, &c->o, &c->g, &c->so, stdout) < 0 ? 1 : 0;
 	} else {
 		rc = single(c, tr);

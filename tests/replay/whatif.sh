@@ -184,4 +184,16 @@ ok $? "replay plot: utilization and queue length over time"
 ok $? "a single replay plots its time line (not a sweep)"
 "$BFD" --replay "$K" --seeds 1..2 --plot y.svg >/dev/null 2>err; [ $? -eq 1 ] && grep -q "nothing is swept" err
 ok $? "a sweep over seeds alone has nothing to plot against, and says so"
+
+# ---- a single replay in CSV: the sweep's header, one row ---------------------
+"$BFD" --replay "$K" --policy easy --format csv >one.csv 2>err
+[ $? -eq 0 ] && [ "$(wc -l <one.csv)" -eq 2 ] && head -1 one.csv | grep -q "^cell,trace,policy,.*,bsld_avg,.*,wall_s$" &&
+	[ "$(field one.csv policy)" = easy ] && [ "$(field one.csv jobs)" = "$(j d-easy.json jobs_simulated)" ]
+ok $? "--format csv of a single replay: the sweep's header and one row"
+awk -v a="$(field one.csv bsld_avg)" -v b="$(j d-easy.json bounded_slowdown_avg)" \
+	'BEGIN { d = a - b; exit !(d < 0.0001 * b && d > -0.0001 * b) }'
+ok $? "  its bounded slowdown is the JSON report's ($(field one.csv bsld_avg))"
+"$BFD" --replay "$K" --format csv --plot t.svg >/dev/null 2>err; [ $? -eq 2 ] && grep -q "goes with the text or JSON report" err &&
+	"$BFD" --replay "$K" --format csv --jobs-out j.out >/dev/null 2>err; [ $? -eq 2 ] && [ ! -e j.out ]
+ok $? "  --plot (a time line) and --jobs-out with it are refused"
 done_testing

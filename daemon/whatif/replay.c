@@ -11,6 +11,7 @@
 #include "swf.h"
 #include "tq.h"
 #include "sys/clock.h"
+#include "progress.h"
 #include "replay.h"
 
 /* The trace's own fields, known only here. */
@@ -418,6 +419,7 @@ struct dep {
 };
 
 struct sim {
+	struct progress prog;		/* jobs arrived of n, on a terminal */
 	struct sched *s;
 	struct rjob *jobs;
 	size_t n;
@@ -792,9 +794,12 @@ static int instant_per_event(struct sim *sm, bf_time now, size_t *next)
 static int simulate(struct sim *sm)
 {
 	size_t next = 0;
+	unsigned turn = 0;
 
 	while ((next = skip_waiting(sm, next)) < sm->n || sm->ends.len || sm->ext.len || sm->rel.len ||
 	       sched_queue_len(sm->s)) {
+		if ((turn++ & 255) == 0)
+			progress_show(&sm->prog, next, sm->n);
 		/* The next instant: an end, an arrival, or a time the core
 		 * asked to be woken at (as the live daemon's timer would); a
 		 * queued job can fall due after the last end. */
@@ -996,7 +1001,7 @@ int replay_cell(const struct trace *tr, const struct replay_opts *o,
 	struct sched_params prm = { .policy = set->policy, .compress_per_end = set->per_event,
 	                            .alpha = set->alpha };
 	bf_time t0 = clock_monotonic();
-	int rc = -1;
+	int rc = -1, simulated;
 
 	memset(res, 0, sizeof *res);
 	if (jobs)
@@ -1041,7 +1046,10 @@ int replay_cell(const struct trace *tr, const struct replay_opts *o,
 		fprintf(stderr, "backfilld: cannot set up the scheduler for %u nodes\n", prm.nodes);
 		goto out;
 	}
-	if (simulate(&sm) < 0 || results(tr, o, &sm, res, jobs) < 0)
+	progress_start(&sm.prog, o->progress, "jobs");
+	simulated = simulate(&sm);
+	progress_end(&sm.prog, sm.n, sm.n, false);
+	if (simulated < 0 || results(tr, o, &sm, res, jobs) < 0)
 		goto out;
 	res->events = sm.events;
 	res->checks = sm.checks;

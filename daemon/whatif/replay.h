@@ -65,6 +65,8 @@ struct replay_opts {
 	const char *jobs_out;		/* NULL: none */
 	bool check;			/* verify invariants after every event */
 	bool lenient;			/* skip malformed lines instead of failing */
+	bool progress;			/* a progress line on standard error (a
+					 * single replay on a terminal) */
 	struct bd_opts bd;		/* batch means */
 };
 

@@ -583,6 +583,7 @@ static int single(struct cli *c, const struct trace *tr)
 	struct replay_jobs jobs = { 0 };
 	int rc;
 
+	c->o.progress = c->so.progress;	/* (a sweep's bar counts cells instead) */
 	if (replay_cell(tr, &c->o, &c->o.set, &res, c->so.plot ? &jobs : NULL) < 0)
 		return 1;
 	res.trace = c->o.trace;

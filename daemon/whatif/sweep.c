@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "progress.h"
 #include "sweep.h"
 #include "sweep_out.h"
 
@@ -88,21 +89,6 @@ static void worker(const struct trace *tr, const struct replay_opts *o,
 	_exit(0);
 }
 
-static void progress(size_t done, size_t n, bool final)
-{
-	enum { WIDTH = 40 };
-	size_t fill = n ? done * WIDTH / n : WIDTH;
-	char bar[WIDTH + 1];
-
-	memset(bar, '#', fill);
-	memset(bar + fill, '.', WIDTH - fill);
-	bar[WIDTH] = '\0';
-	fprintf(stderr, "\r[%s] %zu/%zu cells", bar, done, n);
-	if (final)
-		fputc('\n', stderr);
-	fflush(stderr);
-}
-
 static unsigned workers_for(const struct sweep_opts *so, size_t n)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -117,6 +103,7 @@ static int run_all(const struct trace *tr, const struct replay_opts *o,
 {
 	size_t n = c->n, runs = 0;
 	unsigned par, live = 0;
+	struct progress bar;
 	int rc = 0;
 
 	for (size_t k = 0; k < n; k++)
@@ -138,6 +125,7 @@ static int run_all(const struct trace *tr, const struct replay_opts *o,
 	}
 	if (live == 0)
 		return -1;
+	progress_start(&bar, so->progress, "cells");
 	for (unsigned left = live; left > 0;) {
 		int status;
 		pid_t pid = waitpid(-1, &status, so->progress ? WNOHANG : 0);
@@ -157,12 +145,11 @@ static int run_all(const struct trace *tr, const struct replay_opts *o,
 		if (so->progress) {
 			struct timespec ts = { 0, 100 * 1000 * 1000 };
 
-			progress(__atomic_load_n(&sh->done, __ATOMIC_ACQUIRE), n, false);
+			progress_show(&bar, __atomic_load_n(&sh->done, __ATOMIC_ACQUIRE), n);
 			nanosleep(&ts, NULL);
 		}
 	}
-	if (so->progress)
-		progress(__atomic_load_n(&sh->done, __ATOMIC_ACQUIRE), n, true);
+	progress_end(&bar, __atomic_load_n(&sh->done, __ATOMIC_ACQUIRE), n, true);
 	return rc;
 }
 

@@ -185,6 +185,17 @@ ok $? "a single replay plots its time line (not a sweep)"
 "$BFD" --replay "$K" --seeds 1..2 --plot y.svg >/dev/null 2>err; [ $? -eq 1 ] && grep -q "nothing is swept" err
 ok $? "a sweep over seeds alone has nothing to plot against, and says so"
 
+# ---- progress on a terminal only (script(1) gives the replay one) ---------------
+script -qec "\"$BFD\" --replay \"$K\" --format json" /dev/null >tty.out 2>&1
+tr '\r' '\n' <tty.out >tty.lines
+grep -q '^\[[#.]*\] [0-9]*/[0-9]* jobs' tty.lines && grep -q '"jobs_simulated"' tty.lines
+ok $? "a single replay on a terminal shows its progress in jobs, then the report"
+"$BFD" --replay "$K" --format json >/dev/null 2>err && [ ! -s err ]
+ok $? "  and none when standard error is not a terminal"
+script -qec "\"$BFD\" --replay \"$K\" --nodes 100,128 --parallel 1 --format csv" /dev/null >tty.out 2>&1
+tr '\r' '\n' <tty.out | grep -q '^\[########################################\] 2/2 cells'
+ok $? "a sweep's bar counts cells"
+
 # ---- a single replay in CSV: the sweep's header, one row ---------------------
 "$BFD" --replay "$K" --policy easy --format csv >one.csv 2>err
 [ $? -eq 0 ] && [ "$(wc -l <one.csv)" -eq 2 ] && head -1 one.csv | grep -q "^cell,trace,policy,.*,bsld_avg,.*,wall_s$" &&

@@ -64,7 +64,12 @@ for p in easy conservative; do
 		echo "$njobs $job" >>map.txt
 	done <trace.swf
 	all=0
-	for id in $(seq 1 "$njobs"); do wait_state "$id" "done\|killed" 30 || all=1; done
+	for id in $(seq 1 "$njobs"); do
+		wait_state "$id" "done\|killed" 30 && continue
+		all=1	# (what became of it, for the post-mortem)
+		"$BQ" -l "$id" | grep "^\(State\|Reason\|Pending reason\):" | sed "s/^/# job $id: /"
+		grep "job $id:" "$TMP/daemon.log" | tail -5 | sed 's/^/#   /'
+	done
 	ok $all "$p: all $njobs live jobs ran to their end"
 	# Live starts and submissions, in trace seconds from the first
 	# submission.

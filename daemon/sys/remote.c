@@ -582,6 +582,13 @@ static void link_ended(struct remote *R, uint32_t k, int st)
 		read_err(nd);
 	if (nd->ended)
 		return;
+	/* Told to end (CHAN_END), it ended as it should: its usage frame
+	 * did not come through before the link closed (a loaded machine),
+	 * but the node is not lost for that. */
+	if (R->ending && st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+		nd->ended = true;
+		return;
+	}
 	if (st == -1)
 		snprintf(what, sizeof what, "the connection to it failed (its ssh master ended)");
 	else if (WIFEXITED(st) && WEXITSTATUS(st) == 255)

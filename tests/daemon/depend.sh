@@ -74,6 +74,15 @@ ok $? "an unknown job is refused, at the column of its condition ($(cat out))"
 "$BSUB" -n 1 -t 1:00 -w "ended(nosuchname)" ./wait.sh x >out 2>&1
 [ $? -ne 0 ] && grep -q "no job named nosuchname" out
 ok $? "an unknown name is refused ($(cat out))"
+# Job states are public, names private: another user may wait on root's
+# job by its id, not by its name (prep is root's).
+AS_NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+(cd / && $AS_NOBODY "$BSUB" -n 1 -t 1:00 -cwd /tmp -o /dev/null -w "ended($a)" sleep 1) >out 2>&1
+[ $? -eq 0 ] && grep -q "^Job [0-9]* submitted" out
+ok $? "another user's -w may name root's job by its id ($(head -1 out))"
+(cd / && $AS_NOBODY "$BSUB" -n 1 -t 1:00 -cwd /tmp -o /dev/null -w "ended(prep)" sleep 1) >out 2>&1
+[ $? -ne 0 ] && grep -q "no job named prep" out
+ok $? "  but not by its name: names are the submitter's own ($(cat out))"
 "$BSUB" -n 1 -w "post_done($a)" ./wait.sh x >out 2>&1
 [ $? -ne 0 ] && grep -q "not supported" out
 ok $? "LSF's conditions backfilld has not are refused as such ($(cat out))"

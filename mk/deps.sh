@@ -8,7 +8,9 @@
 # it PID 1), man-db (man, for the pages' check), util-linux (setpriv,
 # unshare), iproute2 (ip, for the test cluster's network namespaces),
 # openssh-server and openssh-client (one sshd per test node, started and
-# stopped by the tests themselves), openmpi-bin (mpirun over blaunch),
+# stopped by the tests themselves), openmpi-bin and mpich (Open MPI's
+# mpirun and MPICH's mpiexec.hydra over blaunch; Open MPI stays the
+# default mpirun), strace (counts the daemon's syncs, hostile_spool.sh),
 # librsvg2-bin (rsvg-convert renders the plots to PNG, tests/replay/plots.sh)
 # and libxml2-utils (xmllint checks the plots are valid XML).
 # The machine's own sshd is not started by the install: a policy-rc.d that
@@ -16,7 +18,7 @@
 set -u
 PKGS="gcc make pkg-config zlib1g-dev libsqlite3-dev libevent-dev libyaml-dev libsystemd-dev"
 case "${1:-}" in
---tests) PKGS="$PKGS systemd man-db util-linux iproute2 openssh-server openssh-client openmpi-bin librsvg2-bin libxml2-utils" ;;
+--tests) PKGS="$PKGS systemd man-db util-linux iproute2 openssh-server openssh-client openmpi-bin mpich strace librsvg2-bin libxml2-utils" ;;
 "") ;;
 *) echo "usage: mk/deps.sh [--tests]" >&2; exit 2 ;;
 esac

@@ -29,7 +29,10 @@
 #          hostname nodeK, held by $NODE_PID_K (node_pid K):
 #          a tmpfs on /run (so /run/sshd and all of /run is per node; the
 #          rest of the file system, /tmp and $TMP included, is shared, as
-#          homes are on a cluster); lo up; eth0 10.88.0.(10+K)/24, whose
+#          homes are on a cluster); /etc/hosts bound to one that adds
+#          every node's name and address (as a cluster's DNS would: MPICH's
+#          proxies call back to the first node by its name); lo up;
+#          eth0 10.88.0.(10+K)/24, whose
 #          peer vethK is on the head's bridge; one sshd listening on
 #          10.88.0.(10+K):22 only, configured by $TMP/cluster/nodeK/
 #          sshd_config, logging to $TMP/cluster/nodeK/sshd.log.
@@ -439,6 +442,15 @@ EOF
 	CLUSTER_NODES=
 	CLUSTER_NODELIST="node[1-$1]"
 	[ "$1" -eq 1 ] && CLUSTER_NODELIST=node1
+	# The nodes' /etc/hosts: the machine's, and every node's name.
+	{
+		cat /etc/hosts 2>/dev/null
+		_cl_k=1
+		while [ $_cl_k -le "$1" ]; do
+			echo "$(_cl_addr $_cl_k) node$_cl_k"
+			_cl_k=$((_cl_k + 1))
+		done
+	} >"$CLUSTER_DIR/hosts"
 	_cl_k=1
 	while [ $_cl_k -le "$1" ]; do
 		_cl_d=$CLUSTER_DIR/node$_cl_k
@@ -460,6 +472,10 @@ addr add $_cl_a/24 dev eth0
 link set eth0 up
 EOF
 			CLUSTER_SKIP="cannot set node$_cl_k's address: $(head -1 "$_cl_e")"
+			return 1
+		fi
+		if ! in_node $_cl_k mount --bind "$CLUSTER_DIR/hosts" /etc/hosts >"$_cl_e" 2>&1; then
+			CLUSTER_SKIP="cannot give node$_cl_k its /etc/hosts: $(head -1 "$_cl_e")"
 			return 1
 		fi
 		# Its sshd, host key, authorized key; the client's side of it.

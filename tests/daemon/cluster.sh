@@ -2,10 +2,11 @@
 # its own network, UTS and mount namespace with its own sshd
 # (tests/cluster_lib.sh): the script runs on its first node as its owner,
 # in its directory, with its nodes in its environment; blaunch runs on
-# every node, and Open MPI's mpirun uses it with no flags; every process of
-# a job on every node ends at its limit (a setsid'd, TERM-ignoring
-# grandchild too), on bkill, on bctl down, and by the nodes' own limit while the daemon
-# is killed; a restart finds a running job again; a node whose sshd dies
+# every node, and Open MPI's mpirun and MPICH's mpiexec.hydra use it with
+# no flags; every process of a job on every node ends at its limit (a
+# setsid'd, TERM-ignoring grandchild too), on bkill, on bctl down, and by
+# the nodes' own limit while the daemon is killed; a restart finds a
+# running 4-node job again; a node whose sshd dies
 # or whose link is cut is marked down, its job fails with the reason and
 # the guarantees it moved are announced; what a dead node side left on a
 # node is killed when the next job starts there; blaunch refuses a node
@@ -49,9 +50,9 @@ node_cmd() {	# node_cmd K: its node side's command
 CLUSTER_NODE_CMD_1=$(node_cmd 1) CLUSTER_NODE_CMD_2=$(node_cmd 2)
 CLUSTER_NODE_CMD_3=$(node_cmd 3) CLUSTER_NODE_CMD_4=$(node_cmd 4)
 
-CHECKS="script-on-first-node environment output-file blaunch-all mpirun limit-every-node
-bkill-every-node bctl-down-every-node kill9-limit-held kill9-found-again sshd-killed-down sshd-killed-failed
-guarantee-announced link-cut-down link-cut-failed link-cut-node-killed stale-killed
+CHECKS="script-on-first-node environment output-file blaunch-all mpirun hydra limit-every-node
+bkill-every-node bctl-down-every-node kill9-found-again kill9-limit-held kill9-collected sshd-killed-down sshd-killed-failed
+guarantee-announced link-cut-down link-cut-failed link-cut-announced link-cut-node-killed stale-killed
 refuse-outside-node refuse-other-user refuse-outside-process cwd-missing bctl-limit-reaches reload-says"
 if ! cluster_up 4; then
 	for c in $CHECKS; do skip_check "$c" "$CLUSTER_SKIP"; done
@@ -122,6 +123,10 @@ blaunch hostname | sort | tr '\n' ' ' | sed 's/^/blaunch=/'
 echo
 mpirun hostname 2>mpirun.err | sort | tr '\n' ' ' | sed 's/^/mpirun=/'
 echo
+if command -v mpiexec.hydra >/dev/null; then
+	mpiexec.hydra hostname 2>hydra.err | sort | tr '\n' ' ' | sed 's/^/hydra=/'
+	echo
+fi
 EOF
 chmod 755 w/env.sh
 # The job gets its submitter's environment; Open MPI reads the login shell
@@ -143,6 +148,12 @@ grep -q '^blaunch=node1 node2 node3 node4 $' w/env.out
 ok $? "blaunch on all 4 nodes prints 4 hostnames ($(sed -n 's/^blaunch=//p' w/env.out))"
 grep -q '^mpirun=node1 node2 node3 node4 $' w/env.out
 ok $? "mpirun hostname, no flags: 4 ranks on the 4 nodes ($(sed -n 's/^mpirun=//p' w/env.out | cut -c1-200)$(head -c 300 w/mpirun.err 2>/dev/null))"
+if command -v mpiexec.hydra >/dev/null; then
+	grep -q '^hydra=node1 node2 node3 node4 $' w/env.out
+	ok $? "MPICH's mpiexec.hydra hostname, no flags: 4 ranks on the 4 nodes ($(sed -n 's/^hydra=//p' w/env.out | cut -c1-200)$(head -c 300 w/hydra.err 2>/dev/null))"
+else
+	skip_check hydra "MPICH's mpiexec.hydra is not installed (mk/deps.sh --tests installs mpich)"
+fi
 
 # ---- everything a job starts ends with it, on every node ----
 # On each node a grandchild in a session of its own that ignores TERM;
@@ -177,24 +188,29 @@ ok $? "bctl down of one of its nodes ends every process of the job on every node
 "$BCTL" up node2 >/dev/null
 
 # ---- kill -9 of the daemon ----
-a=$(sub -n 2 -t 0:00:05 ./spread.sh k9a)
-b=$(sub -n 2 -t 5 ./spread.sh k9b)
+# A 4-node job: the daemon killed while it runs, and started again at
+# once, finds it on its nodes; killed again, the nodes end it at its limit
+# themselves; the next start records it killed.
+a=$(sub -n 4 -t 0:00:12 ./spread.sh k9a)
 wait_files 4 w/k9a.
-wait_files 4 w/k9b.
 kill -9 "$DPID"
 wait "$DPID" 2>/dev/null
 DPID=
-# Its limit (5 s), the nodes' second, the grace (2 s), while no daemon runs.
-until_gone 15 w/k9a.*
-ok $? "with the daemon killed, the nodes end a job at its limit themselves ($(alive w/k9a.*) left)"
-[ "$(alive w/k9b.*)" -eq 2 ]
-k9b_alive=$?
+[ "$(alive w/k9a.*)" -eq 4 ]
+k9a_alive=$?
 start_cluster_daemon
-[ $k9b_alive -eq 0 ] && [ "$(state "$b")" = running ] && [ "$(state "$a")" = killed ]
-ok $? "the restart finds the running 2-node job again, and the other killed at its limit ($(state "$b"), $(state "$a"))"
-"$BKILL" "$b" >/dev/null
-wait_state "$b" cancelled 20
-until_gone 5 w/k9b.* || echo "# job $b left $(alive w/k9b.*) processes"
+[ $k9a_alive -eq 0 ] && [ "$(state "$a")" = running ] && [ "$(alive w/k9a.*)" -eq 4 ]
+ok $? "after a kill -9, the restart finds the running 4-node job again on its 4 nodes ($(state "$a"), $(alive w/k9a.*) alive)"
+kill -9 "$DPID"
+wait "$DPID" 2>/dev/null
+DPID=
+# Its limit (12 s from its start), the nodes' second, the grace (2 s),
+# while no daemon runs.
+until_gone 25 w/k9a.*
+ok $? "with the daemon killed again, the 4 nodes end the job at its limit themselves ($(alive w/k9a.*) left)"
+start_cluster_daemon
+wait_state "$a" killed 20
+ok $? "the next start collects its end: killed at its limit ($(state "$a"))"
 
 # ---- a node lost: sshd killed ----
 cp daemon.log log.before
@@ -216,14 +232,19 @@ node_sshd_start 3
 "$BCTL" up node3 >/dev/null
 
 # ---- a node lost: its link cut ----
+cp daemon.log log.before
 j=$(sub -n 4 -t 5 ./spread.sh cut)
 wait_files 4 w/cut.
+j2=$(sub -n 4 -t 1 ./spread.sh never)
 node_cut 4
 wait_state "$j" failed 30
 "$BCTL" nodes | grep -q '^node4 .*down .*lost: the link was silent'
 ok $? "node4's link cut: marked down ($("$BCTL" nodes | grep '^node4' | tr -s ' '))"
 reason "$j" | grep -q 'node node4 lost'
 ok $? "its job fails with the reason ($(reason "$j"))"
+diff log.before daemon.log | grep -q "job $j2: guarantee broken: .*(nodes lost)"
+ok $? "the guarantee it moved is announced (job $j2: $(diff log.before daemon.log | grep -c "job $j2: guarantee broken") line)"
+"$BKILL" "$j2" >/dev/null
 # node4's side hears nothing either and ends the job there itself.
 until_gone 15 w/cut.node4
 ok $? "node4 itself ends the job it can no longer report ($(alive w/cut.node4) left)"

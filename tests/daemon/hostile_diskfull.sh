@@ -45,6 +45,7 @@ start() {
 }
 fill() { dd if=/dev/zero of="$FS/filler" bs=1M 2>/dev/null; sync; }
 id_of() { sed -n 's/^Job \([0-9]*\) submitted.*/\1/p'; }
+state_of() { "$BQ" -l "$1" 2>/dev/null | sed -n 's/^State: *\([a-z]*\).*/\1/p'; }
 mkdir "$TMP/u" && chown nobody:nogroup "$TMP/u"
 printf '#!/bin/sh\nsleep 300\n' >"$TMP/u/j.sh"
 chmod 755 "$TMP/u/j.sh"
@@ -133,4 +134,34 @@ wait_log "job $q: released by the daemon: space is free again" 5 && wait_state "
 ok $? "  and job $q is released and runs"
 $NB "$BSUB" -n 1 -t 1:00 ./j.sh >/dev/null && "$BSUB" -n 1 -t 1:00 ./j.sh >/dev/null
 ok $? "  and nobody and root submit again, nothing restarted"
+
+# ---- C: a start on a disk that is full already ----
+# kill -9 with nobody's job running and another queued, the disk filled
+# to the last block meanwhile (what the reserve held went with the
+# daemon), then a start: it runs, finds both jobs, answers, refuses
+# what it cannot store, and takes submissions once space returns.
+cancel_all
+r=$($NB "$BSUB" -n 1 -t 1:00 ./j.sh | id_of)
+wait_state "$r" running 10
+w=$($NB "$BSUB" -n 2 -t 1:00 ./j.sh | id_of)
+kill -9 "$DPID"
+wait "$DPID" 2>/dev/null
+DPID=
+fill
+echo "# free before the start: $(df -k --output=avail "$FS" | tail -1) KiB"
+start
+kill -0 "$DPID" 2>/dev/null && [ "$(state_of "$r")" = running ] && [ "$(state_of "$w")" = queued ]
+ok $? "a start on a full disk: the daemon runs and finds nobody's running job $r and queued job $w ($(state_of "$r"), $(state_of "$w"))"
+$NB "$BSUB" -n 1 -t 1:00 ./j.sh >/dev/null 2>"$TMP/err"
+[ $? -ne 0 ] && grep -q "disk is" "$TMP/err"
+ok $? "  a submission is refused saying why: $(cat "$TMP/err")"
+"$BKILL" "$r" >/dev/null
+wait_state "$r" cancelled 15 && ! grep -q "job $r: .*lost" "$TMP/daemon.log"
+ok $? "  job $r is cancelled and its end recorded, not lost"
+rm -f "$FS/filler"
+wait_log "space is free again" 6
+i=0
+until $NB "$BSUB" -n 1 -t 1:00 ./j.sh >/dev/null 2>&1 || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+[ $i -lt 50 ] && kill -0 "$DPID"
+ok $? "  space freed: nobody submits again, nothing restarted"
 done_testing

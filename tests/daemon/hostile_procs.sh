@@ -136,8 +136,30 @@ r2=$?
 ok $? "nobody can read its environment or its memory (fs.suid_dumpable=$(cat /proc/sys/fs/suid_dumpable))"
 wait_state "$e" done 15
 ok $? "then it runs and ends"
-"$BQ" -a >/dev/null
-ok $? "the daemon keeps answering (RSS $(rss_kb) KiB)"
+# Where fs.suid_dumpable is 0 the kernel makes the child not dumpable by
+# itself when it changes uid; where it is 1 only the child's own
+# PR_SET_DUMPABLE does. So the order is checked on the child's system
+# calls, whatever this machine's setting: not dumpable while its saved uid
+# is still root's, then wholly the owner's, then the exec.
+if command -v strace >/dev/null; then
+	strace -f -qq -p "$DPID" -e trace=setresuid,prctl,execve -o "$TMP/child.trace" 2>strace.err &
+	ST=$!
+	sleep 1
+	cd u
+	out=$($NB "$BSUB" -n 1 -t 1:00 sig.sh) && e2=$(echo "$out" | id_of)
+	cd "$TMP"
+	wait_state "$e2" done 15
+	kill "$ST" && wait "$ST" 2>/dev/null
+	cp=$(sed -n 's/^\([0-9]*\) prctl(PR_SET_DUMPABLE, .*/\1/p' child.trace | head -1)
+	order=$(sed -n "s/^$cp \(setresuid(65534, 65534, 0)\|prctl(PR_SET_DUMPABLE, SUID_DUMP_DISABLE)\|setresuid(65534, 65534, 65534)\|prctl(PR_GET_DUMPABLE)\|execve\).*/\1/p" child.trace |
+		tr '\n' ' ')
+	[ -n "$cp" ] && [ "$order" = "setresuid(65534, 65534, 0) prctl(PR_SET_DUMPABLE, SUID_DUMP_DISABLE) setresuid(65534, 65534, 65534) prctl(PR_GET_DUMPABLE) execve " ]
+	ok $? "job $e2's child: saved uid root's, not dumpable, then wholly nobody's, checked, then the exec ($order)"
+else
+	skip_check child-not-dumpable "strace is not installed (mk/deps.sh --tests installs it)"
+fi
+"$BQ" -a >/dev/null && [ "$(rss_kb)" -lt 65536 ]
+ok $? "the daemon keeps answering, its RSS under 64 MiB ($(rss_kb) KiB)"
 
 # Without a cgroup a signal is passed on to the job's processes that left
 # its process group; its own group gets it once, not twice.

@@ -191,7 +191,7 @@ ok $? "bctl down of one of its nodes ends every process of the job on every node
 # A 4-node job: the daemon killed while it runs, and started again at
 # once, finds it on its nodes; killed again, the nodes end it at its limit
 # themselves; the next start records it killed.
-a=$(sub -n 4 -t 0:00:12 ./spread.sh k9a)
+a=$(sub -n 4 -t 0:00:20 ./spread.sh k9a)
 wait_files 4 w/k9a.
 kill -9 "$DPID"
 wait "$DPID" 2>/dev/null
@@ -204,9 +204,9 @@ ok $? "after a kill -9, the restart finds the running 4-node job again on its 4 
 kill -9 "$DPID"
 wait "$DPID" 2>/dev/null
 DPID=
-# Its limit (12 s from its start), the nodes' second, the grace (2 s),
+# Its limit (20 s from its start), the nodes' second, the grace (2 s),
 # while no daemon runs.
-until_gone 25 w/k9a.*
+until_gone 35 w/k9a.*
 ok $? "with the daemon killed again, the 4 nodes end the job at its limit themselves ($(alive w/k9a.*) left)"
 start_cluster_daemon
 wait_state "$a" killed 20

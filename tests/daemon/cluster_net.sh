@@ -107,6 +107,12 @@ o34=$(in_node 3 ssh -F "$CLUSTER_SSH_CONFIG" node4 </dev/null 2>&1)
 check $? "the nodes reach each other: ssh from node1 to node2, and from node3 to node4, each from the node's own address" \
 	"node1 -> node2: '$o12'; node3 -> node4: '$o34'"
 
+# 5b: names, as a cluster's DNS gives them (MPICH calls back by name).
+r=$(in_node 3 getent hosts node1 | tr -s ' ')
+[ "$r" = "10.88.0.11 node1" ] && ! grep -q '^10\.88\.0\.11[[:space:]]' /etc/hosts
+check $? "each node resolves every node's name (node3: $r); the machine's /etc/hosts is unchanged" \
+	"the machine's /etc/hosts: $(grep 10.88.0 /etc/hosts)"
+
 # 6: /run private, $TMP shared.
 probe=bf-cluster-probe.$$
 # shellcheck disable=SC2016

@@ -147,6 +147,7 @@ moved_later() {
 # The jobs a test left running belong to its daemon's supervisors: cancel
 # them all before the daemon stops, then stop it.
 cleanup_daemon() {
+	[ -z "${STRACE_PID:-}" ] || strace_off
 	if [ -n "$DPID" ]; then
 		cancel_all
 		stop_daemon
@@ -159,6 +160,36 @@ wait_file() {
 	i=0
 	while [ $i -lt $((${2:-10} * 10)) ] && [ ! -s "$1" ]; do sleep 0.1; i=$((i + 1)); done
 	[ -s "$1" ]
+}
+# strace_on PID FILE SYSCALLS: strace follows every thread and child of
+# PID into FILE (-f -qq -e trace=SYSCALLS), and is attached to every
+# thread when this returns 0. Else 1, with the reason in $STRACE_SKIP
+# (not installed, or not permitted to attach here). strace_off stops it.
+STRACE_PID=
+strace_on() {
+	STRACE_SKIP="strace is not installed (mk/deps.sh --tests installs it)"
+	command -v strace >/dev/null || return 1
+	strace -f -qq -p "$1" -e trace="$3" -o "$2" 2>"$2.err" &
+	STRACE_PID=$!
+	_t=0
+	while [ $_t -lt 100 ]; do
+		grep -q '^TracerPid:[[:space:]]*0$' /proc/"$1"/task/*/status 2>/dev/null || return 0
+		if ! kill -0 "$STRACE_PID" 2>/dev/null; then
+			STRACE_SKIP="strace cannot attach here: $(head -1 "$2.err")"
+			wait "$STRACE_PID" 2>/dev/null
+			STRACE_PID=
+			return 1
+		fi
+		sleep 0.1
+		_t=$((_t + 1))
+	done
+	STRACE_SKIP="strace did not attach within 10 s: $(head -1 "$2.err")"
+	strace_off
+	return 1
+}
+strace_off() {
+	[ -n "$STRACE_PID" ] && kill "$STRACE_PID" 2>/dev/null && wait "$STRACE_PID" 2>/dev/null
+	STRACE_PID=
 }
 # big_env CMD...: CMD with 24 more environment entries of 4000 bytes each
 # (96 KB: a job that costs the daemon memory and disk).

@@ -141,22 +141,20 @@ ok $? "then it runs and ends"
 # PR_SET_DUMPABLE does. So the order is checked on the child's system
 # calls, whatever this machine's setting: not dumpable while its saved uid
 # is still root's, then wholly the owner's, then the exec.
-if command -v strace >/dev/null; then
-	strace -f -qq -p "$DPID" -e trace=setresuid,prctl,execve -o "$TMP/child.trace" 2>strace.err &
-	ST=$!
-	sleep 1
+if strace_on "$DPID" "$TMP/child.trace" setresuid,prctl,execve; then
 	cd u
 	out=$($NB "$BSUB" -n 1 -t 1:00 sig.sh) && e2=$(echo "$out" | id_of)
 	cd "$TMP"
 	wait_state "$e2" done 15
-	kill "$ST" && wait "$ST" 2>/dev/null
-	cp=$(sed -n 's/^\([0-9]*\) prctl(PR_SET_DUMPABLE, .*/\1/p' child.trace | head -1)
-	order=$(sed -n "s/^$cp \(setresuid(65534, 65534, 0)\|prctl(PR_SET_DUMPABLE, SUID_DUMP_DISABLE)\|setresuid(65534, 65534, 65534)\|prctl(PR_GET_DUMPABLE)\|execve\).*/\1/p" child.trace |
+	strace_off
+	# (strace pads a pid of under 5 digits: "1880  prctl(...)".)
+	cp=$(sed -n 's/^\([0-9]*\)[[:space:]]*prctl(PR_SET_DUMPABLE, .*/\1/p' child.trace | head -1)
+	order=$(sed -n "s/^$cp[[:space:]]*\(setresuid(65534, 65534, 0)\|prctl(PR_SET_DUMPABLE, SUID_DUMP_DISABLE)\|setresuid(65534, 65534, 65534)\|prctl(PR_GET_DUMPABLE)\|execve\).*/\1/p" child.trace |
 		tr '\n' ' ')
 	[ -n "$cp" ] && [ "$order" = "setresuid(65534, 65534, 0) prctl(PR_SET_DUMPABLE, SUID_DUMP_DISABLE) setresuid(65534, 65534, 65534) prctl(PR_GET_DUMPABLE) execve " ]
 	ok $? "job $e2's child: saved uid root's, not dumpable, then wholly nobody's, checked, then the exec ($order)"
 else
-	skip_check child-not-dumpable "strace is not installed (mk/deps.sh --tests installs it)"
+	skip_check child-not-dumpable "$STRACE_SKIP"
 fi
 "$BQ" -a >/dev/null && [ "$(rss_kb)" -lt 65536 ]
 ok $? "the daemon keeps answering, its RSS under 64 MiB ($(rss_kb) KiB)"

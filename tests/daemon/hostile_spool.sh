@@ -114,24 +114,16 @@ echo "# root's bsub, with nobody writing 300 MiB in a loop: $busy ms; daemon RSS
 # (fsync, and SQLite's fdatasync), never the whole file system (syncfs,
 # sync), which would wait for nobody's writer. strace follows every thread
 # and every child of the daemon while root submits 5 jobs.
-if command -v strace >/dev/null; then
-	strace -f -qq -p "$DPID" -e trace=syncfs,sync,fsync,fdatasync -o "$TMP/sync.trace" 2>strace.err &
-	ST=$!
-	i=0
-	while ! grep -q . "$TMP/sync.trace" 2>/dev/null && [ $i -lt 50 ]; do
-		"$BQ" >/dev/null	# strace is attached once the loop's sync shows
-		sleep 0.1
-		i=$((i + 1))
-	done
+if strace_on "$DPID" "$TMP/sync.trace" syncfs,sync,fsync,fdatasync; then
 	for k in 1 2 3 4 5; do timeout 10 "$BSUB" -n 1 -t 10s ./quick.sh >/dev/null; done
 	sleep 0.5
-	kill "$ST" && wait "$ST" 2>/dev/null
+	strace_off
 	whole=$(grep -cE '(^|[[:space:]])(syncfs|sync)\(' sync.trace)
 	own=$(grep -cE '(^|[[:space:]])(fsync|fdatasync)\(' sync.trace)
 	[ "$whole" -eq 0 ] && [ "$own" -gt 0 ]
 	ok $? "5 submissions synced their own files ($own fsync/fdatasync), never the file system ($whole syncfs/sync)"
 else
-	skip_check whole-fs-sync "strace is not installed (mk/deps.sh --tests installs it)"
+	skip_check whole-fs-sync "$STRACE_SKIP"
 fi
 stop_writer
 rm -f u/big

@@ -77,9 +77,9 @@ touch go
 # second, took a third of a core from what is measured): the last job
 # first, one job's state at a time; then every job, once a second.
 wait_state "$last" "$ENDED" 120 >/dev/null
-c1=$(cpu_ticks)
 i=0
 while [ $i -lt 120 ] && "$BQ" -a | grep -q 'queued\|running'; do sleep 1; i=$((i + 1)); done
+c1=$(cpu_ticks)	# (with a second or so of idle listings: a few ms)
 "$BQ" -d -a --json | tr '{' '\n' | grep '"nodes":1,' >ended.json
 starts=$(sed -n 's/.*"start_us":\([0-9]*\).*/\1/p' ended.json | sort -n)
 t0=$(echo "$starts" | head -1)

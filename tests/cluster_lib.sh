@@ -451,6 +451,7 @@ EOF
 			_cl_k=$((_cl_k + 1))
 		done
 	} >"$CLUSTER_DIR/hosts"
+	chmod 644 "$CLUSTER_DIR/hosts"	# every job's user reads it, whatever the umask
 	_cl_k=1
 	while [ $_cl_k -le "$1" ]; do
 		_cl_d=$CLUSTER_DIR/node$_cl_k

@@ -161,9 +161,9 @@ wait_file() {
 	while [ $i -lt $((${2:-10} * 10)) ] && [ ! -s "$1" ]; do sleep 0.1; i=$((i + 1)); done
 	[ -s "$1" ]
 }
-# strace_on PID FILE SYSCALLS: strace follows every thread and child of
-# PID into FILE (-f -qq -e trace=SYSCALLS), and is attached to every
-# thread when this returns 0. Else 1, with the reason in $STRACE_SKIP
+# strace_on PID FILE SYSCALLS: strace follows every thread of PID, and
+# every child PID forks from then on, into FILE (-f -qq -e
+# trace=SYSCALLS), and is attached to every thread when this returns 0. Else 1, with the reason in $STRACE_SKIP
 # (not installed, or not permitted to attach here). strace_off stops it.
 STRACE_PID=
 strace_on() {
@@ -172,8 +172,10 @@ strace_on() {
 	strace -f -qq -p "$1" -e trace="$3" -o "$2" 2>"$2.err" &
 	STRACE_PID=$!
 	_t=0
-	while [ $_t -lt 100 ]; do
-		grep -q '^TracerPid:[[:space:]]*0$' /proc/"$1"/task/*/status 2>/dev/null || return 0
+	while [ $_t -lt 100 ] && [ -d "/proc/$1" ]; do
+		# (grep says 1 when no thread is untraced; 2 when PID went.)
+		grep -q '^TracerPid:[[:space:]]*0$' /proc/"$1"/task/*/status 2>/dev/null
+		[ $? -eq 1 ] && return 0
 		if ! kill -0 "$STRACE_PID" 2>/dev/null; then
 			STRACE_SKIP="strace cannot attach here: $(head -1 "$2.err")"
 			wait "$STRACE_PID" 2>/dev/null
@@ -183,7 +185,7 @@ strace_on() {
 		sleep 0.1
 		_t=$((_t + 1))
 	done
-	STRACE_SKIP="strace did not attach within 10 s: $(head -1 "$2.err")"
+	STRACE_SKIP="strace did not attach within 10 s, or process $1 ended: $(head -1 "$2.err")"
 	strace_off
 	return 1
 }

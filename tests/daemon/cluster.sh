@@ -124,7 +124,7 @@ echo
 mpirun hostname 2>mpirun.err | sort | tr '\n' ' ' | sed 's/^/mpirun=/'
 echo
 if command -v mpiexec.hydra >/dev/null; then
-	mpiexec.hydra hostname 2>hydra.err | sort | tr '\n' ' ' | sed 's/^/hydra=/'
+	timeout 30 mpiexec.hydra hostname 2>hydra.err | sort | tr '\n' ' ' | sed 's/^/hydra=/'
 	echo
 fi
 EOF

@@ -2,11 +2,12 @@
 # it: four nodes, each its own network, UTS and mount namespace with its
 # own sshd, reached over ssh from the head's namespace only; their host
 # names differ, /run is private to each while $TMP is shared; the nodes
-# reach each other; a cut link fails within the connect timeout and heals;
-# a killed sshd breaks the sessions and refuses new ones until started
-# again; cluster_down leaves no process in the namespaces and nothing in
-# the machine's /run. Without root, the tools or the namespaces, every
-# check is skipped with the reason.
+# reach each other and resolve each other's names; a cut link fails
+# within the connect timeout and heals; a killed sshd breaks the sessions
+# and refuses new ones until started again; cluster_down leaves no
+# process in the namespaces and nothing in the machine's /run. Without
+# root, the tools or the namespaces, every check is skipped with the
+# reason.
 . "$BF_TOP/tests/lib.sh"
 . "$BF_TOP/tests/cluster_lib.sh"
 cd "$TMP" || exit 1
@@ -39,6 +40,7 @@ the head: hostname head, 10.88.0.1/24 on its bridge with veth1..veth4; the machi
 the forced command gets %n replaced and the client's command in SSH_ORIGINAL_COMMAND
 the nodes' sshd listen inside the nodes only: the machine's namespace has no such address or listener, and ssh from it fails
 the nodes reach each other: ssh from node1 to node2, and from node3 to node4, each from the node's own address
+each node resolves every node's name
 /run is private to each node (a file in node1's is in neither node2's nor the machine's; its tmpfs is not mounted in the machine's namespace), \$TMP is shared
 node_procs 1: node1's sshd listener and a process started in node1, not its holder nor the test
 node_cut 2: ssh to node2 fails within its ConnectTimeout (2 s) while node1 still answers

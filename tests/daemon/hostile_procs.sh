@@ -141,6 +141,7 @@ ok $? "then it runs and ends"
 # PR_SET_DUMPABLE does. So the order is checked on the child's system
 # calls, whatever this machine's setting: not dumpable while its saved uid
 # is still root's, then wholly the owner's, then the exec.
+e2=
 if strace_on "$DPID" "$TMP/child.trace" setresuid,prctl,execve; then
 	cd u
 	out=$($NB "$BSUB" -n 1 -t 1:00 sig.sh) && e2=$(echo "$out" | id_of)

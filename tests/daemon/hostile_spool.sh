@@ -113,7 +113,7 @@ echo "# root's bsub, with nobody writing 300 MiB in a loop: $busy ms; daemon RSS
 # What the daemon syncs for a submission, counted: its own jobs' files
 # (fsync, and SQLite's fdatasync), never the whole file system (syncfs,
 # sync), which would wait for nobody's writer. strace follows every thread
-# and every child of the daemon while root submits 5 jobs.
+# of the daemon, and every child it forks, while root submits 5 jobs.
 if strace_on "$DPID" "$TMP/sync.trace" syncfs,sync,fsync,fdatasync; then
 	for k in 1 2 3 4 5; do timeout 10 "$BSUB" -n 1 -t 10s ./quick.sh >/dev/null; done
 	sleep 0.5

@@ -163,8 +163,9 @@ wait_file() {
 }
 # strace_on PID FILE SYSCALLS: strace follows every thread of PID, and
 # every child PID forks from then on, into FILE (-f -qq -e
-# trace=SYSCALLS), and is attached to every thread when this returns 0. Else 1, with the reason in $STRACE_SKIP
-# (not installed, or not permitted to attach here). strace_off stops it.
+# trace=SYSCALLS), and is attached to every thread when this returns 0.
+# Else 1, with the reason in $STRACE_SKIP (not installed, or not
+# permitted to attach here). strace_off stops it.
 STRACE_PID=
 strace_on() {
 	STRACE_SKIP="strace is not installed (mk/deps.sh --tests installs it)"

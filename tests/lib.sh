@@ -94,6 +94,24 @@ wait_state() {
 	return 1
 }
 
+# job_state ID: the job's state as bq -l shows it (queued, running, ...),
+# empty if it is unknown.
+job_state() { "$BQ" -l "$1" 2>/dev/null | sed -n 's/^State: *\([a-z]*\).*/\1/p'; }
+# rss_kb: the daemon's resident memory, in KiB.
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$DPID/status" 2>/dev/null; }
+# rss_under LIMIT-KB RSS-KB DESCRIPTION: a check that the daemon's RSS is
+# under the limit; skipped in the quick run (make asan), where
+# AddressSanitizer keeps freed memory in its quarantine (up to 256 MB) and
+# the RSS measures the sanitizer, not the daemon.
+rss_under() {
+	if [ -n "${BACKFILLD_TEST_QUICK:-}" ]; then
+		skip_check "$3" "quick run (sanitizers): RSS counts AddressSanitizer's quarantine"
+	else
+		[ "$2" -lt "$1" ]
+		ok $? "$3"
+	fi
+}
+
 # wait_log PATTERN [SECONDS]: until daemon.log has a line that matches
 # (10 s at most by default); the status says whether it came.
 wait_log() {

@@ -26,7 +26,6 @@ exit 0
 EOF
 chmod 755 el.sh
 sub() { "$BSUB" "$@" | sed -n 's/^Job \([0-9]*\) .*/\1/p'; }
-state() { "$BQ" -l "$1" | sed -n 's/^State: *\([a-z]*\).*/\1/p'; }
 counts() { "$BQ" -l "$1" | sed -n 's/^Elements: *//p'; }
 
 start_daemon --nodes 4 --policy conservative --kill-grace 5 || exit 1
@@ -138,7 +137,7 @@ d2=$(sub -n 1 -t 1:00 -o /dev/null -w "done(\"$c[2]\")" ./el.sh "$TMP/d2")
 touch c/go.2
 wait_state "$d2" running
 ok $? "done(\"ID[2]\") starts when element 2 is done"
-[ "$(state "$d1")" = queued ]
+[ "$(job_state "$d1")" = queued ]
 ok $? "done(ID) waits while other elements run"
 touch c/go d1/go d2/go
 wait_state "$d1" "running\|done"

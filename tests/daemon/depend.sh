@@ -22,7 +22,6 @@ chmod 755 wait.sh
 sub() { "$BSUB" -o /dev/null "$@" | sed -n 's/^Job \([0-9]*\) .*/\1/p'; }
 # guarantee ID: the guaranteed start (µs), empty if none.
 guarantee() { "$BQ" -l "$1" --json | sed -n 's/.*"start_us":\([0-9]*\).*"start_kind":"guaranteed".*/\1/p'; }
-state() { "$BQ" -l "$1" | sed -n 's/^State: *\([a-z]*\).*/\1/p'; }
 field() { "$BQ" -l "$1" | sed -n "s/^$2: *//p"; }
 
 start_daemon --nodes 4 --policy conservative --kill-grace 10 || exit 1
@@ -40,7 +39,7 @@ gc=$(guarantee "$c")
 near() { [ "$1" -ge $(($2 - 1000000)) ] && [ "$1" -le $(($2 + 1000000)) ]; }
 [ -n "$gb" ] && [ -n "$gc" ] && near "$gb" $((ga + 36010000000)) && [ "$gc" -eq $((gb + 72010000000)) ]
 ok $? "a 3-step chain: each step guaranteed its predecessor's latest end (limit + grace) (a $ga, b $gb, c $gc)"
-[ "$(state "$b")" = queued ] && field "$b" Dependency | grep -q "^done($a)\$" &&
+[ "$(job_state "$b")" = queued ] && field "$b" Dependency | grep -q "^done($a)\$" &&
 	field "$b" "Pending reason" | grep -q "^waiting for its dependency: done($a) \[waiting\]\$"
 ok $? "bq -l shows the condition and that it waits ($(field "$b" "Pending reason"))"
 field "$c" Dependency | grep -q '^done(solve)$'
@@ -104,7 +103,7 @@ i2=$(sub -n 1 -t 1:00 -w "done($h)" ./wait.sh "$TMP/i.go")
 k=$(sub -n 1 -t 1:00 -w "exit($g) || done($h)" ./wait.sh "$TMP/k.go")
 touch g.go
 wait_state "$h" cancelled && wait_state "$i2" cancelled
-ok $? "its predecessor exited 1: done() can never be met, the job is cancelled, and the job after it ($(state "$h") $(state "$i2"))"
+ok $? "its predecessor exited 1: done() can never be met, the job is cancelled, and the job after it ($(job_state "$h") $(job_state "$i2"))"
 field "$h" Reason | grep -q "its dependency can never be met: done($g) \[never\]"
 ok $? "the reason says why ($(field "$h" Reason))"
 wait_state "$k" running

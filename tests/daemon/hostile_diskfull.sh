@@ -49,7 +49,6 @@ start() {
 }
 fill() { dd if=/dev/zero of="$FS/filler" bs=1M 2>/dev/null; sync; }
 id_of() { sed -n 's/^Job \([0-9]*\) submitted.*/\1/p'; }
-state_of() { "$BQ" -l "$1" 2>/dev/null | sed -n 's/^State: *\([a-z]*\).*/\1/p'; }
 mkdir "$TMP/u" && chown nobody:nogroup "$TMP/u"
 printf '#!/bin/sh\nsleep 300\n' >"$TMP/u/j.sh"
 chmod 755 "$TMP/u/j.sh"
@@ -156,8 +155,8 @@ rm -f "$FS/state.db.reserve"
 fill
 echo "# free before the start: $(df -k --output=avail "$FS" | tail -1) KiB"
 start
-kill -0 "$DPID" 2>/dev/null && [ "$(state_of "$r")" = running ] && [ "$(state_of "$w")" = queued ]
-ok $? "a start on a full disk: the daemon runs and finds nobody's running job $r and queued job $w ($(state_of "$r"), $(state_of "$w"))"
+kill -0 "$DPID" 2>/dev/null && [ "$(job_state "$r")" = running ] && [ "$(job_state "$w")" = queued ]
+ok $? "a start on a full disk: the daemon runs and finds nobody's running job $r and queued job $w ($(job_state "$r"), $(job_state "$w"))"
 $NB "$BSUB" -n 1 -t 1:00 ./j.sh >/dev/null 2>"$TMP/err"
 [ $? -ne 0 ] && grep -q "disk is" "$TMP/err"
 ok $? "  a submission is refused saying why: $(cat "$TMP/err")"

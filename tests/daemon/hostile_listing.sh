@@ -16,7 +16,6 @@ HANG_MS=5000
 
 # ms: milliseconds since the epoch.
 ms() { echo $(($(date +%s%N) / 1000000)); }
-rss_kb() { sed -n 's/^VmRSS:[^0-9]*\([0-9]*\).*/\1/p' "/proc/$DPID/status" 2>/dev/null; }
 # (The files' sizes: the room the daemon holds past their ends, its disk
 # reserve, is not what the jobs cost.)
 db_kb() { du -sk --apparent-size "$TMP"/state.db "$TMP"/state.db-* | awk '{ s += $1 } END { print s }'; }
@@ -137,13 +136,8 @@ db=$(db_kb)
 echo "# daemon RSS during the loop: $rss KiB; database: $db KiB"
 # What nobody's queue costs, bounded per job (max_queued_per_user and
 # max_stored_per_user bound the jobs; here they are raised for the storm).
-if [ -n "${BACKFILLD_TEST_QUICK:-}" ]; then
-	skip_check "the daemon's memory: under 8 KiB per queued job" \
-		"quick run (sanitizers): RSS counts AddressSanitizer's quarantine"
-else
-	[ "$rss" -lt $((rss0 + N * 8)) ]
-	ok $? "the daemon's memory: under 8 KiB per queued job ($rss0 KiB to $rss KiB for $N jobs)"
-fi
+rss_under $((rss0 + N * 8)) "$rss" \
+	"the daemon's memory: under 8 KiB per queued job ($rss0 KiB to $rss KiB for $N jobs)"
 [ "$db" -lt $((N * 12)) ]
 ok $? "the database, with the holds' job log: under 12 KiB per queued job ($db KiB for $N jobs)"
 

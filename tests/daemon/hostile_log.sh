@@ -17,7 +17,6 @@ printf 'max_changes_per_user: %s\nchange_interval_per_user: 1s\nmax_log_lines_pe
 
 id_of() { sed -n 's/^Job \([0-9]*\) submitted.*/\1/p'; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
-rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$DPID/status"; }
 db_bytes() { cat "$TMP/state.db" "$TMP/state.db-wal" 2>/dev/null | wc -c; }
 # timed CMD...: run it, print "STATUS MS".
 timed() { t0=$(now_ms); "$@" >/dev/null 2>&1; rc=$?; echo "$rc $(($(now_ms) - t0))"; }

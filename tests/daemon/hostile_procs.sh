@@ -13,7 +13,6 @@ chmod 755 "$TMP"
 NB="setpriv --reuid=nobody --regid=nogroup --clear-groups"
 
 id_of() { sed -n 's/^Job \([0-9]*\) submitted.*/\1/p'; }
-rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$DPID/status"; }
 # ms COMMAND...: how long it took, in ms (its output dropped).
 ms() {
 	s=$(date +%s%N)

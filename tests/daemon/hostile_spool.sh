@@ -14,7 +14,6 @@ SPOOL="$TMP/spool"
 W=
 
 id_of() { sed -n 's/^Job \([0-9]*\) submitted.*/\1/p'; }
-rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$DPID/status"; }
 spool_kb() { du -sk "$SPOOL" | cut -f1; }
 stop_writer() {
 	[ -n "$W" ] && kill "$W" 2>/dev/null && wait "$W" 2>/dev/null
